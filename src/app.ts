@@ -1,0 +1,70 @@
+// The application factory: builds a Fastify instance from its dependencies
+// without listening, so tests and the server start it the same way.
+import Fastify, { type FastifyInstance } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import type { Redis } from 'ioredis';
+import type { Config } from './config/config.ts';
+import type { Pool } from './db/pool.ts';
+import { genReqId, loggerOptions } from './http/logger.ts';
+import problemDetails from './http/problem-details.plugin.ts';
+import { validatorCompiler } from './http/validation.ts';
+import healthRoutes from './health/health.route.ts';
+import sessionsRoutes from './auth/sessions.route.ts';
+import openapi from './openapi/openapi.plugin.ts';
+import * as errors from './errors.ts';
+
+export const BODY_LIMIT = 64 * 1024;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Pool;
+    config: Config;
+  }
+}
+
+export interface AppOptions {
+  config: Config;
+  pool: Pool;
+  /** Shared rate-limit store; in-process memory when absent. */
+  redis?: Redis;
+  /** Where JSON log lines go (stdout by default). */
+  logStream?: NodeJS.WritableStream;
+  /** Prefix for rate-limit keys in Redis, so separate deployments (or tests) do not share budgets. */
+  rateLimitNamespace?: string;
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, pool } = options;
+  const app = Fastify({
+    logger: loggerOptions(config.logLevel, options.logStream),
+    genReqId,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: false,
+    ajv: { customOptions: {} },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.decorate('db', pool);
+  app.decorate('config', config);
+  app.decorateRequest('principal', null);
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+  });
+
+  await app.register(problemDetails);
+  await app.register(rateLimit, {
+    global: false,
+    ...(options.redis ? { redis: options.redis } : {}),
+    nameSpace: `${options.rateLimitNamespace ?? 'switchboard'}:rl:`,
+    errorResponseBuilder: (_request, context) => {
+      const error = new errors.REQUEST_RATE_LIMITED(Math.ceil(context.ttl / 1000));
+      return error;
+    },
+  });
+
+  await app.register(openapi);
+  await app.register(healthRoutes);
+  await app.register(sessionsRoutes);
+  return app;
+}

@@ -1,0 +1,57 @@
+import type { Queryable } from '../db/pool.ts';
+import type { Role } from '../orgs/users.queries.ts';
+
+export interface ActiveSession {
+  session_id: string;
+  expires_at: Date;
+  user_id: string;
+  email: string;
+  user_name: string | null;
+  organization_id: string;
+  organization_name: string;
+  role: Role;
+}
+
+export async function insertSession(
+  db: Queryable,
+  session: { tokenHash: Buffer; userId: string; organizationId: string; expiresAt: Date },
+): Promise<{ id: string; expires_at: Date }> {
+  const { rows } = await db.query<{ id: string; expires_at: Date }>(
+    `INSERT INTO user_sessions (token_hash, user_id, organization_id, expires_at)
+     VALUES ($1, $2, $3, $4) RETURNING id, expires_at`,
+    [session.tokenHash, session.userId, session.organizationId, session.expiresAt],
+  );
+  return rows[0]!;
+}
+
+/**
+ * The one query behind every x-user-token request: the session exists and is
+ * unexpired, and its user, organization and membership are all still active.
+ * Deactivation therefore takes effect on the very next request.
+ */
+export async function findActiveSession(db: Queryable, tokenHash: Buffer): Promise<ActiveSession | undefined> {
+  const { rows } = await db.query<ActiveSession>(
+    `SELECT s.id AS session_id, s.expires_at, u.id AS user_id, u.email, u.name AS user_name,
+            o.id AS organization_id, o.name AS organization_name, m.role
+       FROM user_sessions s
+       JOIN users u ON u.id = s.user_id AND u.active
+       JOIN organizations o ON o.id = s.organization_id AND o.active
+       JOIN memberships m ON m.user_id = u.id AND m.organization_id = o.id
+      WHERE s.token_hash = $1 AND s.expires_at > now()`,
+    [tokenHash],
+  );
+  return rows[0];
+}
+
+export async function updateSessionOrganization(db: Queryable, sessionId: string, organizationId: string): Promise<void> {
+  await db.query('UPDATE user_sessions SET organization_id = $2 WHERE id = $1', [sessionId, organizationId]);
+}
+
+export async function deleteSession(db: Queryable, sessionId: string): Promise<void> {
+  await db.query('DELETE FROM user_sessions WHERE id = $1', [sessionId]);
+}
+
+export async function deleteExpiredSessions(db: Queryable): Promise<number> {
+  const { rowCount } = await db.query('DELETE FROM user_sessions WHERE expires_at <= now()');
+  return rowCount ?? 0;
+}

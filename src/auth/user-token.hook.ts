@@ -1,0 +1,20 @@
+// Authenticates the x-user-token header. One indexed query per request, so a
+// deactivated user or organization is refused on its next request.
+import type { FastifyRequest } from 'fastify';
+import * as errors from '../errors.ts';
+import { resolveSession } from './sessions.service.ts';
+
+export async function requireUserToken(request: FastifyRequest): Promise<void> {
+  const token = request.headers['x-user-token'];
+  if (typeof token !== 'string' || token.length === 0) throw new errors.AUTH_TOKEN_MISSING();
+  if (token.length > 256) throw new errors.AUTH_TOKEN_INVALID();
+  const session = await resolveSession(request.server.db, token);
+  if (!session) throw new errors.AUTH_TOKEN_INVALID();
+  request.principal = {
+    kind: 'user',
+    userId: session.user_id,
+    organizationId: session.organization_id,
+    scopes: 'all',
+    session,
+  };
+}

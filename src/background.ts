@@ -1,0 +1,39 @@
+// Background work that runs beside the HTTP server (and in `switchboard worker`).
+// Each task is started with the pool and returns a stop function; the server
+// stops them all before it closes the database.
+import type { Logger } from 'pino';
+import type { Config } from './config/config.ts';
+import type { Pool } from './db/pool.ts';
+import { deleteExpiredSessions } from './auth/sessions.queries.ts';
+
+export interface BackgroundTask {
+  name: string;
+  stop(): Promise<void>;
+}
+
+export interface TaskContext {
+  pool: Pool;
+  config: Config;
+  log: Logger;
+}
+
+/** Calls fn every intervalMs (first run after one interval) until stopped; errors are logged, not fatal. */
+export function every(name: string, intervalMs: number, log: Logger, fn: () => Promise<unknown>): BackgroundTask {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = fn().catch((error) => log.error({ err: error, task: name }, 'background task failed'));
+  }, intervalMs);
+  timer.unref();
+  return {
+    name,
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+/** Housekeeping every process runs: expired sessions are removed hourly. */
+export function startMaintenance({ pool, log }: TaskContext): BackgroundTask[] {
+  return [every('sessions-cleanup', 3_600_000, log, () => deleteExpiredSessions(pool))];
+}

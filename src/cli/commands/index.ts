@@ -1,0 +1,24 @@
+// The command table: "group verb" → handler. Usage text is generated from it.
+import type { CommandContext } from '../context.ts';
+import { migrate } from './migrate.ts';
+import { orgCreate, orgDeactivate, orgList } from './orgs.ts';
+import { serve, worker } from './serve.ts';
+import { userCreate, userDeactivate, userList, userTokenCreate } from './users.ts';
+
+export interface Command {
+  usage: string;
+  run(ctx: CommandContext): Promise<void>;
+}
+
+export const COMMANDS: Record<string, Command> = {
+  serve: { usage: 'serve [--no-worker]', run: serve },
+  worker: { usage: 'worker', run: worker },
+  migrate: { usage: 'migrate', run: migrate },
+  'org create': { usage: 'org create --name N', run: orgCreate },
+  'org list': { usage: 'org list', run: orgList },
+  'org deactivate': { usage: 'org deactivate ORG_ID', run: orgDeactivate },
+  'user create': { usage: 'user create --email E --password P --org ORG_ID [--name N] [--role owner|admin|member]', run: userCreate },
+  'user list': { usage: 'user list [--org ORG_ID]', run: userList },
+  'user deactivate': { usage: 'user deactivate --email E', run: userDeactivate },
+  'user-token create': { usage: 'user-token create --email E [--org ORG_ID]', run: userTokenCreate },
+};

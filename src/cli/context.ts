@@ -1,0 +1,58 @@
+// What every one-shot CLI command needs: the configuration, a migrated
+// database (the running server's embedded one when there is one), and a way
+// to print either a human line or exactly one JSON object.
+import type { Config } from '../config/config.ts';
+import { openDatabase } from '../db/database.ts';
+import { migrate } from '../db/migrate.ts';
+import { createPool, type Pool } from '../db/pool.ts';
+
+export class UsageError extends Error {}
+
+export interface CommandContext {
+  config: Config;
+  json: boolean;
+  flags: Record<string, string | string[] | boolean | undefined>;
+  positionals: string[];
+}
+
+export async function withDatabase<T>(config: Config, fn: (pool: Pool) => Promise<T>): Promise<T> {
+  const database = await openDatabase(config);
+  const pool = createPool(database.url, 4);
+  try {
+    await migrate(pool);
+    return await fn(pool);
+  } finally {
+    await pool.end();
+    await database.stop();
+  }
+}
+
+export function output(ctx: CommandContext, value: unknown, human: string): void {
+  process.stdout.write(ctx.json ? JSON.stringify(value) + '\n' : human + '\n');
+}
+
+export function requireString(ctx: CommandContext, flag: string): string {
+  const value = ctx.flags[flag];
+  if (typeof value !== 'string' || value.length === 0) throw new UsageError(`--${flag} is required`);
+  return value;
+}
+
+export function optionalString(ctx: CommandContext, flag: string): string | undefined {
+  const value = ctx.flags[flag];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length === 0) throw new UsageError(`--${flag} needs a value`);
+  return value;
+}
+
+export function requirePositional(ctx: CommandContext, index: number, name: string): string {
+  const value = ctx.positionals[index];
+  if (!value) throw new UsageError(`${name} is required`);
+  return value;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function requireUuid(name: string, value: string): string {
+  if (!UUID.test(value)) throw new UsageError(`${name} must be a UUID, got "${value}"`);
+  return value.toLowerCase();
+}

@@ -1,0 +1,20 @@
+// Every API error code, declared literally (one line each, grouped by area).
+// Rendered as RFC 9457 problem+json by src/http/problem-details.plugin.ts;
+// documented in docs/errors.md (a test keeps the two in step).
+import createError from '@fastify/error';
+
+// Request
+export const REQUEST_VALIDATION = createError('REQUEST_VALIDATION', 'The request is invalid', 400);
+export const REQUEST_INVALID_JSON = createError('REQUEST_INVALID_JSON', 'The request body is not valid JSON', 400);
+export const REQUEST_BODY_TOO_LARGE = createError('REQUEST_BODY_TOO_LARGE', 'The request body exceeds %s bytes', 413);
+export const REQUEST_UNSUPPORTED_MEDIA_TYPE = createError('REQUEST_UNSUPPORTED_MEDIA_TYPE', 'Unsupported Content-Type: %s', 415);
+export const REQUEST_RATE_LIMITED = createError('REQUEST_RATE_LIMITED', 'Too many requests; retry after %s seconds', 429);
+export const NOT_FOUND = createError('NOT_FOUND', '%s', 404);
+export const INTERNAL = createError('INTERNAL', 'An unexpected error occurred', 500);
+
+// Authentication
+export const AUTH_INVALID_CREDENTIALS = createError('AUTH_INVALID_CREDENTIALS', 'Email or password is incorrect', 401);
+export const AUTH_TOKEN_MISSING = createError('AUTH_TOKEN_MISSING', 'The x-user-token header is required', 401);
+export const AUTH_TOKEN_INVALID = createError('AUTH_TOKEN_INVALID', 'The token is invalid, expired or revoked', 401);
+export const AUTH_NO_ORGANIZATION = createError('AUTH_NO_ORGANIZATION', 'The user belongs to no active organization', 403);
+export const AUTH_NOT_A_MEMBER = createError('AUTH_NOT_A_MEMBER', 'The user is not a member of organization %s', 403);

@@ -1,0 +1,24 @@
+// /healthz: the process answers. /readyz: the database answers and every
+// migration this build knows about has been applied.
+import type { FastifyInstance } from 'fastify';
+import { listMigrations, pendingMigrations } from '../db/migrate.ts';
+import { sendProblem } from '../http/problem-details.plugin.ts';
+
+export default async function healthRoutes(app: FastifyInstance) {
+  const known = await listMigrations();
+
+  app.get('/healthz', { schema: { tags: ['health'], hide: true } }, async () => ({ status: 'ok' }));
+
+  app.get('/readyz', { schema: { tags: ['health'], hide: true } }, async (request, reply) => {
+    try {
+      const pending = await pendingMigrations(app.db, known);
+      if (pending.length > 0) {
+        return sendProblem(reply, 503, 'NOT_READY', `migrations not applied: ${pending.join(', ')}`);
+      }
+      return { status: 'ready' };
+    } catch (error) {
+      request.log.warn({ err: error }, 'readiness check failed');
+      return sendProblem(reply, 503, 'NOT_READY', 'database unreachable');
+    }
+  });
+}

@@ -1,0 +1,112 @@
+// One error handler for the whole API: RFC 9457 application/problem+json.
+// Validation failures list {field, message}; nothing internal (stack, SQL,
+// constraint names) ever reaches the client. Unexpected faults are logged
+// with the request id, which the 500 answer carries.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import * as errors from '../errors.ts';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  errors?: FieldError[];
+  request_id?: string;
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+
+/** An error thrown on purpose may carry field errors for the problem body. */
+export class ValidationProblem extends errors.REQUEST_VALIDATION {
+  constructor(readonly fieldErrors: FieldError[]) {
+    super();
+    this.message = fieldErrors.map((e) => `${e.field} ${e.message}`).join('; ');
+  }
+}
+
+interface AjvIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** "/address/city" → "address.city"; a missing or unknown property names itself. */
+export function fieldErrorsFromAjv(issues: AjvIssue[], part: string | undefined): FieldError[] {
+  return issues.map((issue) => {
+    const segments = issue.instancePath.split('/').filter(Boolean);
+    if (issue.keyword === 'required') segments.push(String(issue.params.missingProperty));
+    if (issue.keyword === 'additionalProperties') {
+      segments.push(String(issue.params.additionalProperty));
+      return { field: segments.join('.'), message: 'is not an allowed field' };
+    }
+    const field = segments.join('.') || (part === 'body' ? 'body' : part ?? 'request');
+    const message = issue.keyword === 'required' ? 'is required' : issue.message ?? 'is invalid';
+    return { field, message };
+  });
+}
+
+export function problemType(code: string): string {
+  return `/problems/${code.toLowerCase().replace(/_/g, '-')}`;
+}
+
+export function sendProblem(reply: FastifyReply, status: number, code: string, detail: string, extra: Partial<Problem> = {}) {
+  const body: Problem = { type: problemType(code), title: TITLES[status] ?? 'Error', status, detail, code, ...extra };
+  return reply.code(status).type('application/problem+json').send(body);
+}
+
+function fromFastifyError(error: FastifyError, request: FastifyRequest): { status: number; code: string; detail: string; fieldErrors?: FieldError[] } {
+  if (error.validation) {
+    const fieldErrors = fieldErrorsFromAjv(error.validation as AjvIssue[], error.validationContext);
+    return { status: 400, code: 'REQUEST_VALIDATION', detail: fieldErrors.map((e) => `${e.field} ${e.message}`).join('; '), fieldErrors };
+  }
+  if (error instanceof ValidationProblem) {
+    return { status: 400, code: 'REQUEST_VALIDATION', detail: error.message, fieldErrors: error.fieldErrors };
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, code: 'REQUEST_BODY_TOO_LARGE', detail: `The request body exceeds ${request.routeOptions.bodyLimit ?? 65536} bytes` };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, code: 'REQUEST_INVALID_JSON', detail: 'The request body is not valid JSON', fieldErrors: [{ field: 'body', message: 'is not valid JSON' }] };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 415, code: 'REQUEST_UNSUPPORTED_MEDIA_TYPE', detail: 'Send the body as application/json' };
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500 && error.code && !error.code.startsWith('FST_')) {
+    return { status, code: error.code, detail: error.message };
+  }
+  if (status >= 400 && status < 500) {
+    return { status, code: status === 404 ? 'NOT_FOUND' : 'REQUEST_VALIDATION', detail: error.message };
+  }
+  return { status: 500, code: 'INTERNAL', detail: 'An unexpected error occurred' };
+}
+
+async function problemDetails(app: FastifyInstance) {
+  app.setErrorHandler(function handleError(error: FastifyError, request, reply) {
+    const problem = fromFastifyError(error, request);
+    if (problem.status >= 500) {
+      request.log.error({ err: error }, 'unhandled error');
+      return sendProblem(reply, 500, 'INTERNAL', `An unexpected error occurred; quote request id ${request.id}`, { request_id: request.id });
+    }
+    return sendProblem(reply, problem.status, problem.code, problem.detail, problem.fieldErrors ? { errors: problem.fieldErrors } : {});
+  });
+
+  app.setNotFoundHandler(function handleNotFound(request, reply) {
+    return sendProblem(reply, 404, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`);
+  });
+}
+
+export default fp(problemDetails, { name: 'problem-details' });

@@ -1,0 +1,23 @@
+// Two validators: request bodies are checked strictly (a string is not a
+// number), while query strings, params and headers arrive as text and are
+// coerced to their declared types.
+import AjvModule from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+
+const Ajv = AjvModule.default;
+const addFormats = addFormatsModule.default;
+
+function makeAjv(coerceTypes: boolean | 'array') {
+  const ajv = new Ajv({ allErrors: true, coerceTypes, useDefaults: true, removeAdditional: false, strict: false });
+  addFormats(ajv);
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const textAjv = makeAjv('array');
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+};

@@ -1,0 +1,28 @@
+// The OpenAPI 3.1 document, generated from the same TypeBox schemas that
+// validate requests and serialise responses, served at /openapi.json.
+import swagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { readFileSync } from 'node:fs';
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+export const APP_VERSION = version;
+
+async function openapi(app: FastifyInstance) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Switchboard API', version, description: 'OAuth 2.0, call.completed REST Hooks, calls, locations and service areas.' },
+      servers: [{ url: app.config.baseUrl }],
+      components: {
+        securitySchemes: {
+          userToken: { type: 'apiKey', in: 'header', name: 'x-user-token' },
+          bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+    },
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+export default fp(openapi, { name: 'openapi' });

@@ -1,0 +1,90 @@
+// Process lifecycle for `switchboard serve` and `switchboard worker`: open the
+// database (embedded or DATABASE_URL), migrate, start HTTP and/or background
+// workers, and on SIGINT/SIGTERM stop them in reverse order: HTTP first (drain
+// requests), then workers, then the pool, then the embedded PostgreSQL.
+import { pino, type Logger } from 'pino';
+import type { Redis } from 'ioredis';
+import { buildApp } from './app.ts';
+import { startMaintenance, type BackgroundTask } from './background.ts';
+import type { Config } from './config/config.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { migrate } from './db/migrate.ts';
+import { createPool, type Pool } from './db/pool.ts';
+
+export interface RunOptions {
+  http: boolean;
+  workers: boolean;
+}
+
+export interface Running {
+  url?: string;
+  stop(): Promise<void>;
+}
+
+async function connectRedis(url: string): Promise<Redis> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: false, lazyConnect: true });
+  await redis.connect();
+  return redis;
+}
+
+export async function run(config: Config, options: RunOptions): Promise<Running> {
+  const log: Logger = pino({ level: config.logLevel });
+  let database: Database | undefined;
+  let pool: Pool | undefined;
+  let redis: Redis | undefined;
+  const tasks: BackgroundTask[] = [];
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+
+  const stop = async () => {
+    await app?.close();
+    await Promise.all(tasks.map((task) => task.stop()));
+    await pool?.end();
+    redis?.disconnect();
+    await database?.stop();
+  };
+
+  try {
+    database = await openDatabase(config, (line) => log.debug({ component: 'postgres' }, line));
+    pool = createPool(database.url, 20);
+    const { applied } = await migrate(pool);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+    if (config.webhookAllowPrivateTargets) {
+      log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhook deliveries may reach loopback and private networks; never use this in production');
+    }
+    if (options.workers) tasks.push(...startMaintenance({ pool, config, log }));
+    if (!options.http) return { stop };
+
+    if (config.redisUrl) redis = await connectRedis(config.redisUrl);
+    app = await buildApp({ config, pool, ...(redis ? { redis } : {}) });
+    const url = await app.listen({ port: config.port, host: config.host });
+    return { url, stop };
+  } catch (error) {
+    await stop().catch(() => {});
+    throw error;
+  }
+}
+
+/** Runs until SIGINT or SIGTERM, then stops cleanly and exits. */
+export async function runUntilSignalled(config: Config, options: RunOptions): Promise<void> {
+  const running = await run(config, options);
+  if (running.url) process.stdout.write(`Switchboard listening on ${running.url} (BASE_URL ${config.baseUrl})\n`);
+  else process.stdout.write('Switchboard worker running\n');
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`${signal} received, shutting down\n`);
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    running.stop().then(
+      () => process.exit(0),
+      (error) => {
+        process.stderr.write(`shutdown failed: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
