@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { createMember, createOrg, PASSWORD, uniqueEmail } from '../helpers/fixtures.ts';
+import { createUser } from '../../src/orgs/orgs.service.ts';
+import { setOrganizationActive } from '../../src/orgs/organizations.queries.ts';
+import { setUserActiveByEmail } from '../../src/orgs/users.queries.ts';
+
+describe('x-user-token sessions', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  const login = (body: object) => t.app.inject({ method: 'POST', url: '/auth/sessions', payload: body });
+
+  test('logging in returns a token that opens /auth/session', async () => {
+    const member = await createMember(t.db.pool);
+    const res = await login({ email: member.email, password: PASSWORD });
+    assert.equal(res.statusCode, 201);
+    const body = res.json();
+    assert.match(body.token, /^sbu_[\w-]{43}$/);
+    assert.equal(body.user.email, member.email);
+    assert.equal(body.organization.id, member.org.id);
+    assert.ok(Date.parse(body.expires_at) > Date.now() + 29 * 86400_000);
+
+    const session = await t.app.inject({ url: '/auth/session', headers: { 'x-user-token': body.token } });
+    assert.equal(session.statusCode, 200);
+    assert.equal(session.json().user.id, member.user.id);
+    assert.equal(session.json().organization.role, 'owner');
+  });
+
+  test('unknown email and wrong password get identical 401 answers', async () => {
+    const member = await createMember(t.db.pool);
+    const wrongPassword = await login({ email: member.email, password: 'not the password' });
+    const unknownEmail = await login({ email: uniqueEmail('nobody'), password: 'not the password' });
+    assert.equal(wrongPassword.statusCode, 401);
+    assert.equal(unknownEmail.statusCode, 401);
+    assert.deepEqual(wrongPassword.json(), unknownEmail.json());
+    assert.equal(wrongPassword.headers['content-type'], 'application/problem+json; charset=utf-8');
+  });
+
+  test('a user of several organizations picks one and can switch', async () => {
+    const member = await createMember(t.db.pool);
+    const second = await createOrg(t.db.pool, 'Second');
+    await createUser(t.db.pool, { email: member.email, password: PASSWORD, organizationId: second.id, role: 'member' });
+
+    const res = await login({ email: member.email, password: PASSWORD, organization_id: second.id });
+    assert.equal(res.statusCode, 201);
+    assert.equal(res.json().organization.id, second.id);
+    assert.equal(res.json().organizations.length, 2);
+
+    const token = res.json().token;
+    const switched = await t.app.inject({
+      method: 'PUT', url: '/auth/session/organization', headers: { 'x-user-token': token }, payload: { organization_id: member.org.id },
+    });
+    assert.equal(switched.statusCode, 200);
+    assert.equal(switched.json().organization.id, member.org.id);
+    const after = await t.app.inject({ url: '/auth/session', headers: { 'x-user-token': token } });
+    assert.equal(after.json().organization.id, member.org.id);
+
+    const foreign = await createOrg(t.db.pool, 'Foreign');
+    const refused = await t.app.inject({
+      method: 'PUT', url: '/auth/session/organization', headers: { 'x-user-token': token }, payload: { organization_id: foreign.id },
+    });
+    assert.equal(refused.statusCode, 403);
+    assert.equal(refused.json().code, 'AUTH_NOT_A_MEMBER');
+  });
+
+  test('DELETE /auth/session ends the session', async () => {
+    const member = await createMember(t.db.pool);
+    const res = await t.app.inject({ method: 'DELETE', url: '/auth/session', headers: { 'x-user-token': member.token } });
+    assert.equal(res.statusCode, 204);
+    const again = await t.app.inject({ url: '/auth/session', headers: { 'x-user-token': member.token } });
+    assert.equal(again.statusCode, 401);
+  });
+
+  test('deactivating the user makes every credential 401 at once', async () => {
+    const member = await createMember(t.db.pool);
+    assert.equal((await t.app.inject({ url: '/auth/session', headers: { 'x-user-token': member.token } })).statusCode, 200);
+    await setUserActiveByEmail(t.db.pool, member.email, false);
+    assert.equal((await t.app.inject({ url: '/auth/session', headers: { 'x-user-token': member.token } })).statusCode, 401);
+    assert.equal((await login({ email: member.email, password: PASSWORD })).statusCode, 401);
+  });
+
+  test('deactivating the organization makes its sessions 401 at once', async () => {
+    const member = await createMember(t.db.pool);
+    await setOrganizationActive(t.db.pool, member.org.id, false);
+    const res = await t.app.inject({ url: '/auth/session', headers: { 'x-user-token': member.token } });
+    assert.equal(res.statusCode, 401);
+    assert.equal(res.json().code, 'AUTH_TOKEN_INVALID');
+    assert.equal((await login({ email: member.email, password: PASSWORD })).statusCode, 403);
+  });
+
+  test('missing and malformed tokens are 401 problems', async () => {
+    const missing = await t.app.inject({ url: '/auth/session' });
+    assert.equal(missing.statusCode, 401);
+    assert.equal(missing.json().code, 'AUTH_TOKEN_MISSING');
+    const bogus = await t.app.inject({ url: '/auth/session', headers: { 'x-user-token': 'sbu_nope' } });
+    assert.equal(bogus.statusCode, 401);
+    assert.equal(bogus.json().code, 'AUTH_TOKEN_INVALID');
+  });
+
+  test('tokens are stored only as SHA-256 hashes', async () => {
+    const member = await createMember(t.db.pool);
+    const { rows } = await t.db.pool.query('SELECT * FROM user_sessions');
+    const dump = JSON.stringify(rows);
+    assert.ok(!dump.includes(member.token));
+    assert.ok(!dump.includes(member.token.slice(4)));
+    assert.ok(rows.every((row) => Buffer.isBuffer(row.token_hash) && row.token_hash.length === 32));
+  });
+
+  test('login attempts are rate limited per email', async () => {
+    const member = await createMember(t.db.pool);
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const res = await t.app.inject({
+        method: 'POST', url: '/auth/sessions', payload: { email: member.email, password: 'wrong' },
+        remoteAddress: `10.0.0.${i + 1}`,
+      });
+      statuses.push(res.statusCode);
+    }
+    assert.deepEqual(statuses.slice(0, 10), Array(10).fill(401));
+    assert.equal(statuses[10], 429);
+    const blocked = await login({ email: member.email, password: PASSWORD });
+    assert.equal(blocked.statusCode, 429, 'even the right password waits out the window');
+    assert.ok(Number(blocked.headers['retry-after']) > 0);
+  });
+
+  test('login attempts are rate limited per IP', async () => {
+    let last = 0;
+    for (let i = 0; i < 31; i++) {
+      const res = await t.app.inject({
+        method: 'POST', url: '/auth/sessions', payload: { email: uniqueEmail(), password: 'wrong' }, remoteAddress: '10.9.9.9',
+      });
+      last = res.statusCode;
+    }
+    assert.equal(last, 429);
+  });
+});

@@ -1,0 +1,52 @@
+// Each test file gets its own database, cloned from the run's migrated
+// template (see scripts/test.ts), so files never see each other's rows.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createPool, type Pool } from '../../src/db/pool.ts';
+
+export function serverUrl(): string {
+  const url = process.env.SB_TEST_SERVER_URL;
+  if (!url) throw new Error('run tests with `npm test` (scripts/test.ts sets up the database)');
+  return url;
+}
+
+export function databaseUrl(database: string): string {
+  const parsed = new URL(serverUrl());
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+export async function adminQuery(sql: string, params: unknown[] = []): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: databaseUrl('postgres') });
+  await client.connect();
+  try {
+    return await client.query(sql, params);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  pool: Pool;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database of its own. */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  const name = `${process.env.SB_TEST_RUN_ID}_${randomBytes(5).toString('hex')}`;
+  const template = options.migrated === false ? 'template0' : process.env.SB_TEST_TEMPLATE;
+  await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  const url = databaseUrl(name);
+  const pool = createPool(url, 10);
+  return {
+    name,
+    url,
+    pool,
+    async drop() {
+      await pool.end();
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
