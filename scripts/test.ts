@@ -37,7 +37,11 @@ async function adminQuery(serverUrl: string, sql: string): Promise<pg.QueryResul
 }
 
 async function main() {
-  const files = process.argv.slice(2).length ? process.argv.slice(2) : await findTests('test');
+  const args = process.argv.slice(2);
+  const files: string[] = [];
+  for (const arg of args.length ? args : ['test']) {
+    files.push(...(arg.endsWith('.test.ts') ? [arg] : await findTests(arg)));
+  }
   const runId = `sbt_${randomBytes(4).toString('hex')}`;
   let embedded: EmbeddedPostgres | undefined;
   let tmp: string | undefined;

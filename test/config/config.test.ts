@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config/config.ts';
+
+describe('configuration from the environment', () => {
+  test('defaults follow DESIGN §3', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.baseUrl, 'http://localhost:3000');
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.accessTokenTtl, 3600);
+    assert.equal(config.refreshTokenTtl, 5184000);
+    assert.equal(config.authCodeTtl, 600);
+    assert.equal(config.refreshReuseGrace, 60);
+    assert.equal(config.webhookTimeoutMs, 10000);
+    assert.deepEqual(config.webhookRetryScheduleMs.slice(0, 3), [10_000, 60_000, 300_000]);
+    assert.equal(config.webhookRetryScheduleMs.length, 10);
+    assert.equal(config.webhookAllowPrivateTargets, false);
+    assert.deepEqual(config.rateLimit, { max: 300, windowMs: 60_000 });
+    assert.equal(config.logLevel, 'info');
+  });
+
+  const invalid: [string, string][] = [
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['BASE_URL', 'not a url'],
+    ['DATABASE_URL', 'mysql://x/y'],
+    ['REDIS_URL', 'http://x'],
+    ['SECRET_KEY', 'c2hvcnQ='],
+    ['ACCESS_TOKEN_TTL', '-5'],
+    ['WEBHOOK_RETRY_SCHEDULE', '10s,soon'],
+    ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'maybe'],
+    ['RATE_LIMIT', 'lots'],
+    ['LOG_LEVEL', 'loud'],
+  ];
+  for (const [name, value] of invalid) {
+    test(`${name}=${value} is refused with a message naming ${name}`, () => {
+      assert.throws(() => loadConfig({ [name]: value }), (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(error.variable, name);
+        assert.ok(error.message.startsWith(`${name}:`));
+        return true;
+      });
+    });
+  }
+
+  test('values are parsed', () => {
+    const config = loadConfig({ PORT: '8080', BASE_URL: 'https://sb.example.com/', RATE_LIMIT: '5/s', WEBHOOK_RETRY_SCHEDULE: '1s, 2m' });
+    assert.equal(config.baseUrl, 'https://sb.example.com');
+    assert.deepEqual(config.rateLimit, { max: 5, windowMs: 1000 });
+    assert.deepEqual(config.webhookRetryScheduleMs, [1000, 120_000]);
+  });
+});
