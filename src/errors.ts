@@ -11,6 +11,7 @@ export const REQUEST_UNSUPPORTED_MEDIA_TYPE = createError('REQUEST_UNSUPPORTED_M
 export const REQUEST_RATE_LIMITED = createError('REQUEST_RATE_LIMITED', 'Too many requests; retry after %s seconds', 429);
 export const NOT_FOUND = createError('NOT_FOUND', '%s', 404);
 export const INTERNAL = createError('INTERNAL', 'An unexpected error occurred', 500);
+export const NOT_READY = createError('NOT_READY', 'Not ready: %s', 503);
 
 // Authentication
 export const AUTH_INVALID_CREDENTIALS = createError('AUTH_INVALID_CREDENTIALS', 'Email or password is incorrect', 401);

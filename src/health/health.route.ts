@@ -2,6 +2,7 @@
 // migration this build knows about has been applied.
 import type { FastifyInstance } from 'fastify';
 import { listMigrations, pendingMigrations } from '../db/migrate.ts';
+import * as errors from '../errors.ts';
 import { sendProblem } from '../http/problem-details.plugin.ts';
 
 export default async function healthRoutes(app: FastifyInstance) {
@@ -13,12 +14,12 @@ export default async function healthRoutes(app: FastifyInstance) {
     try {
       const pending = await pendingMigrations(app.db, known);
       if (pending.length > 0) {
-        return sendProblem(reply, 503, 'NOT_READY', `migrations not applied: ${pending.join(', ')}`);
+        return sendProblem(reply, 503, new errors.NOT_READY().code, `migrations not applied: ${pending.join(', ')}`);
       }
       return { status: 'ready' };
     } catch (error) {
       request.log.warn({ err: error }, 'readiness check failed');
-      return sendProblem(reply, 503, 'NOT_READY', 'database unreachable');
+      return sendProblem(reply, 503, new errors.NOT_READY().code, 'database unreachable');
     }
   });
 }
