@@ -8,7 +8,7 @@
 // attach to a server that `serve` already runs.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chown, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -59,6 +59,23 @@ async function runAsForRoot(): Promise<RunAs | undefined> {
   } catch {
     await exec('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', SUPERUSER]);
     return ids();
+  }
+}
+
+/**
+ * As root, PostgreSQL runs as `postgres`, which must be able to walk to its
+ * binaries and data directory. A private parent (a mktemp directory, /root)
+ * gets the search bit for others — traversal only, never listing or reading.
+ */
+async function ensureTraversable(target: string, owner: RunAs): Promise<void> {
+  let dir = path.resolve(target);
+  while (true) {
+    const info = await stat(dir);
+    const reachable = (info.mode & 0o001) !== 0 || info.uid === owner.uid || ((info.mode & 0o010) !== 0 && info.gid === owner.gid);
+    if (!reachable) await chmod(dir, (info.mode & 0o7777) | 0o001);
+    const parent = path.dirname(dir);
+    if (parent === dir) return;
+    dir = parent;
   }
 }
 
@@ -213,6 +230,11 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
 
     const bin = await binaries();
     const runAs = await runAsForRoot();
+    if (runAs) {
+      await ensureTraversable(path.dirname(bin.postgres), runAs);
+      await ensureTraversable(path.join(path.dirname(bin.postgres), '..', 'lib'), runAs);
+      await ensureTraversable(dataDir, runAs);
+    }
     const initialised = await stat(path.join(pgdata, 'PG_VERSION')).then(() => true, () => false);
     if (!initialised) {
       await rm(pgdata, { recursive: true, force: true });
