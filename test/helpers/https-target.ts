@@ -13,6 +13,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   body: string;
   receivedAt: Date;
+  /** The client's port: the same for requests sent over one kept-alive connection. */
+  remotePort: number;
 }
 
 export interface TargetResponse {
@@ -23,6 +25,10 @@ export interface TargetResponse {
   delayMs?: number;
   /** Never answer (the connection is only closed by close()). */
   hang?: boolean;
+  /** Send status, headers and body, then neither end the response nor close. */
+  stall?: boolean;
+  /** Drop the connection without answering. */
+  destroy?: boolean;
 }
 
 /** Decides the answer to one request; `index` counts requests from 0. */
@@ -68,6 +74,7 @@ export async function startHttpsTarget(handler: TargetHandler = () => ({ status:
       headers: req.headers,
       body: await readBody(req),
       receivedAt: new Date(),
+      remotePort: req.socket.remotePort ?? 0,
     };
     const index = requests.push(recorded) - 1;
     for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
@@ -78,8 +85,13 @@ export async function startHttpsTarget(handler: TargetHandler = () => ({ status:
     if (answer.hang) return;
     if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
     if (res.destroyed) return;
+    if (answer.destroy) {
+      req.socket.destroy();
+      return;
+    }
     res.writeHead(answer.status ?? 200, answer.headers);
-    res.end(answer.body ?? '');
+    if (answer.stall) res.write(answer.body ?? '');
+    else res.end(answer.body ?? '');
   }
 
   const server = https.createServer({ ...testTlsCredentials() }, (req, res) => {

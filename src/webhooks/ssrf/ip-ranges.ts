@@ -45,12 +45,27 @@ function isPublic(address: Address): boolean {
 }
 
 /**
+ * Rewrites an IPv6 address's dotted IPv4 tail as two hex groups. ipaddr.js
+ * reads the IPv4-compatible form `::a.b.c.d` as IPv4-mapped `::ffff:a.b.c.d`,
+ * which would make `::8.8.8.8` public; the hex spelling parses exactly.
+ */
+function ipv6WithHexTail(text: string): string {
+  const match = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)(%.*)?$/.exec(text);
+  if (!match) return text;
+  const parts = match.slice(2, 6) as string[];
+  if (parts.some((part) => part.length > 3 || (part.length > 1 && part.startsWith('0')) || Number(part) > 255)) return '';
+  const [a, b, c, d] = parts.map(Number) as [number, number, number, number];
+  return `${match[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}${match[6] ?? ''}`;
+}
+
+/**
  * Every address a string may denote. IPv4 with leading zeros is read as octal
  * by inet_aton and WHATWG URL but as decimal by other parsers, so both
  * readings count.
  */
 function interpretations(ip: string): Address[] {
-  const text = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
+  const bare = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
+  const text = bare.includes(':') ? ipv6WithHexTail(bare) : bare;
   if (!ipaddr.isValid(text)) return [];
   const readings: Address[] = [ipaddr.parse(text)];
   if (/^\d+\.\d+\.\d+\.\d+$/.test(text) && /(^|\.)0\d/.test(text)) {
