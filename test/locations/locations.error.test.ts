@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember } from '../helpers/fixtures.ts';
-import { asUser, type TokenClient } from './requests.ts';
+import { asUser, type TokenClient } from '../helpers/token-client.ts';
 
 const TOO_LONG = 'x'.repeat(201);
 const VALID = { name: 'Valid', latitude: 10, longitude: 20 };

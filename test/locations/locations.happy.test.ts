@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember } from '../helpers/fixtures.ts';
-import { asUser, type TokenClient } from './requests.ts';
+import { asUser, type TokenClient } from '../helpers/token-client.ts';
 
 const LOCATION_KEYS = [
   'address_line1', 'address_line2', 'city', 'country', 'created_at', 'id', 'is_primary', 'latitude', 'longitude', 'name',

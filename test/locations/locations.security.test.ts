@@ -8,7 +8,7 @@ import { withTransaction } from '../../src/db/transaction.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, PASSWORD, type Member } from '../helpers/fixtures.ts';
 import { createUser } from '../../src/orgs/orgs.service.ts';
-import { asUser, type TokenClient } from './requests.ts';
+import { asUser, type TokenClient } from '../helpers/token-client.ts';
 
 describe('locations: organization isolation', () => {
   let t: TestApp;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember } from '../helpers/fixtures.ts';
-import { asUser } from './requests.ts';
+import { asUser } from '../helpers/token-client.ts';
 
 describe('one primary location per organization', () => {
   let t: TestApp;
