@@ -5,17 +5,24 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 export const MAX_TEXT = 200;
 
+/**
+ * PostgreSQL text cannot hold U+0000, so it is refused here rather than
+ * failing in the database. Anchored single-class patterns run in linear time
+ * even on a 64 KiB string.
+ */
+const NO_NUL = '^[^\\u0000]*$';
+
 /** A required label: 1–200 characters, not only whitespace (the service trims it). */
 export function Label(description: string) {
-  return Type.String({ minLength: 1, maxLength: MAX_TEXT, pattern: '\\S', description });
+  return Type.String({ minLength: 1, maxLength: MAX_TEXT, pattern: '\\S', allOf: [{ pattern: NO_NUL }], description });
 }
 
 export function Text(description: string) {
-  return Type.String({ maxLength: MAX_TEXT, description });
+  return Type.String({ maxLength: MAX_TEXT, pattern: NO_NUL, description });
 }
 
 export function NullableText(description: string) {
-  return Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength: MAX_TEXT, description });
+  return Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength: MAX_TEXT, pattern: NO_NUL, description });
 }
 
 /** A number or null; one `type` array rather than anyOf, so a wrong value yields one clear error. */

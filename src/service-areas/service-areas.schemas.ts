@@ -1,6 +1,7 @@
 // Service areas (interface §2.5, DESIGN §5). The only validation of request
 // bodies; the OpenAPI document is generated from these same schemas.
 import { Type, type Static } from '@sinclair/typebox';
+import { UUID_PATTERN } from '../http/schemas.ts';
 import { Label, NullableNumber, NullableText } from '../locations/locations.schemas.ts';
 
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
@@ -32,6 +33,7 @@ const writableFields = {
   location_id: Type.Unsafe<string | null>({
     type: ['string', 'null'],
     format: 'uuid',
+    pattern: UUID_PATTERN,
     description: 'A location of the same organization, or null; cleared when that location is deleted',
   }),
 };

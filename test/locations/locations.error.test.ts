@@ -26,8 +26,10 @@ const FIELD_CASES: Case[] = [
   { rule: 'name longer than 200 characters (astral)', body: { name: '😀'.repeat(201) }, field: 'name' },
   { rule: 'name a number', body: { name: 42 }, field: 'name' },
   { rule: 'name null', body: { name: null }, field: 'name' },
+  { rule: 'name containing U+0000 (PostgreSQL text cannot store it)', body: { name: 'a\u0000b' }, field: 'name' },
   ...OPTIONAL_STRINGS.map((field) => ({ rule: `${field} longer than 200`, body: { name: 'n', [field]: TOO_LONG }, field })),
   ...OPTIONAL_STRINGS.map((field) => ({ rule: `${field} not a string`, body: { name: 'n', [field]: 7 }, field })),
+  ...OPTIONAL_STRINGS.map((field) => ({ rule: `${field} containing U+0000`, body: { name: 'n', [field]: '\u0000' }, field })),
   ...NON_NULLABLE_STRINGS.map((field) => ({ rule: `${field} null`, body: { name: 'n', [field]: null }, field })),
   { rule: 'latitude above 90', body: { name: 'n', latitude: 90.000001, longitude: 0 }, field: 'latitude' },
   { rule: 'latitude below -90', body: { name: 'n', latitude: -91, longitude: 0 }, field: 'latitude' },
@@ -113,7 +115,8 @@ describe('locations: validation', () => {
   });
 
   test('a malformed id is a 400 naming id', async () => {
-    for (const [method, url] of [['GET', '/locations/not-a-uuid'], ['PATCH', '/locations/123'], ['DELETE', '/locations/x'], ['POST', '/locations/x/primary']] as const) {
+    const urn = '/locations/urn:uuid:00000000-0000-4000-8000-000000000000';
+    for (const [method, url] of [['GET', '/locations/not-a-uuid'], ['PATCH', '/locations/123'], ['DELETE', '/locations/x'], ['POST', '/locations/x/primary'], ['GET', urn]] as const) {
       const res = await t.app.inject({ method, url, headers: { 'x-user-token': token }, ...(method === 'PATCH' ? { payload: { name: 'n' } } : {}) });
       assertNamesField(res, 'id', `${method} ${url}`);
     }
