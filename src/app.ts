@@ -10,6 +10,9 @@ import problemDetails from './http/problem-details.plugin.ts';
 import { validatorCompiler } from './http/validation.ts';
 import healthRoutes from './health/health.route.ts';
 import sessionsRoutes from './auth/sessions.route.ts';
+import userTokenRateLimit from './http/user-token-rate-limit.plugin.ts';
+import locationsRoutes from './locations/locations.route.ts';
+import serviceAreasRoutes from './service-areas/service-areas.route.ts';
 import openapi from './openapi/openapi.plugin.ts';
 import * as errors from './errors.ts';
 
@@ -55,6 +58,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(problemDetails);
   await app.register(rateLimit, {
     global: false,
+    // RateLimit-Limit / RateLimit-Remaining / RateLimit-Reset (IETF draft) instead of X-RateLimit-*.
+    enableDraftSpec: true,
     ...(options.redis ? { redis: options.redis } : {}),
     nameSpace: `${options.rateLimitNamespace ?? 'switchboard'}:rl:`,
     errorResponseBuilder: (_request, context) => {
@@ -66,5 +71,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(openapi);
   await app.register(healthRoutes);
   await app.register(sessionsRoutes);
+  await app.register(userTokenRateLimit);
+  await app.register(locationsRoutes);
+  await app.register(serviceAreasRoutes);
   return app;
 }

@@ -19,3 +19,8 @@ export const AUTH_TOKEN_MISSING = createError('AUTH_TOKEN_MISSING', 'The x-user-
 export const AUTH_TOKEN_INVALID = createError('AUTH_TOKEN_INVALID', 'The token is invalid, expired or revoked', 401);
 export const AUTH_NO_ORGANIZATION = createError('AUTH_NO_ORGANIZATION', 'The user belongs to no active organization', 403);
 export const AUTH_NOT_A_MEMBER = createError('AUTH_NOT_A_MEMBER', 'The user is not a member of organization %s', 403);
+
+// Locations and service areas
+export const LOCATION_NOT_FOUND = createError('LOCATION_NOT_FOUND', 'Location %s not found', 404);
+export const LOCATION_PRIMARY_CONFLICT = createError('LOCATION_PRIMARY_CONFLICT', 'The primary location changed concurrently; retry the request', 409);
+export const SERVICE_AREA_NOT_FOUND = createError('SERVICE_AREA_NOT_FOUND', 'Service area %s not found', 404);

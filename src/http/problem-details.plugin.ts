@@ -42,11 +42,19 @@ interface AjvIssue {
   params: Record<string, unknown>;
 }
 
-/** "/address/city" → "address.city"; a missing or unknown property names itself. */
+/**
+ * "/address/city" → "address.city"; a missing or unknown property names itself.
+ * An `if` failure only wraps the failures of its `then`/`else`, which are
+ * listed on their own, so it is left out.
+ */
 export function fieldErrorsFromAjv(issues: AjvIssue[], part: string | undefined): FieldError[] {
-  return issues.map((issue) => {
+  return issues.filter((issue) => issue.keyword !== 'if').map((issue) => {
     const segments = issue.instancePath.split('/').filter(Boolean);
     if (issue.keyword === 'required') segments.push(String(issue.params.missingProperty));
+    if (issue.keyword === 'dependentRequired' || issue.keyword === 'dependencies') {
+      segments.push(String(issue.params.missingProperty));
+      return { field: segments.join('.'), message: `is required when ${String(issue.params.property)} is given` };
+    }
     if (issue.keyword === 'additionalProperties') {
       segments.push(String(issue.params.additionalProperty));
       return { field: segments.join('.'), message: 'is not an allowed field' };

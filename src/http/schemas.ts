@@ -14,5 +14,10 @@ export const ProblemSchema = Type.Object(
   { description: 'RFC 9457 problem details' },
 );
 
-export const Uuid = Type.String({ format: 'uuid' });
+/**
+ * Ajv's `uuid` format also accepts a `urn:uuid:` prefix, which PostgreSQL's
+ * uuid type refuses (a 500 instead of a 400); the pattern keeps to the plain form.
+ */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+export const Uuid = Type.String({ format: 'uuid', pattern: UUID_PATTERN });
 export const IdParams = Type.Object({ id: Uuid });

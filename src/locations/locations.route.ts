@@ -1,0 +1,77 @@
+// GET|POST /locations, GET|PATCH|DELETE /locations/{id},
+// POST /locations/{id}/primary (interface §4.5, DESIGN §5).
+// x-user-token; the organization is the session's; RATE_LIMIT per token.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { requirePrincipal } from '../auth/principal.ts';
+import { requireUserToken } from '../auth/user-token.hook.ts';
+import { IdParams, ProblemSchema } from '../http/schemas.ts';
+import { acceptEmptyJsonBody } from './empty-json-body.ts';
+import { Location, LocationCreateBody, LocationList, LocationPatchBody } from './locations.schemas.ts';
+import { createLocation, deleteLocation, getLocation, listLocations, makePrimary, updateLocation } from './locations.service.ts';
+
+export default async function locationsRoutes(fastify: FastifyInstance) {
+  acceptEmptyJsonBody(fastify);
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const guarded = { onRequest: app.userTokenRateLimit, preHandler: requireUserToken };
+  const common = { tags: ['locations'], security: [{ userToken: [] }] };
+  const failures = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
+
+  app.get('/locations', {
+    ...guarded,
+    schema: { ...common, summary: 'List the organization\'s locations, primary first, then by name', response: { 200: LocationList, 401: ProblemSchema, 429: ProblemSchema } },
+  }, async (request) => listLocations(app.db, requirePrincipal(request.principal).organizationId));
+
+  app.post('/locations', {
+    ...guarded,
+    schema: {
+      ...common,
+      summary: 'Create a location',
+      body: LocationCreateBody,
+      response: { 201: Location, 400: ProblemSchema, 401: ProblemSchema, 409: ProblemSchema, 429: ProblemSchema },
+    },
+  }, async (request, reply) => {
+    const location = await createLocation(app.db, requirePrincipal(request.principal).organizationId, request.body);
+    return reply.code(201).header('location', `/locations/${location.id}`).send(location);
+  });
+
+  app.get('/locations/:id', {
+    ...guarded,
+    schema: { ...common, summary: 'Get one location', params: IdParams, response: { 200: Location, ...failures } },
+  }, async (request) => getLocation(app.db, requirePrincipal(request.principal).organizationId, request.params.id));
+
+  app.patch('/locations/:id', {
+    ...guarded,
+    schema: {
+      ...common,
+      summary: 'Update a location (partial; null clears a nullable field)',
+      params: IdParams,
+      body: LocationPatchBody,
+      response: { 200: Location, ...failures, 409: ProblemSchema },
+    },
+  }, async (request) => updateLocation(app.db, requirePrincipal(request.principal).organizationId, request.params.id, request.body));
+
+  app.delete('/locations/:id', {
+    ...guarded,
+    schema: {
+      ...common,
+      summary: 'Delete a location; linked service areas stay, unlinked',
+      params: IdParams,
+      response: { 204: Type.Null(), ...failures },
+    },
+  }, async (request, reply) => {
+    await deleteLocation(app.db, requirePrincipal(request.principal).organizationId, request.params.id);
+    return reply.code(204).send(null);
+  });
+
+  app.post('/locations/:id/primary', {
+    ...guarded,
+    schema: {
+      ...common,
+      summary: 'Make this the primary location (the previous primary is cleared in the same transaction)',
+      params: IdParams,
+      response: { 200: Location, ...failures, 409: ProblemSchema },
+    },
+  }, async (request) => makePrimary(app.db, requirePrincipal(request.principal).organizationId, request.params.id));
+}
