@@ -7,6 +7,7 @@ import type { Config } from './config/config.ts';
 import type { Pool } from './db/pool.ts';
 import { genReqId, loggerOptions } from './http/logger.ts';
 import problemDetails from './http/problem-details.plugin.ts';
+import rejectNul from './http/reject-nul.plugin.ts';
 import { validatorCompiler } from './http/validation.ts';
 import healthRoutes from './health/health.route.ts';
 import sessionsRoutes from './auth/sessions.route.ts';
@@ -56,10 +57,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(problemDetails);
+  await app.register(rejectNul);
   await app.register(rateLimit, {
     global: false,
     // RateLimit-Limit / RateLimit-Remaining / RateLimit-Reset (IETF draft) instead of X-RateLimit-*.
     enableDraftSpec: true,
+    // A Redis outage must not take the API down with it: limits fail open, and the error is logged.
+    skipOnError: true,
     ...(options.redis ? { redis: options.redis } : {}),
     nameSpace: `${options.rateLimitNamespace ?? 'switchboard'}:rl:`,
     errorResponseBuilder: (_request, context) => {

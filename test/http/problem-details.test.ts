@@ -89,3 +89,17 @@ describe('HTTP conventions', () => {
     assert.ok(doc.paths['/auth/sessions'].post);
   });
 });
+
+describe('NUL characters', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  test('a string with U+0000 is a 400 naming the field, not a database error', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/auth/sessions', payload: { email: 'a\u0000@example.com', password: 'x' } });
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(res.json().errors, [{ field: 'email', message: 'must not contain NUL (U+0000) characters' }]);
+  });
+});
