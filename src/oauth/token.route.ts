@@ -2,7 +2,7 @@
 // Rate limited per address and per client (by client_id and address, so a
 // stranger who knows a public client_id cannot exhaust the client's budget).
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RawParams } from './checks/context.ts';
 import { presentedClientId } from './checks/check-client-authentication.ts';
 import { InvalidRequest, TemporarilyUnavailable } from './oauth.errors.ts';
@@ -31,10 +31,11 @@ export default async function tokenRoutes(app: FastifyInstance) {
       return `oauth-client:${presentedClientId(body, request.headers.authorization) ?? '-'}:${request.ip}`;
     },
   });
-  async function clientRateLimit(request: FastifyRequest) {
+  async function clientRateLimit(request: FastifyRequest, reply: FastifyReply) {
     const limit = await checkClientLimit(request);
     if (!limit.isAllowed && limit.isExceeded) {
       const seconds = Math.ceil(limit.ttlInSeconds ?? limit.ttl / 1000);
+      reply.header('retry-after', String(seconds));
       throw new TemporarilyUnavailable(`too many requests for this client; retry after ${seconds} seconds`);
     }
   }
