@@ -31,7 +31,7 @@ export async function startTestApp(
     listen?: boolean;
     db?: TestDatabase;
     /** Adds test-only routes before the app starts serving (a listening app takes no new routes). */
-    setup?: (app: FastifyInstance) => void | Promise<void>;
+    setup?: (app: FastifyInstance) => unknown;
   } = {},
 ): Promise<TestApp> {
   let server: http.Server | undefined;
