@@ -36,6 +36,7 @@ describe('GET /oauth/authorize: error page or redirect', () => {
     assert.equal(`${location.origin}${location.pathname}`, redirectUri);
     assert.equal(location.searchParams.get('error'), error);
     assert.match(location.searchParams.get('error_description') ?? '', description);
+    assert.match(location.searchParams.get('error_description') ?? '', /^[\x20-\x21\x23-\x5B\x5D-\x7E]+$/, 'RFC 6749 §4.1.2.1 character set');
     assert.equal(location.searchParams.get('state'), 'xyz-state');
     assert.equal(location.searchParams.get('iss'), t.config.baseUrl);
   }
@@ -58,7 +59,7 @@ describe('GET /oauth/authorize: error page or redirect', () => {
   test('redirect_uri may be omitted only when the client registered exactly one', async () => {
     const { redirect_uri: _omit, ...rest } = base();
     const omitted = await get({ ...rest, response_type: 'token' });
-    assertRedirectError(omitted, 'unsupported_response_type', /RFC 6749 §4.1.1/);
+    assertRedirectError(omitted, 'unsupported_response_type', /RFC 6749 section 4.1.1/);
     assertErrorPage(await get({ response_type: 'code', client_id: twoUris.client_id }), /registered several/);
   });
 

@@ -29,6 +29,7 @@ describe('POST /oauth/token: errors', () => {
     assert.match(String(res.headers['content-type']), /^application\/json/);
     assert.equal(res.json().error, error);
     if (description) assert.match(res.json().error_description, description);
+    assert.match(res.json().error_description, /^[\x20-\x21\x23-\x5B\x5D-\x7E]+$/, 'RFC 6749 §5.2 character set');
     assert.equal(res.headers['cache-control'], 'no-store');
   }
 
@@ -49,7 +50,7 @@ describe('POST /oauth/token: errors', () => {
 
   test('Basic and client_secret_post together: invalid_request', async () => {
     const res = await tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token: 'x', client_secret: client.client_secret }, { basic: creds() });
-    assertOAuthError(res, 400, 'invalid_request', /RFC 6749 §2.3/);
+    assertOAuthError(res, 400, 'invalid_request', /RFC 6749 section 2.3/);
   });
 
   test('an unsupported or missing grant_type', async () => {
@@ -87,7 +88,7 @@ describe('POST /oauth/token: errors', () => {
       [member.user.id],
     );
     const res = await tokenRequest(t.app, { grant_type: 'authorization_code', code, code_verifier: verifier!, redirect_uri: client.redirect_uris[0]!, ...creds() });
-    assertOAuthError(res, 400, 'invalid_grant', /expired \(RFC 6749 §4.1.2\)/);
+    assertOAuthError(res, 400, 'invalid_grant', /expired \(RFC 6749 section 4.1.2\)/);
   });
 
   test('a code used twice: invalid_grant, and the tokens issued from it are revoked', async () => {
@@ -126,7 +127,7 @@ describe('POST /oauth/token: errors', () => {
   test('PKCE: a wrong verifier and a missing verifier are invalid_grant', async () => {
     const { code, verifier } = await freshCode();
     const form = { grant_type: 'authorization_code', code, redirect_uri: client.redirect_uris[0]!, ...creds() };
-    assertOAuthError(await tokenRequest(t.app, { ...form, code_verifier: pkcePair().verifier }), 400, 'invalid_grant', /RFC 7636 §4.6/);
+    assertOAuthError(await tokenRequest(t.app, { ...form, code_verifier: pkcePair().verifier }), 400, 'invalid_grant', /RFC 7636 section 4.6/);
     assertOAuthError(await tokenRequest(t.app, form), 400, 'invalid_grant', /code_verifier is required/);
     assert.equal((await tokenRequest(t.app, { ...form, code_verifier: verifier! })).statusCode, 200, 'failed attempts do not burn the code');
   });

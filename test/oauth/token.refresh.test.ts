@@ -64,7 +64,7 @@ describe('POST /oauth/token: refresh_token grant', () => {
     const late = await refresh(tokens.refresh_token);
     assert.equal(late.statusCode, 400);
     assert.equal(late.json().error, 'invalid_grant');
-    assert.match(late.json().error_description, /RFC 9700 §4.14.2/);
+    assert.match(late.json().error_description, /RFC 9700 section 4.14.2/);
     assert.equal((await userinfo(rotated.access_token)).statusCode, 401, 'access tokens of the family are revoked');
     assert.equal((await userinfo(tokens.access_token)).statusCode, 401);
     assert.equal((await refresh(rotated.refresh_token)).json().error, 'invalid_grant', 'so is the newest refresh token');
