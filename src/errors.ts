@@ -24,3 +24,10 @@ export const AUTH_NOT_A_MEMBER = createError('AUTH_NOT_A_MEMBER', 'The user is n
 export const LOCATION_NOT_FOUND = createError('LOCATION_NOT_FOUND', 'Location %s not found', 404);
 export const LOCATION_PRIMARY_CONFLICT = createError('LOCATION_PRIMARY_CONFLICT', 'The primary location changed concurrently; retry the request', 409);
 export const SERVICE_AREA_NOT_FOUND = createError('SERVICE_AREA_NOT_FOUND', 'Service area %s not found', 404);
+
+// OAuth platform guard (RFC 6750 bearer token + x-client-id + x-client-secret)
+export const OAUTH_TOKEN_MISSING = createError('OAUTH_TOKEN_MISSING', 'An access token is required: Authorization: Bearer <token>', 401);
+export const OAUTH_TOKEN_INVALID = createError('OAUTH_TOKEN_INVALID', 'The access token is invalid, expired or revoked, or its user or organization is inactive', 401);
+export const OAUTH_CLIENT_MISSING = createError('OAUTH_CLIENT_MISSING', 'The x-client-id and x-client-secret headers are required', 401);
+export const OAUTH_CLIENT_INVALID = createError('OAUTH_CLIENT_INVALID', 'x-client-id and x-client-secret do not match the client the access token was issued to', 401);
+export const OAUTH_INSUFFICIENT_SCOPE = createError('OAUTH_INSUFFICIENT_SCOPE', 'The access token lacks the %s scope', 403);

@@ -1,6 +1,8 @@
 // A real application on a real database, for app.inject() or real HTTP.
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
@@ -19,6 +21,12 @@ export interface TestApp {
 
 export interface TestAppOptions {
   env?: Record<string, string>;
+  /**
+   * Serve real HTTP on 127.0.0.1 with BASE_URL set to that very URL (unless
+   * env.BASE_URL says otherwise), so OAuth issuer and redirects match what a real
+   * client sees. The socket is bound before the app is built (the URL configures
+   * it), and Fastify's own request handler (app.routing) serves it.
+   */
   listen?: boolean;
   /** Share another app's database (it stays open when this app closes). */
   db?: TestDatabase;
@@ -26,11 +34,29 @@ export interface TestAppOptions {
   redis?: Redis;
   /** Prefix of rate-limit keys; the database name when absent. */
   rateLimitNamespace?: string;
+  /** Adds test-only routes before the app starts serving (a listening app takes no new routes). */
+  setup?: (app: FastifyInstance) => unknown;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  let server: http.Server | undefined;
+  let url = '';
+  if (options.listen) {
+    const listening = http.createServer();
+    server = listening;
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', reject);
+      listening.listen(0, '127.0.0.1', resolve);
+    });
+    url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+  }
   const db = options.db ?? (await createTestDatabase());
-  const config = loadConfig({ LOG_LEVEL: 'info', DATA_DIR: '/nonexistent', SECRET_KEY: Buffer.alloc(32, 7).toString('base64'), ...options.env, DATABASE_URL: db.url });
+  const config = loadConfig({
+    LOG_LEVEL: 'info', DATA_DIR: '/nonexistent', SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+    ...(url ? { BASE_URL: url } : {}),
+    ...options.env,
+    DATABASE_URL: db.url,
+  });
   const logs: string[] = [];
   const logStream = new Writable({
     write(chunk, _encoding, callback) {
@@ -45,8 +71,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     rateLimitNamespace: options.rateLimitNamespace ?? db.name,
     ...(options.redis ? { redis: options.redis } : {}),
   });
-  let url = '';
-  if (options.listen) url = await app.listen({ port: 0, host: '127.0.0.1' });
+  await options.setup?.(app);
+  if (server) {
+    await app.ready();
+    server.on('request', app.routing);
+  }
   return {
     app,
     db,
@@ -54,6 +83,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     logs,
     url,
     async close() {
+      if (server) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
       await app.close();
       if (!options.db) await db.drop();
     },
