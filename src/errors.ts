@@ -18,3 +18,13 @@ export const AUTH_TOKEN_MISSING = createError('AUTH_TOKEN_MISSING', 'The x-user-
 export const AUTH_TOKEN_INVALID = createError('AUTH_TOKEN_INVALID', 'The token is invalid, expired or revoked', 401);
 export const AUTH_NO_ORGANIZATION = createError('AUTH_NO_ORGANIZATION', 'The user belongs to no active organization', 403);
 export const AUTH_NOT_A_MEMBER = createError('AUTH_NOT_A_MEMBER', 'The user is not a member of organization %s', 403);
+
+// Calls
+export const CALL_NOT_FOUND = createError('CALL_NOT_FOUND', 'Call %s does not exist', 404);
+export const CALL_ALREADY_COMPLETED = createError('CALL_ALREADY_COMPLETED', 'Call %s is already completed', 409);
+
+// Webhooks
+export const WEBHOOK_SUBSCRIPTION_NOT_FOUND = createError('WEBHOOK_SUBSCRIPTION_NOT_FOUND', 'Webhook subscription %s does not exist', 404);
+export const WEBHOOK_SUBSCRIPTION_DISABLED = createError('WEBHOOK_SUBSCRIPTION_DISABLED', 'Webhook subscription %s is disabled; enable it first', 409);
+export const WEBHOOK_DELIVERY_NOT_FOUND = createError('WEBHOOK_DELIVERY_NOT_FOUND', 'Webhook delivery %s does not exist', 404);
+export const WEBHOOK_DELIVERY_IN_FLIGHT = createError('WEBHOOK_DELIVERY_IN_FLIGHT', 'Webhook delivery %s is being sent right now; try again when the attempt ends', 409);

@@ -1,5 +1,6 @@
 // The command table: "group verb" → handler. Usage text is generated from it.
 import type { CommandContext } from '../context.ts';
+import { agentCreate, callComplete } from './calls.ts';
 import { migrate } from './migrate.ts';
 import { orgCreate, orgDeactivate, orgList } from './orgs.ts';
 import { serve, worker } from './serve.ts';
@@ -21,4 +22,6 @@ export const COMMANDS: Record<string, Command> = {
   'user list': { usage: 'user list [--org ORG_ID]', run: userList },
   'user deactivate': { usage: 'user deactivate --email E', run: userDeactivate },
   'user-token create': { usage: 'user-token create --email E [--org ORG_ID]', run: userTokenCreate },
+  'agent create': { usage: 'agent create --org ORG_ID --name N', run: agentCreate },
+  'call complete': { usage: 'call complete --org ORG_ID --summary S --duration SECONDS [--agent AGENT_ID]', run: callComplete },
 };
