@@ -9,6 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { generateTestTls } from '../test/helpers/tls-certificates.ts';
 
 async function findTests(dir: string): Promise<string[]> {
   const found: string[] = [];
@@ -53,8 +54,11 @@ async function main() {
   }
 
   const template = `${runId}_template`;
+  // A throwaway CA trusted by the test processes, for real HTTPS webhook targets.
+  const tlsDir = await mkdtemp(path.join(os.tmpdir(), 'switchboard-test-tls-'));
   let code = 1;
   try {
+    const tls = await generateTestTls(tlsDir);
     await adminQuery(serverUrl, `CREATE DATABASE ${template}`);
     const pool = new pg.Pool({ connectionString: withDatabase(serverUrl, template), max: 1 });
     await migrate(pool);
@@ -65,7 +69,16 @@ async function main() {
       ['--import', 'tsx', '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, '--test-timeout=120000', ...files],
       {
         stdio: 'inherit',
-        env: { ...process.env, SB_TEST_SERVER_URL: serverUrl, SB_TEST_TEMPLATE: template, SB_TEST_RUN_ID: runId, DATABASE_URL: '' },
+        env: {
+          ...process.env,
+          SB_TEST_SERVER_URL: serverUrl,
+          SB_TEST_TEMPLATE: template,
+          SB_TEST_RUN_ID: runId,
+          DATABASE_URL: '',
+          NODE_EXTRA_CA_CERTS: tls.caCertPath,
+          SB_TEST_TLS_CERT: tls.certPath,
+          SB_TEST_TLS_KEY: tls.keyPath,
+        },
       },
     );
     code = await new Promise<number>((resolve) => child.on('exit', (exitCode) => resolve(exitCode ?? 1)));
@@ -75,6 +88,7 @@ async function main() {
       await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`).catch(() => {});
     }
     await embedded?.stop();
+    await rm(tlsDir, { recursive: true, force: true });
     if (tmp) await rm(tmp, { recursive: true, force: true });
   }
   process.exit(code);
