@@ -20,7 +20,7 @@ import {
 import { completeCall, createCall, getCall, listCallsPage, recentCalls } from './calls.service.ts';
 
 const errorsFor = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema };
-const security = [{ userToken: [] }, { bearer: [] }];
+const security: Record<string, string[]>[] = [{ userToken: [] }, { bearer: [] }];
 
 export default async function callsRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

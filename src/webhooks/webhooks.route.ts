@@ -33,7 +33,7 @@ import {
 } from './webhooks.schemas.ts';
 
 const authErrors = { 401: ProblemSchema, 403: ProblemSchema };
-const security = [{ userToken: [] }, { bearer: [] }];
+const security: Record<string, string[]>[] = [{ userToken: [] }, { bearer: [] }];
 
 export default async function webhooksRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
