@@ -1,6 +1,7 @@
 // One attempt of one claimed delivery: build the request, send it, decide
 // what the result means, record it. The claim's transaction is long
 // committed; the outcome is written in a new short one, guarded by the lease.
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Pool } from '../../db/pool.ts';
 import { withTransaction } from '../../db/transaction.ts';
@@ -14,11 +15,15 @@ import {
   markSubscriptionFailing,
   markSubscriptionHealthy,
   releaseDelivery,
+  returnUnsentClaim,
   type AttemptOutcome,
   type AttemptRecord,
 } from './record.queries.ts';
 import { decide, DISABLE_AFTER_FAILING_MS, type AttemptResult, type Decision } from './retry-policy.ts';
 import { deliveryHeaders } from './request.ts';
+
+/** Time an attempt must still have on its lease after its own time-out, to record the outcome. */
+export const RECORD_MARGIN_MS = 1000;
 
 export interface AttemptDeps {
   pool: Pool;
@@ -102,7 +107,17 @@ async function record(deps: AttemptDeps, claimed: ClaimedDelivery, attemptedAt: 
   });
 }
 
-export async function attemptDelivery(deps: AttemptDeps, claimed: ClaimedDelivery): Promise<void> {
+/**
+ * `leaseDeadline` is when (on performance.now()'s clock) the lease runs out at
+ * the latest. An attempt that could outlive it is not sent at all: another
+ * worker could claim the delivery meanwhile and send the same attempt again.
+ */
+export async function attemptDelivery(deps: AttemptDeps, claimed: ClaimedDelivery, leaseDeadline: number): Promise<void> {
+  if (performance.now() + deps.timeoutMs + RECORD_MARGIN_MS > leaseDeadline) {
+    deps.log.warn({ delivery_id: claimed.id }, 'webhook delivery claim too old to send safely; returned unsent');
+    await returnUnsentClaim(deps.pool, { id: claimed.id, leaseToken: claimed.lease_token });
+    return;
+  }
   const attemptedAt = new Date();
   const result = await send(deps, claimed);
   const decision = decide(result, {

@@ -38,6 +38,19 @@ export async function releaseDelivery(
 }
 
 /**
+ * Gives back a claim whose attempt was never sent (the lease would have run
+ * out mid-attempt): the attempt number is returned too, since nothing used it.
+ */
+export async function returnUnsentClaim(db: Queryable, input: { id: string; leaseToken: string }): Promise<void> {
+  await db.query(
+    `UPDATE webhook_deliveries
+        SET attempts = attempts - 1, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
+      WHERE id = $1 AND lease_token = $2`,
+    [input.id, input.leaseToken],
+  );
+}
+
+/**
  * Logs one attempt. A 'lease_expired' placeholder for the same attempt
  * number (written when another worker reclaimed it) is replaced by what the
  * slow worker actually saw. Nothing is written when the delivery is gone.

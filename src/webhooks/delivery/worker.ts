@@ -8,6 +8,7 @@
 // and on a slow safety poll. It never holds a transaction across HTTP: the
 // claim commits a lease, the attempt runs, the outcome is recorded under that
 // lease (see claim.queries.ts and attempt.ts).
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { BackgroundTask } from '../../background.ts';
 import type { Config } from '../../config/config.ts';
@@ -16,7 +17,7 @@ import { withTransaction } from '../../db/transaction.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import { DELIVERIES_CHANNEL } from '../deliveries.queries.ts';
 import type { SecretBox } from '../secret-box.ts';
-import { attemptDelivery, type AttemptDeps } from './attempt.ts';
+import { attemptDelivery, RECORD_MARGIN_MS, type AttemptDeps } from './attempt.ts';
 import { leaseDueDeliveries, lockClaimableSubscriptions, nextDueAt, type ClaimedDelivery } from './claim.queries.ts';
 import { closeDeliveryAgents } from './deliver.ts';
 import { listen, type Listener } from './listener.ts';
@@ -50,7 +51,7 @@ export interface DeliveryWorker extends BackgroundTask {
   wake(): void;
 }
 
-async function claim(pool: Pool, input: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(pool: Pool, input: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
   return withTransaction(pool, async (db) => {
     const subscriptionIds = await lockClaimableSubscriptions(db, {
       limit: Math.min(MAX_SUBSCRIPTIONS_PER_CLAIM, input.limit),
@@ -87,6 +88,9 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   const leaseMs = options.leaseMs ?? leaseMsFor(options.config.webhookTimeoutMs);
+  if (leaseMs < options.config.webhookTimeoutMs + RECORD_MARGIN_MS) {
+    throw new Error(`the delivery lease (${leaseMs} ms) must outlast WEBHOOK_TIMEOUT_MS by at least ${RECORD_MARGIN_MS} ms`);
+  }
   const deps: AttemptDeps = {
     pool,
     secretBox: options.secretBox,
@@ -112,8 +116,8 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     timer.unref();
   };
 
-  const launch = (delivery: ClaimedDelivery) => {
-    const task: Promise<void> = attemptDelivery(deps, delivery)
+  const launch = (leaseDeadline: number) => (delivery: ClaimedDelivery) => {
+    const task: Promise<void> = attemptDelivery(deps, delivery, leaseDeadline)
       .catch((error) => log.error({ err: error, delivery_id: delivery.id }, 'webhook delivery attempt could not be recorded; its lease will expire and it will be retried'))
       .finally(() => {
         inFlight.delete(task);
@@ -129,13 +133,12 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
         again = false;
         const free = concurrency - inFlight.size;
         if (free <= 0) break; // a finishing attempt wakes us
-        const claimed = await claim(pool, { limit: free, leaseMs });
-        if (stopping) {
-          // Claimed while stopping: attempt anyway; stop() waits for them.
-          claimed.forEach(launch);
-          break;
-        }
-        claimed.forEach(launch);
+        // The database set the lease after this moment, so it lasts at least until claimStarted + leaseMs.
+        const claimStarted = performance.now();
+        const claimed = await claimDueDeliveries(pool, { limit: free, leaseMs });
+        claimed.forEach(launch(claimStarted + leaseMs));
+        // Claimed while stopping: attempted anyway; stop() waits for them.
+        if (stopping) break;
         if (claimed.length === 0) blocked = true;
         else if (claimed.length === free) again = true;
       } while (again && !stopping);
