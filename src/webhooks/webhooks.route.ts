@@ -45,32 +45,42 @@ export default async function webhooksRoutes(fastify: FastifyInstance) {
   const platform = requirePlatformToken('calls:read');
   const userOrPlatform = requireUserOrPlatformToken('calls:read');
 
-  app.post('/webhooks/subscribe', {
-    preHandler: platform,
-    schema: {
-      tags: ['webhooks'],
-      summary: 'Subscribe a target URL to call.completed (201 new, 200 when it already exists)',
-      security: [{ bearer: [] }],
-      body: SubscribeBody,
-      response: { 200: SubscriptionSummarySchema, 201: SubscriptionSummarySchema, 400: ProblemSchema, ...authErrors },
-    },
-  }, async (request, reply) => {
-    const { subscription, created } = await subscribe(deps, requirePrincipal(request.principal), request.body);
-    return reply.code(created ? 201 : 200).send(subscription);
-  });
+  // Interface §5.1 marks Content-Type optional on the platform's requests: in
+  // this scope any body (no Content-Type, text/plain, a form type) is read as
+  // JSON. Harmless for CSRF: these routes need an Authorization header, which
+  // no cross-site form can send.
+  await app.register(async function subscribeRoutes(scope) {
+    scope.removeContentTypeParser(['text/plain']);
+    scope.addContentTypeParser('*', { parseAs: 'string' }, scope.getDefaultJsonParser('error', 'error'));
+    const routes = scope.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.delete('/webhooks/subscribe', {
-    preHandler: platform,
-    schema: {
-      tags: ['webhooks'],
-      summary: "Unsubscribe a target URL (idempotent)",
-      security: [{ bearer: [] }],
-      body: UnsubscribeBody,
-      response: { 200: UnsubscribeResponse, 400: ProblemSchema, ...authErrors },
-    },
-  }, async (request) => {
-    await unsubscribe(app.db, requirePrincipal(request.principal), request.body.hookUrl);
-    return { success: true };
+    routes.post('/webhooks/subscribe', {
+      preHandler: platform,
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Subscribe a target URL to call.completed (201 new, 200 when it already exists)',
+        security: [{ bearer: [] }],
+        body: SubscribeBody,
+        response: { 200: SubscriptionSummarySchema, 201: SubscriptionSummarySchema, 400: ProblemSchema, ...authErrors },
+      },
+    }, async (request, reply) => {
+      const { subscription, created } = await subscribe(deps, requirePrincipal(request.principal), request.body);
+      return reply.code(created ? 201 : 200).send(subscription);
+    });
+
+    routes.delete('/webhooks/subscribe', {
+      preHandler: platform,
+      schema: {
+        tags: ['webhooks'],
+        summary: "Unsubscribe a target URL (idempotent)",
+        security: [{ bearer: [] }],
+        body: UnsubscribeBody,
+        response: { 200: UnsubscribeResponse, 400: ProblemSchema, ...authErrors },
+      },
+    }, async (request) => {
+      await unsubscribe(app.db, requirePrincipal(request.principal), request.body.hookUrl);
+      return { success: true };
+    });
   });
 
   app.get('/webhooks', {

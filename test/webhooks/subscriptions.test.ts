@@ -111,4 +111,22 @@ describe('POST and DELETE /webhooks/subscribe, GET and DELETE /webhooks', () => 
     const left = await t.app.inject({ url: '/webhooks', headers: { 'x-user-token': first.member.token } });
     assert.deepEqual(left.json().map((s: { id: string }) => s.id), [b.id]);
   });
+
+  test('the platform may send its JSON body without Content-Type (interface §5.1 marks it optional)', async () => {
+    const org = await connectPlatform(t);
+    const body = JSON.stringify({ hookUrl: 'https://127.0.0.1:9/no-content-type' });
+    const bare = await t.app.inject({ method: 'POST', url: '/webhooks/subscribe', headers: org.headers, payload: body });
+    assert.equal(bare.statusCode, 201, bare.body);
+    // What `curl -d` sends by default.
+    const form = await t.app.inject({
+      method: 'POST', url: '/webhooks/subscribe', headers: { ...org.headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: body,
+    });
+    assert.equal(form.statusCode, 200, form.body);
+    assert.equal(form.json().id, bare.json().id);
+    const removed = await t.app.inject({ method: 'DELETE', url: '/webhooks/subscribe', headers: org.headers, payload: body });
+    assert.deepEqual(removed.json(), { success: true });
+    const broken = await t.app.inject({ method: 'POST', url: '/webhooks/subscribe', headers: org.headers, payload: '{"hookUrl":' });
+    assert.equal(broken.statusCode, 400);
+    assert.equal(broken.json().code, 'REQUEST_INVALID_JSON');
+  });
 });
