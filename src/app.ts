@@ -1,6 +1,7 @@
 // The application factory: builds a Fastify instance from its dependencies
 // without listening, so tests and the server start it the same way.
 import Fastify, { type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import type { Config } from './config/config.ts';
@@ -10,6 +11,8 @@ import problemDetails from './http/problem-details.plugin.ts';
 import { validatorCompiler } from './http/validation.ts';
 import healthRoutes from './health/health.route.ts';
 import sessionsRoutes from './auth/sessions.route.ts';
+import oauthPlugin from './oauth/oauth.plugin.ts';
+import webPlugin from './web/web.plugin.ts';
 import openapi from './openapi/openapi.plugin.ts';
 import * as errors from './errors.ts';
 
@@ -63,8 +66,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
 
+  await app.register(cookie);
   await app.register(openapi);
   await app.register(healthRoutes);
   await app.register(sessionsRoutes);
+  await app.register(oauthPlugin);
+  await app.register(webPlugin);
   return app;
 }

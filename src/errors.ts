@@ -19,3 +19,10 @@ export const AUTH_TOKEN_MISSING = createError('AUTH_TOKEN_MISSING', 'The x-user-
 export const AUTH_TOKEN_INVALID = createError('AUTH_TOKEN_INVALID', 'The token is invalid, expired or revoked', 401);
 export const AUTH_NO_ORGANIZATION = createError('AUTH_NO_ORGANIZATION', 'The user belongs to no active organization', 403);
 export const AUTH_NOT_A_MEMBER = createError('AUTH_NOT_A_MEMBER', 'The user is not a member of organization %s', 403);
+
+// OAuth platform guard (RFC 6750 bearer token + x-client-id + x-client-secret)
+export const OAUTH_TOKEN_MISSING = createError('OAUTH_TOKEN_MISSING', 'An access token is required: Authorization: Bearer <token>', 401);
+export const OAUTH_TOKEN_INVALID = createError('OAUTH_TOKEN_INVALID', 'The access token is invalid, expired or revoked, or its user or organization is inactive', 401);
+export const OAUTH_CLIENT_MISSING = createError('OAUTH_CLIENT_MISSING', 'The x-client-id and x-client-secret headers are required', 401);
+export const OAUTH_CLIENT_INVALID = createError('OAUTH_CLIENT_INVALID', 'x-client-id and x-client-secret do not match the client the access token was issued to', 401);
+export const OAUTH_INSUFFICIENT_SCOPE = createError('OAUTH_INSUFFICIENT_SCOPE', 'The access token lacks the %s scope', 403);

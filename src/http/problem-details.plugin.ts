@@ -19,6 +19,8 @@ export interface Problem {
   code: string;
   errors?: FieldError[];
   request_id?: string;
+  /** RFC 6750 §3.1 error code, on bearer-token failures (also in WWW-Authenticate). */
+  error?: string;
 }
 
 const TITLES: Record<number, string> = {
@@ -101,7 +103,11 @@ async function problemDetails(app: FastifyInstance) {
       request.log.error({ err: error }, 'unhandled error');
       return sendProblem(reply, 500, 'INTERNAL', `An unexpected error occurred; quote request id ${request.id}`, { request_id: request.id });
     }
-    return sendProblem(reply, problem.status, problem.code, problem.detail, problem.fieldErrors ? { errors: problem.fieldErrors } : {});
+    const oauthError = (error as { oauthError?: unknown }).oauthError;
+    return sendProblem(reply, problem.status, problem.code, problem.detail, {
+      ...(problem.fieldErrors ? { errors: problem.fieldErrors } : {}),
+      ...(typeof oauthError === 'string' ? { error: oauthError } : {}),
+    });
   });
 
   app.setNotFoundHandler(function handleNotFound(request, reply) {

@@ -10,6 +10,7 @@ export const ProblemSchema = Type.Object(
     code: Type.String(),
     errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
     request_id: Type.Optional(Type.String()),
+    error: Type.Optional(Type.String({ description: 'RFC 6750 error code on bearer-token failures' })),
   },
   { description: 'RFC 9457 problem details' },
 );

@@ -1,5 +1,7 @@
 // A real application on a real database, for app.inject() or real HTTP.
 import type { FastifyInstance } from 'fastify';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
@@ -16,9 +18,32 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/**
+ * With listen: true the app serves real HTTP on 127.0.0.1 and BASE_URL is that
+ * very URL (unless env.BASE_URL says otherwise), so OAuth issuer and redirects
+ * match what a real client sees. The socket is bound before the app is built
+ * (the URL must be known to configure it), and Fastify's own request handler
+ * (app.routing, the one app.listen would use) serves it.
+ */
 export async function startTestApp(options: { env?: Record<string, string>; listen?: boolean; db?: TestDatabase } = {}): Promise<TestApp> {
+  let server: http.Server | undefined;
+  let url = '';
+  if (options.listen) {
+    const listening = http.createServer();
+    server = listening;
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', reject);
+      listening.listen(0, '127.0.0.1', resolve);
+    });
+    url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+  }
   const db = options.db ?? (await createTestDatabase());
-  const config = loadConfig({ LOG_LEVEL: 'info', DATA_DIR: '/nonexistent', SECRET_KEY: Buffer.alloc(32, 7).toString('base64'), ...options.env, DATABASE_URL: db.url });
+  const config = loadConfig({
+    LOG_LEVEL: 'info', DATA_DIR: '/nonexistent', SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+    ...(url ? { BASE_URL: url } : {}),
+    ...options.env,
+    DATABASE_URL: db.url,
+  });
   const logs: string[] = [];
   const logStream = new Writable({
     write(chunk, _encoding, callback) {
@@ -27,8 +52,10 @@ export async function startTestApp(options: { env?: Record<string, string>; list
     },
   });
   const app = await buildApp({ config, pool: db.pool, logStream, rateLimitNamespace: db.name });
-  let url = '';
-  if (options.listen) url = await app.listen({ port: 0, host: '127.0.0.1' });
+  if (server) {
+    await app.ready();
+    server.on('request', app.routing);
+  }
   return {
     app,
     db,
@@ -36,6 +63,10 @@ export async function startTestApp(options: { env?: Record<string, string>; list
     logs,
     url,
     async close() {
+      if (server) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
       await app.close();
       if (!options.db) await db.drop();
     },

@@ -1,5 +1,6 @@
 // The command table: "group verb" → handler. Usage text is generated from it.
 import type { CommandContext } from '../context.ts';
+import { clientCreate, clientDelete, clientList, clientRotateSecret } from './clients.ts';
 import { migrate } from './migrate.ts';
 import { orgCreate, orgDeactivate, orgList } from './orgs.ts';
 import { serve, worker } from './serve.ts';
@@ -21,4 +22,8 @@ export const COMMANDS: Record<string, Command> = {
   'user list': { usage: 'user list [--org ORG_ID]', run: userList },
   'user deactivate': { usage: 'user deactivate --email E', run: userDeactivate },
   'user-token create': { usage: 'user-token create --email E [--org ORG_ID]', run: userTokenCreate },
+  'client create': { usage: 'client create --name N --redirect-uri URI [--redirect-uri URI2] [--scopes "a b"]', run: clientCreate },
+  'client list': { usage: 'client list', run: clientList },
+  'client delete': { usage: 'client delete CLIENT_ID', run: clientDelete },
+  'client rotate-secret': { usage: 'client rotate-secret CLIENT_ID', run: clientRotateSecret },
 };

@@ -1,0 +1,110 @@
+// GET /oauth/authorize (RFC 6749 §4.1.1): validate, then the login page when
+// nobody is signed in, then the consent page. POST /oauth/authorize is the
+// consent form's answer: Allow issues a code, Deny answers access_denied.
+// Failures before the redirect URI is trusted are error pages; after it, they
+// are redirected to the client with error, error_description, state and iss.
+import formbody from '@fastify/formbody';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { listActiveMemberships } from '../orgs/users.queries.ts';
+import { createCsrf } from '../web/csrf.ts';
+import { sendPage } from '../web/layout.ts';
+import { consentPage } from '../web/pages/consent.page.ts';
+import { errorPage } from '../web/pages/error.page.ts';
+import { loginUrl, webSession } from '../web/session.ts';
+import {
+  AUTHORIZATION_PARAMETERS, authorizationResponseUrl, issueAuthorizationCode, validateAuthorizationRequest,
+  type AuthorizationValidation,
+} from './authorize.service.ts';
+import type { RawParams } from './checks/context.ts';
+
+type Failure = Extract<AuthorizationValidation, { ok: false }>;
+
+function pageOrRedirect(reply: FastifyReply, issuer: string, failure: Failure, redirectStatus: 302 | 303) {
+  if (failure.redirectUri === undefined) {
+    return sendPage(reply, 400, errorPage({ title: 'This application cannot be connected', message: failure.error.message, code: failure.error.error }));
+  }
+  return reply.redirect(
+    authorizationResponseUrl(failure.redirectUri, issuer, {
+      error: failure.error.error,
+      error_description: failure.error.message,
+      state: failure.state,
+    }),
+    redirectStatus,
+  );
+}
+
+function pick(body: RawParams): RawParams {
+  const params: RawParams = {};
+  for (const name of AUTHORIZATION_PARAMETERS) if (body[name] !== undefined) params[name] = body[name];
+  return params;
+}
+
+export default async function authorizeRoutes(app: FastifyInstance) {
+  await app.register(formbody, { bodyLimit: 16 * 1024 });
+  const csrf = await createCsrf(app.config);
+  const issuer = app.config.baseUrl;
+
+  // A browser is on the other end of these routes: errors are pages, not JSON.
+  app.setErrorHandler(function authorizeErrorPage(error: FastifyError, request, reply) {
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) request.log.error({ err: error }, 'unhandled error');
+    const message = status === 500 ? `Something went wrong on our side (request ${request.id}).` : 'The request could not be processed.';
+    return sendPage(reply, status, errorPage({ title: 'Authorization failed', message }));
+  });
+
+  app.get<{ Querystring: RawParams }>('/oauth/authorize', {
+    schema: { tags: ['oauth'], summary: 'Authorization endpoint (RFC 6749 §4.1.1): login and consent pages', produces: ['text/html'] },
+  }, async (request, reply) => {
+    const validation = await validateAuthorizationRequest(app.db, request.query);
+    if (!validation.ok) return pageOrRedirect(reply, issuer, validation, 302);
+    const session = await webSession(request);
+    if (!session) return reply.redirect(loginUrl(request.url), 302);
+    const { request: authorization } = validation;
+    return sendPage(reply, 200, consentPage({
+      csrf: csrf.token(request, reply),
+      clientName: authorization.client.name,
+      redirectOrigin: new URL(authorization.redirectUri).origin,
+      scopes: authorization.scopes,
+      email: session.email,
+      organizations: await listActiveMemberships(app.db, session.user_id),
+      selectedOrganizationId: session.organization_id,
+      params: authorization.params,
+    }), { formTargets: [new URL(authorization.redirectUri).origin] });
+  });
+
+  app.post<{ Body: RawParams | undefined }>('/oauth/authorize', {
+    schema: { tags: ['oauth'], summary: 'Consent decision (the consent page form)', produces: ['text/html'], hide: true },
+  }, async (request, reply) => {
+    const body = request.body && typeof request.body === 'object' ? request.body : {};
+    const params = pick(body);
+    const session = await webSession(request);
+    if (!session) {
+      const retry = new URLSearchParams();
+      for (const [name, value] of Object.entries(params)) if (typeof value === 'string') retry.append(name, value);
+      return reply.redirect(loginUrl(`/oauth/authorize?${retry}`), 303);
+    }
+    if (!csrf.verify(request, body.csrf)) {
+      return sendPage(reply, 403, errorPage({ title: 'Form expired', message: 'The consent form expired or did not come from this site. Go back to the application and connect again.' }));
+    }
+    const validation = await validateAuthorizationRequest(app.db, params);
+    if (!validation.ok) return pageOrRedirect(reply, issuer, validation, 303);
+    const { request: authorization } = validation;
+    if (body.decision === 'deny') {
+      return reply.redirect(authorizationResponseUrl(authorization.redirectUri, issuer, {
+        error: 'access_denied',
+        error_description: 'the user denied the request (RFC 6749 §4.1.2.1)',
+        state: authorization.state,
+      }), 303);
+    }
+    if (body.decision !== 'allow') {
+      return sendPage(reply, 400, errorPage({ title: 'Choose Allow or Deny', message: 'The consent form was submitted without a decision.' }));
+    }
+    const memberships = await listActiveMemberships(app.db, session.user_id);
+    const organizationId = typeof body.organization_id === 'string' ? body.organization_id : session.organization_id;
+    if (!memberships.some((m) => m.id === organizationId)) {
+      return sendPage(reply, 403, errorPage({ title: 'Organization not available', message: 'You are not an active member of the organization you chose.' }));
+    }
+    const code = await issueAuthorizationCode(app.db, app.config, authorization, { userId: session.user_id, organizationId });
+    return reply.redirect(authorizationResponseUrl(authorization.redirectUri, issuer, { code, state: authorization.state }), 303);
+  });
+}

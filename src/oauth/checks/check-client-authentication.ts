@@ -1,0 +1,56 @@
+// RFC 6749 §2.3.1: a confidential client authenticates with HTTP Basic
+// (client_secret_basic) or with client_id and client_secret in the body
+// (client_secret_post), never both (§2.3). Any failure is invalid_client,
+// 401 (§5.2); the route adds WWW-Authenticate.
+import { authenticateClient } from '../clients.service.ts';
+import { InvalidClient, InvalidRequest } from '../oauth.errors.ts';
+import { stringParam, type TokenRequestCheck } from './context.ts';
+
+/** RFC 6749 §2.3.1: both halves of the Basic credential are form-urlencoded first. */
+function formDecode(value: string): string {
+  return decodeURIComponent(value.replace(/\+/g, ' '));
+}
+
+export function parseBasicCredentials(header: string): { clientId: string; clientSecret: string } | undefined {
+  const match = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  try {
+    return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The client_id a request presents, before authenticating it (for rate-limit keys). */
+export function presentedClientId(params: Record<string, unknown>, authorization: string | undefined): string | undefined {
+  if (authorization) return parseBasicCredentials(authorization)?.clientId;
+  return stringParam(params, 'client_id');
+}
+
+export const checkClientAuthentication: TokenRequestCheck = async function checkClientAuthentication(ctx) {
+  const bodyId = stringParam(ctx.params, 'client_id');
+  const bodySecret = stringParam(ctx.params, 'client_secret');
+  let credentials: { clientId: string; clientSecret: string };
+  if (ctx.authorization !== undefined) {
+    const basic = parseBasicCredentials(ctx.authorization);
+    if (!basic) throw new InvalidClient('the Authorization header is not valid HTTP Basic client authentication (RFC 6749 §2.3.1)');
+    if (bodySecret !== undefined) {
+      throw new InvalidRequest('use one client authentication method: HTTP Basic or client_secret in the body, not both (RFC 6749 §2.3)');
+    }
+    if (bodyId !== undefined && bodyId !== basic.clientId) {
+      throw new InvalidRequest('client_id in the body differs from the HTTP Basic client (RFC 6749 §2.3.1)');
+    }
+    credentials = basic;
+  } else {
+    if (bodyId === undefined || bodySecret === undefined) {
+      throw new InvalidClient('client authentication is required: HTTP Basic, or client_id and client_secret in the body (RFC 6749 §2.3.1)');
+    }
+    credentials = { clientId: bodyId, clientSecret: bodySecret };
+  }
+  const client = await authenticateClient(ctx.db, credentials.clientId, credentials.clientSecret);
+  if (!client) throw new InvalidClient('client authentication failed: unknown client or wrong secret (RFC 6749 §5.2)');
+  ctx.client = client;
+};

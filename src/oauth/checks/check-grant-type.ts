@@ -1,0 +1,16 @@
+// RFC 6749 §4.1.3, §6 and §5.2: grant_type is required; only
+// authorization_code and refresh_token are supported (no password grant,
+// RFC 9700 §2.4; no client_credentials: every token acts for a user).
+import { InvalidRequest, UnsupportedGrantType } from '../oauth.errors.ts';
+import { stringParam, type RawParams } from './context.ts';
+
+export const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+export type GrantType = (typeof SUPPORTED_GRANT_TYPES)[number];
+
+export function checkGrantType(ctx: { params: RawParams }): void {
+  const grantType = stringParam(ctx.params, 'grant_type');
+  if (grantType === undefined) throw new InvalidRequest('grant_type is required (RFC 6749 §4.1.3)');
+  if (!(SUPPORTED_GRANT_TYPES as readonly string[]).includes(grantType)) {
+    throw new UnsupportedGrantType(`grant_type ${grantType} is not supported; use authorization_code or refresh_token (RFC 6749 §5.2)`);
+  }
+}

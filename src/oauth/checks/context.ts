@@ -1,0 +1,58 @@
+// What the checks look at. A check either throws an OAuthError naming the rule
+// (with its RFC section) or returns, possibly after filling in the context.
+import type { Queryable } from '../../db/pool.ts';
+import type { OAuthClientWithSecret } from '../clients.queries.ts';
+import type { AuthorizationCode } from '../grants.queries.ts';
+import type { RefreshTokenRecord } from '../tokens.queries.ts';
+
+/** Parsed query or body: a repeated parameter arrives as an array. */
+export type RawParams = Record<string, unknown>;
+
+/** The parameter's value when it was sent exactly once as text; undefined when absent or empty. */
+export function stringParam(params: RawParams, name: string): string | undefined {
+  const value = params[name];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+export interface AuthorizationContext {
+  db: Queryable;
+  params: RawParams;
+  client?: OAuthClientWithSecret;
+  /** Set once the redirect URI is known to be registered: from then on errors are redirected to it. */
+  redirectUri?: string;
+  redirectUriGiven?: boolean;
+  scopes?: string[];
+  codeChallenge?: string | null;
+}
+
+export type AuthorizationCheck = (ctx: AuthorizationContext) => void | Promise<void>;
+
+export interface TokenRequestContext {
+  db: Queryable;
+  params: RawParams;
+  /** The Authorization request header, for HTTP Basic client authentication. */
+  authorization: string | undefined;
+  client?: OAuthClientWithSecret;
+}
+
+export type TokenRequestCheck = (ctx: TokenRequestContext) => void | Promise<void>;
+
+export interface CodeExchangeContext {
+  client: OAuthClientWithSecret;
+  params: RawParams;
+  code: AuthorizationCode;
+}
+
+export type CodeExchangeCheck = (ctx: CodeExchangeContext) => void;
+
+export interface RefreshContext {
+  client: OAuthClientWithSecret;
+  params: RawParams;
+  token: RefreshTokenRecord;
+  /** REFRESH_REUSE_GRACE in seconds. */
+  graceSeconds: number;
+  /** Set by check-refresh-scope: the access token's scope (the refresh token's, or narrower). */
+  scopes?: string[];
+}
+
+export type RefreshCheck = (ctx: RefreshContext) => void;

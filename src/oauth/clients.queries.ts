@@ -1,0 +1,55 @@
+import type { Queryable } from '../db/pool.ts';
+
+export interface OAuthClient {
+  id: string;
+  client_id: string;
+  name: string;
+  redirect_uris: string[];
+  scopes: string[];
+  created_at: Date;
+  secret_rotated_at: Date | null;
+}
+
+export interface OAuthClientWithSecret extends OAuthClient {
+  secret_hash: Buffer;
+}
+
+const COLUMNS = 'id, client_id, name, redirect_uris, scopes, created_at, secret_rotated_at';
+
+export async function insertClient(
+  db: Queryable,
+  client: { clientId: string; secretHash: Buffer; name: string; redirectUris: string[]; scopes: string[] },
+): Promise<OAuthClient> {
+  const { rows } = await db.query<OAuthClient>(
+    `INSERT INTO oauth_clients (client_id, secret_hash, name, redirect_uris, scopes)
+     VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+    [client.clientId, client.secretHash, client.name, client.redirectUris, client.scopes],
+  );
+  return rows[0]!;
+}
+
+export async function listClients(db: Queryable): Promise<OAuthClient[]> {
+  const { rows } = await db.query<OAuthClient>(`SELECT ${COLUMNS} FROM oauth_clients ORDER BY created_at, id`);
+  return rows;
+}
+
+export async function findClient(db: Queryable, clientId: string): Promise<OAuthClientWithSecret | undefined> {
+  const { rows } = await db.query<OAuthClientWithSecret>(
+    `SELECT ${COLUMNS}, secret_hash FROM oauth_clients WHERE client_id = $1`,
+    [clientId],
+  );
+  return rows[0];
+}
+
+export async function deleteClient(db: Queryable, clientId: string): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM oauth_clients WHERE client_id = $1', [clientId]);
+  return (rowCount ?? 0) > 0;
+}
+
+export async function updateClientSecret(db: Queryable, clientId: string, secretHash: Buffer): Promise<OAuthClient | undefined> {
+  const { rows } = await db.query<OAuthClient>(
+    `UPDATE oauth_clients SET secret_hash = $2, secret_rotated_at = now() WHERE client_id = $1 RETURNING ${COLUMNS}`,
+    [clientId, secretHash],
+  );
+  return rows[0];
+}

@@ -1,0 +1,18 @@
+// The connected-apps page: the clients holding live grants in the signed-in
+// user's organization, and revoking one. Tenant queries, so through withOrg.
+import type { Pool } from '../db/pool.ts';
+import { withOrg } from '../db/with-org.ts';
+import { listConnectedApps as listConnectedAppRows, revokeClientGrantsInOrg, type ConnectedApp } from './grants.queries.ts';
+import { normalizeScopes } from './scopes.ts';
+
+export async function listConnectedApps(pool: Pool, organizationId: string): Promise<ConnectedApp[]> {
+  const apps = await withOrg(pool, organizationId, (db) => listConnectedAppRows(db));
+  return apps.map((app) => ({ ...app, scopes: normalizeScopes(app.scopes) }));
+}
+
+/** Revokes every grant of the client in the organization; false when it had none (or is another organization's). */
+export async function revokeConnectedApp(pool: Pool, organizationId: string, clientId: string): Promise<boolean> {
+  if (clientId.length === 0 || clientId.length > 200) return false;
+  const revoked = await withOrg(pool, organizationId, (db) => revokeClientGrantsInOrg(db, clientId));
+  return revoked > 0;
+}

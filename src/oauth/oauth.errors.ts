@@ -1,0 +1,62 @@
+// OAuth 2.0 errors keep their RFC 6749 names (§4.1.2.1, §5.2; RFC 6750 §3.1;
+// RFC 7009 §2.2.1). Each is declared literally. The message becomes
+// error_description and names the rule that failed with its RFC section.
+import type { RevokedReason } from './grants.queries.ts';
+
+export abstract class OAuthError extends Error {
+  abstract readonly error: string;
+  readonly statusCode: number = 400;
+  /** Set by a check whose failure must also revoke the grant (code replay, late refresh reuse). */
+  revokeGrant?: RevokedReason;
+}
+
+export class InvalidRequest extends OAuthError {
+  readonly error = 'invalid_request';
+}
+
+/** 401 with WWW-Authenticate (RFC 6749 §5.2). */
+export class InvalidClient extends OAuthError {
+  readonly error = 'invalid_client';
+  override readonly statusCode = 401;
+}
+
+export class InvalidGrant extends OAuthError {
+  readonly error = 'invalid_grant';
+}
+
+export class UnauthorizedClient extends OAuthError {
+  readonly error = 'unauthorized_client';
+}
+
+export class UnsupportedGrantType extends OAuthError {
+  readonly error = 'unsupported_grant_type';
+}
+
+export class InvalidScope extends OAuthError {
+  readonly error = 'invalid_scope';
+}
+
+export class AccessDenied extends OAuthError {
+  readonly error = 'access_denied';
+  override readonly statusCode = 403;
+}
+
+export class UnsupportedResponseType extends OAuthError {
+  readonly error = 'unsupported_response_type';
+}
+
+/** RFC 6750 §3.1: 401 with WWW-Authenticate: Bearer. */
+export class InvalidToken extends OAuthError {
+  readonly error = 'invalid_token';
+  override readonly statusCode = 401;
+}
+
+export class TemporarilyUnavailable extends OAuthError {
+  readonly error = 'temporarily_unavailable';
+  override readonly statusCode = 429;
+}
+
+export class ServerError extends OAuthError {
+  readonly error = 'server_error';
+  override readonly statusCode = 500;
+}

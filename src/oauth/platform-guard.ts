@@ -1,0 +1,85 @@
+// The platform guard (interface §5.1, DESIGN §5): every request to a platform
+// endpoint (/webhooks/subscribe, /calls/recent) carries three credentials:
+//   Authorization: Bearer <access token>   (RFC 6750 §2.1)
+//   x-client-id / x-client-secret          (the client the token was issued to)
+// Missing or wrong: 401 with WWW-Authenticate: Bearer (RFC 6750 §3); a valid
+// token without the scope the route needs: 403 insufficient_scope (RFC 6750 §3.1).
+//
+// Cost: one query on a unique index (tokens.queries.ts findActiveAccessToken),
+// no cache, so revoking a token or grant and deactivating a user or
+// organization take effect on the next request in every process.
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import * as errors from '../errors.ts';
+import { secretMatches } from './clients.service.ts';
+import { resolveAccessToken } from './tokens.service.ts';
+
+export const REALM = 'switchboard';
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** The token from `Authorization: Bearer <token>`, or undefined when absent or not a Bearer credential. */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  return BEARER.exec(header)?.[1];
+}
+
+function quoted(value: string): string {
+  return `"${value.replace(/["\\]/g, '')}"`;
+}
+
+/** RFC 6750 §3: the challenge; with no error code when no credentials were sent at all (§3.1). */
+export function bearerChallenge(error?: { code: string; description: string; scope?: string }): string {
+  const parts = [`Bearer realm=${quoted(REALM)}`];
+  if (error) {
+    parts.push(`error=${quoted(error.code)}`, `error_description=${quoted(error.description)}`);
+    if (error.scope) parts.push(`scope=${quoted(error.scope)}`);
+  }
+  return parts.join(', ');
+}
+
+type GuardError = Error & { statusCode?: number; oauthError?: string };
+
+function fail(reply: FastifyReply, error: GuardError, oauthError: string | undefined, scope?: string): never {
+  reply.header('www-authenticate', bearerChallenge(oauthError ? { code: oauthError, description: error.message, ...(scope ? { scope } : {}) } : undefined));
+  reply.header('cache-control', 'no-store');
+  if (oauthError) error.oauthError = oauthError;
+  throw error;
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+/**
+ * A Fastify preHandler for a platform endpoint that needs `scope`. On success
+ * it sets request.principal = {kind: 'oauth', userId, organizationId, scopes, clientId}.
+ */
+export function requirePlatformToken(scope: string): preHandlerAsyncHookHandler {
+  return async function platformGuard(request: FastifyRequest, reply: FastifyReply) {
+    const token = bearerToken(request);
+    if (token === undefined) {
+      // A credential in the wrong shape is an invalid token; no credential at all gets a bare challenge.
+      return fail(reply, new errors.OAUTH_TOKEN_MISSING(), request.headers.authorization ? 'invalid_token' : undefined);
+    }
+    const clientId = header(request, 'x-client-id');
+    const clientSecret = header(request, 'x-client-secret');
+    if (clientId === undefined || clientSecret === undefined) {
+      return fail(reply, new errors.OAUTH_CLIENT_MISSING(), 'invalid_token');
+    }
+    const active = await resolveAccessToken(request.server.db, token);
+    if (!active) return fail(reply, new errors.OAUTH_TOKEN_INVALID(), 'invalid_token');
+    // Both checks always run so a wrong id and a wrong secret cost the same.
+    const secretOk = clientSecret.length <= 500 && secretMatches(active.client_secret_hash, clientSecret);
+    if (active.client_id !== clientId || !secretOk) return fail(reply, new errors.OAUTH_CLIENT_INVALID(), 'invalid_token');
+    if (!active.scopes.includes(scope)) return fail(reply, new errors.OAUTH_INSUFFICIENT_SCOPE(scope), 'insufficient_scope', scope);
+    request.principal = {
+      kind: 'oauth',
+      userId: active.user_id,
+      organizationId: active.organization_id,
+      scopes: active.scopes,
+      clientId: active.client_id,
+    };
+  };
+}

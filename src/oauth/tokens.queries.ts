@@ -1,0 +1,137 @@
+// Access and refresh tokens, stored as SHA-256 hashes. System queries (owner role).
+import type { Queryable } from '../db/pool.ts';
+
+export async function insertAccessToken(
+  db: Queryable,
+  token: { tokenHash: Buffer; grantId: string; scopes: string[]; expiresAt: Date },
+): Promise<void> {
+  await db.query(
+    'INSERT INTO oauth_access_tokens (token_hash, grant_id, scopes, expires_at) VALUES ($1, $2, $3, $4)',
+    [token.tokenHash, token.grantId, token.scopes, token.expiresAt],
+  );
+}
+
+export async function insertRefreshToken(
+  db: Queryable,
+  token: { tokenHash: Buffer; grantId: string; scopes: string[]; expiresAt: Date },
+): Promise<void> {
+  await db.query(
+    'INSERT INTO oauth_refresh_tokens (token_hash, grant_id, scopes, expires_at) VALUES ($1, $2, $3, $4)',
+    [token.tokenHash, token.grantId, token.scopes, token.expiresAt],
+  );
+}
+
+/** What a valid access token stands for: the one row behind every bearer request. */
+export interface ActiveAccessToken {
+  grant_id: string;
+  scopes: string[];
+  expires_at: Date;
+  user_id: string;
+  email: string;
+  user_name: string | null;
+  organization_id: string;
+  organization_name: string;
+  client_id: string;
+  client_secret_hash: Buffer;
+}
+
+/**
+ * The hot path of the platform guard and of /oauth/userinfo: one query on the
+ * unique token_hash index, joined to primary keys only. It answers only for a
+ * token that is unexpired and unrevoked, whose grant is unrevoked, whose user,
+ * organization and membership are active, so revocation and deactivation take
+ * effect on the very next request in every process.
+ */
+export async function findActiveAccessToken(db: Queryable, tokenHash: Buffer): Promise<ActiveAccessToken | undefined> {
+  const { rows } = await db.query<ActiveAccessToken>({
+    name: 'oauth_find_active_access_token',
+    text: `SELECT t.grant_id, t.scopes, t.expires_at, u.id AS user_id, u.email, u.name AS user_name,
+                  o.id AS organization_id, o.name AS organization_name,
+                  c.client_id, c.secret_hash AS client_secret_hash
+             FROM oauth_access_tokens t
+             JOIN oauth_grants g ON g.id = t.grant_id AND g.revoked_at IS NULL
+             JOIN oauth_clients c ON c.id = g.client_id
+             JOIN users u ON u.id = g.user_id AND u.active
+             JOIN organizations o ON o.id = g.organization_id AND o.active
+             JOIN memberships m ON m.organization_id = g.organization_id AND m.user_id = g.user_id
+            WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now()`,
+    values: [tokenHash],
+  });
+  return rows[0];
+}
+
+export interface RefreshTokenRecord {
+  id: string;
+  grant_id: string;
+  client_id: string;
+  scopes: string[];
+  expired: boolean;
+  revoked: boolean;
+  /** Seconds since this token was rotated; null while it is the current one. */
+  rotated_seconds_ago: number | null;
+  grant_revoked: boolean;
+  principal_active: boolean;
+}
+
+/** The refresh token with its grant, locked so concurrent refreshes of one token serialise. */
+export async function lockRefreshToken(db: Queryable, tokenHash: Buffer): Promise<RefreshTokenRecord | undefined> {
+  const { rows } = await db.query<RefreshTokenRecord>(
+    `SELECT r.id, r.grant_id, c.client_id, r.scopes,
+            r.expires_at <= now() AS expired, r.revoked_at IS NOT NULL AS revoked,
+            extract(epoch FROM now() - r.rotated_at)::float8 AS rotated_seconds_ago,
+            g.revoked_at IS NOT NULL AS grant_revoked,
+            (u.active AND o.active AND m.user_id IS NOT NULL) AS principal_active
+       FROM oauth_refresh_tokens r
+       JOIN oauth_grants g ON g.id = r.grant_id
+       JOIN oauth_clients c ON c.id = g.client_id
+       JOIN users u ON u.id = g.user_id
+       JOIN organizations o ON o.id = g.organization_id
+       LEFT JOIN memberships m ON m.user_id = g.user_id AND m.organization_id = g.organization_id
+      WHERE r.token_hash = $1
+      FOR UPDATE OF r`,
+    [tokenHash],
+  );
+  return rows[0];
+}
+
+/** Marks a refresh token as exchanged; the first rotation time is kept (the grace period counts from it). */
+export async function markRefreshTokenRotated(db: Queryable, id: string): Promise<void> {
+  await db.query('UPDATE oauth_refresh_tokens SET rotated_at = coalesce(rotated_at, now()) WHERE id = $1', [id]);
+}
+
+export interface TokenOwner {
+  kind: 'access' | 'refresh';
+  id: string;
+  grant_id: string;
+  client_id: string;
+}
+
+/** RFC 7009: find either kind of token by hash, to check its client before revoking. */
+export async function findTokenOwner(db: Queryable, tokenHash: Buffer): Promise<TokenOwner[]> {
+  const { rows } = await db.query<TokenOwner>(
+    `SELECT 'access' AS kind, t.id, t.grant_id, c.client_id
+       FROM oauth_access_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN oauth_clients c ON c.id = g.client_id
+      WHERE t.token_hash = $1
+     UNION ALL
+     SELECT 'refresh' AS kind, r.id, r.grant_id, c.client_id
+       FROM oauth_refresh_tokens r JOIN oauth_grants g ON g.id = r.grant_id JOIN oauth_clients c ON c.id = g.client_id
+      WHERE r.token_hash = $1`,
+    [tokenHash],
+  );
+  return rows;
+}
+
+export async function revokeAccessToken(db: Queryable, id: string): Promise<void> {
+  await db.query('UPDATE oauth_access_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1', [id]);
+}
+
+/** Housekeeping: rows that can no longer authenticate anything. */
+export async function deleteExpiredAccessTokens(db: Queryable, olderThan: Date): Promise<number> {
+  const { rowCount } = await db.query('DELETE FROM oauth_access_tokens WHERE expires_at < $1', [olderThan]);
+  return rowCount ?? 0;
+}
+
+export async function deleteExpiredRefreshTokens(db: Queryable, olderThan: Date): Promise<number> {
+  const { rowCount } = await db.query('DELETE FROM oauth_refresh_tokens WHERE expires_at < $1', [olderThan]);
+  return rowCount ?? 0;
+}

@@ -1,0 +1,49 @@
+// The web UI's session: the same user_sessions row and token kind as an
+// x-user-token, carried in an HttpOnly, SameSite=Lax cookie that is Secure
+// whenever BASE_URL is https (DESIGN §5).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ActiveSession } from '../auth/sessions.queries.ts';
+import { resolveSession } from '../auth/sessions.service.ts';
+import type { Config } from '../config/config.ts';
+
+export const SESSION_COOKIE = 'sb_session';
+
+export function isSecureDeployment(config: Config): boolean {
+  return config.baseUrl.startsWith('https:');
+}
+
+export async function webSession(request: FastifyRequest): Promise<ActiveSession | undefined> {
+  const token = request.cookies[SESSION_COOKIE];
+  if (typeof token !== 'string' || token.length === 0 || token.length > 256) return undefined;
+  return resolveSession(request.server.db, token);
+}
+
+export function setSessionCookie(reply: FastifyReply, config: Config, token: string, expiresAt: Date): void {
+  reply.setCookie(SESSION_COOKIE, token, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: isSecureDeployment(config),
+    expires: expiresAt,
+  });
+}
+
+export function clearSessionCookie(reply: FastifyReply, config: Config): void {
+  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: isSecureDeployment(config) });
+}
+
+/**
+ * Where to go after logging in: a path on this site only. "//evil.example"
+ * and "/\evil.example" are protocol-relative to browsers, so they are refused.
+ */
+export function safeReturnTo(value: unknown, fallback = '/connected-apps'): string {
+  if (typeof value !== 'string' || value.length > 4000) return fallback;
+  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return fallback;
+  if (/[\u0000-\u001f\\]/.test(value)) return fallback;
+  return value;
+}
+
+/** /login?return_to=… for a request that needs a signed-in user. */
+export function loginUrl(returnTo: string): string {
+  return `/login?${new URLSearchParams({ return_to: returnTo })}`;
+}
