@@ -57,9 +57,15 @@ const refreshAccessToken = (z, bundle) =>
     refresh_token: bundle.authData.refresh_token,
   });
 
-// The whole response is returned so the connection label can read
-// `json.email` (the profile of interface §4.1: sub, email, name, organization).
-const test = (z) => z.request({ url: apiUrl('/oauth/userinfo') });
+// The connection label reads `json.email` (the profile of interface §4.1:
+// sub, email, name, organization) from what the test returns. That is the
+// response's shape, trimmed: the full response object also carries the
+// request with its bearer token and client secret, which do not belong in
+// test output.
+const test = async (z) => {
+  const response = await z.request({ url: apiUrl('/oauth/userinfo'), headers: { accept: 'application/json' } });
+  return { status: response.status, json: response.data, data: response.data };
+};
 
 module.exports = {
   type: 'oauth2',
