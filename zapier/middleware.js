@@ -25,28 +25,31 @@ const addSwitchboardCredentials = (request, z, bundle) => {
   return request;
 };
 
-// A problem+json body (RFC 9457) or an OAuth error body, as one readable line.
+// A problem+json body (RFC 9457, whose `errors` name the fields) or an OAuth
+// error body (RFC 6749 §5.2), as one readable line.
 const describeError = (response) => {
   const data = response.data;
   if (!data || typeof data !== 'object') return `Switchboard answered ${response.status}`;
-  if (data.error && typeof data.error === 'string') {
+  if (typeof data.detail === 'string' || typeof data.title === 'string') {
+    const parts = [data.detail || data.title];
+    if (Array.isArray(data.errors)) {
+      for (const item of data.errors) {
+        if (item && item.field) parts.push(`${item.field}: ${item.message}`);
+      }
+    }
+    return parts.join(' | ');
+  }
+  if (typeof data.error === 'string') {
     return data.error_description ? `${data.error}: ${data.error_description}` : data.error;
   }
-  const parts = [data.detail || data.title || `Switchboard answered ${response.status}`];
-  if (Array.isArray(data.errors)) {
-    for (const item of data.errors) {
-      if (item && item.field) parts.push(`${item.field}: ${item.message}`);
-    }
-  }
-  return parts.join(' | ');
+  return `Switchboard answered ${response.status}`;
 };
 
 const errorCode = (response) => {
   const data = response.data;
   if (data && typeof data === 'object') {
-    if (typeof data.error === 'string') return data.error;
     if (typeof data.code === 'string') return data.code;
-    if (typeof data.title === 'string') return data.title;
+    if (typeof data.error === 'string') return data.error;
   }
   return `HTTP_${response.status}`;
 };

@@ -2,7 +2,9 @@
 // CommonJS module run through zapier-platform-core (createAppHandler for the
 // `validate` command the CLI's `zapier validate` sends, createAppTester for
 // `zapier test`-style invocations).
+import { createHash, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { authorize, UserAgent } from './user-agent.ts';
 
 // zapier-platform-core reads NODE_ENV when it is first loaded: under `test`
 // its output checks (trigger returns an array, items have an id, ...) throw
@@ -43,3 +45,40 @@ export function useSwitchboard(baseUrl: string, client: { client_id: string; cli
 
 /** The redirect URI Zapier registers for a CLI app (App<id>CLIAPI). */
 export const ZAPIER_REDIRECT_URI = 'https://zapier.com/dashboard/auth/oauth/return/App123456CLIAPI/';
+
+/**
+ * What the platform does to connect an account: render authorizeUrl, add
+ * PKCE (enablePkce), send the user through sign-in and consent, read `code`
+ * from the redirect and run getAccessToken. Returns the resulting authData.
+ */
+export async function connectAccount(
+  baseUrl: string,
+  user: { email: string; password: string },
+  options: { pkce?: boolean } = {},
+): Promise<{ access_token: string; refresh_token: string }> {
+  const { code, verifier } = await authorizeAccount(baseUrl, user, options);
+  return invoke(App.authentication.oauth2Config.getAccessToken, {
+    inputData: { code, redirect_uri: ZAPIER_REDIRECT_URI, ...(verifier ? { code_verifier: verifier } : {}) },
+  });
+}
+
+/** The authorization half of connectAccount: the code (and PKCE verifier) the redirect carries. */
+export async function authorizeAccount(
+  baseUrl: string,
+  user: { email: string; password: string },
+  options: { pkce?: boolean } = {},
+): Promise<{ code: string; verifier?: string; state: string; location: URL }> {
+  const state = randomBytes(16).toString('base64url');
+  const rendered = await invoke<string>(App.authentication.oauth2Config.authorizeUrl, { inputData: { state, redirect_uri: ZAPIER_REDIRECT_URI } });
+  const url = new URL(rendered);
+  let verifier: string | undefined;
+  if (options.pkce ?? true) {
+    verifier = randomBytes(32).toString('base64url');
+    url.searchParams.set('code_challenge', createHash('sha256').update(verifier).digest('base64url'));
+    url.searchParams.set('code_challenge_method', 'S256');
+  }
+  const location = new URL(await authorize(new UserAgent(baseUrl), url.toString(), user));
+  const code = location.searchParams.get('code');
+  if (!code) throw new Error(`no code in the redirect ${location.toString()}`);
+  return { code, state, location, ...(verifier ? { verifier } : {}) };
+}

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, PASSWORD, type Member } from '../helpers/fixtures.ts';
 import { createClient, type TestClient } from '../helpers/oauth.ts';
-import { authorize, UserAgent } from '../helpers/user-agent.ts';
-import { App, invoke, useSwitchboard, ZAPIER_REDIRECT_URI } from '../helpers/zapier.ts';
+import { App, authorizeAccount, invoke, useSwitchboard, ZAPIER_REDIRECT_URI } from '../helpers/zapier.ts';
 
 const oauth2 = App.authentication.oauth2Config;
 
@@ -26,23 +25,11 @@ describe('Zapier app authentication against Switchboard', () => {
   });
   after(() => t.close());
 
-  /** What the platform does: render authorizeUrl, add PKCE when enabled, send the user there, read `code` back. */
-  async function connect(options: { pkce: boolean }): Promise<{ code: string; verifier?: string; state: string }> {
-    const state = randomBytes(16).toString('base64url');
-    const rendered = await invoke<string>(oauth2.authorizeUrl, { inputData: { state, redirect_uri: ZAPIER_REDIRECT_URI } });
-    const url = new URL(rendered);
-    let verifier: string | undefined;
-    if (options.pkce) {
-      verifier = randomBytes(32).toString('base64url');
-      url.searchParams.set('code_challenge', createHash('sha256').update(verifier).digest('base64url'));
-      url.searchParams.set('code_challenge_method', 'S256');
-    }
-    const location = new URL(await authorize(new UserAgent(t.url), url.toString(), { email: member.email, password: PASSWORD }));
+  async function connect(options: { pkce: boolean }) {
+    const { code, verifier, state, location } = await authorizeAccount(t.url, { email: member.email, password: PASSWORD }, options);
     assert.equal(`${location.origin}${location.pathname}`, ZAPIER_REDIRECT_URI);
     assert.equal(location.searchParams.get('state'), state);
-    const code = location.searchParams.get('code');
-    assert.ok(code, `no code in ${location}`);
-    return { code, state, ...(verifier ? { verifier } : {}) };
+    return { code, verifier };
   }
 
   function exchange(code: string, verifier?: string) {

@@ -29,8 +29,15 @@ const performUnsubscribe = async (z, bundle) => {
   return response.data;
 };
 
-// The delivery body is the completed call itself (interface §2.3, §6).
-const perform = async (z, bundle) => [bundle.cleanedRequest];
+// The delivery body is the completed call itself (interface §2.3, §6), which
+// the platform hands over parsed as cleanedRequest. Some runtimes wrap the
+// parsed body as {method, headers, querystring, content}; the call is then
+// its content.
+const perform = async (z, bundle) => {
+  const request = bundle.cleanedRequest || {};
+  const wrapped = request.id === undefined && request.content && typeof request.content === 'object' && request.content.id !== undefined;
+  return [wrapped ? request.content : request];
+};
 
 // Sample data while the Zap is set up: the organization's most recent
 // completed calls, in the same shape as a live delivery.
