@@ -73,5 +73,4 @@ const handleSwitchboardErrors = (response, z) => {
 module.exports = {
   befores: [addSwitchboardCredentials],
   afters: [handleSwitchboardErrors],
-  describeError,
 };
