@@ -16,6 +16,7 @@ import {
   type AuthorizationValidation,
 } from './authorize.service.ts';
 import type { RawParams } from './checks/context.ts';
+import { AccessDenied } from './oauth.errors.ts';
 
 type Failure = Extract<AuthorizationValidation, { ok: false }>;
 
@@ -26,7 +27,7 @@ function pageOrRedirect(reply: FastifyReply, issuer: string, failure: Failure, r
   return reply.redirect(
     authorizationResponseUrl(failure.redirectUri, issuer, {
       error: failure.error.error,
-      error_description: failure.error.message,
+      error_description: failure.error.description,
       state: failure.state,
     }),
     redirectStatus,
@@ -90,9 +91,10 @@ export default async function authorizeRoutes(app: FastifyInstance) {
     if (!validation.ok) return pageOrRedirect(reply, issuer, validation, 303);
     const { request: authorization } = validation;
     if (body.decision === 'deny') {
+      const denied = new AccessDenied('the user denied the request (RFC 6749 §4.1.2.1)');
       return reply.redirect(authorizationResponseUrl(authorization.redirectUri, issuer, {
-        error: 'access_denied',
-        error_description: 'the user denied the request (RFC 6749 §4.1.2.1)',
+        error: denied.error,
+        error_description: denied.description,
         state: authorization.state,
       }), 303);
     }

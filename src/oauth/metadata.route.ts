@@ -19,7 +19,6 @@ export function authorizationServerMetadata(issuer: string) {
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
-    service_documentation: `${issuer}/docs`,
   };
 }
 

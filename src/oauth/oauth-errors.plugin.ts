@@ -21,21 +21,21 @@ function toOAuthError(error: FastifyError): OAuthError {
 export function sendOAuthError(reply: FastifyReply, error: OAuthError) {
   if (error instanceof InvalidClient) reply.header('www-authenticate', `Basic realm="${REALM}", charset="UTF-8"`);
   if (error instanceof InvalidToken && !reply.hasHeader('www-authenticate')) {
-    reply.header('www-authenticate', bearerChallenge({ code: error.error, description: error.message }));
+    reply.header('www-authenticate', bearerChallenge({ code: error.error, description: error.description }));
   }
   return reply
     .code(error.statusCode)
     .header('cache-control', 'no-store')
     .header('pragma', 'no-cache')
     .type('application/json; charset=utf-8')
-    .send({ error: error.error, error_description: error.message });
+    .send({ error: error.error, error_description: error.description });
 }
 
 export function installOAuthErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler(function renderOAuthError(error: FastifyError, request, reply) {
     const oauthError = toOAuthError(error);
     if (oauthError instanceof ServerError) request.log.error({ err: error }, 'unhandled error');
-    else request.log.info({ oauth_error: oauthError.error, description: oauthError.message }, 'oauth request refused');
+    else request.log.info({ oauth_error: oauthError.error, description: oauthError.description }, 'oauth request refused');
     return sendOAuthError(reply, oauthError);
   });
 }

@@ -3,11 +3,25 @@
 // error_description and names the rule that failed with its RFC section.
 import type { RevokedReason } from './grants.queries.ts';
 
+/**
+ * RFC 6749 §5.2: error_description is ASCII without '"' and '\\'
+ * (%x20-21 / %x23-5B / %x5D-7E), so "§" is spelled out and anything else
+ * outside that set becomes a space.
+ */
+export function errorDescription(message: string): string {
+  return message.replace(/§\s*/g, 'section ').replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/g, ' ');
+}
+
 export abstract class OAuthError extends Error {
   abstract readonly error: string;
   readonly statusCode: number = 400;
   /** Set by a check whose failure must also revoke the grant (code replay, late refresh reuse). */
   revokeGrant?: RevokedReason;
+
+  /** The message as an RFC 6749 §5.2 error_description. */
+  get description(): string {
+    return errorDescription(this.message);
+  }
 }
 
 export class InvalidRequest extends OAuthError {

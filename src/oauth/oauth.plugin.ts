@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import authorizeRoutes from './authorize.route.ts';
 import metadataRoutes from './metadata.route.ts';
 import { installOAuthErrorHandler } from './oauth-errors.plugin.ts';
+import revokeRoutes from './revoke.route.ts';
 import tokenRoutes from './token.route.ts';
 import userinfoRoutes from './userinfo.route.ts';
 
@@ -14,6 +15,7 @@ async function oauthJsonEndpoints(app: FastifyInstance) {
   await app.register(formbody, { bodyLimit: 16 * 1024 });
   installOAuthErrorHandler(app);
   await app.register(tokenRoutes);
+  await app.register(revokeRoutes);
   await app.register(userinfoRoutes);
 }
 

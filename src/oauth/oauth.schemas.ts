@@ -59,7 +59,6 @@ export const MetadataSchema = Type.Object(
     revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
     code_challenge_methods_supported: Type.Array(Type.String()),
     authorization_response_iss_parameter_supported: Type.Boolean(),
-    service_documentation: Type.String(),
   },
   { description: 'RFC 8414 authorization server metadata' },
 );

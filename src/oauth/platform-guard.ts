@@ -11,6 +11,7 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import * as errors from '../errors.ts';
 import { secretMatches } from './clients.service.ts';
+import { errorDescription } from './oauth.errors.ts';
 import { resolveAccessToken } from './tokens.service.ts';
 
 export const REALM = 'switchboard';
@@ -25,7 +26,7 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 }
 
 function quoted(value: string): string {
-  return `"${value.replace(/["\\]/g, '')}"`;
+  return `"${errorDescription(value)}"`;
 }
 
 /** RFC 6750 §3: the challenge; with no error code when no credentials were sent at all (§3.1). */

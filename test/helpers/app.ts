@@ -25,7 +25,15 @@ export interface TestApp {
  * (the URL must be known to configure it), and Fastify's own request handler
  * (app.routing, the one app.listen would use) serves it.
  */
-export async function startTestApp(options: { env?: Record<string, string>; listen?: boolean; db?: TestDatabase } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: {
+    env?: Record<string, string>;
+    listen?: boolean;
+    db?: TestDatabase;
+    /** Adds test-only routes before the app starts serving (a listening app takes no new routes). */
+    setup?: (app: FastifyInstance) => unknown;
+  } = {},
+): Promise<TestApp> {
   let server: http.Server | undefined;
   let url = '';
   if (options.listen) {
@@ -52,6 +60,7 @@ export async function startTestApp(options: { env?: Record<string, string>; list
     },
   });
   const app = await buildApp({ config, pool: db.pool, logStream, rateLimitNamespace: db.name });
+  await options.setup?.(app);
   if (server) {
     await app.ready();
     server.on('request', app.routing);

@@ -14,8 +14,9 @@ describe('platform guard: bearer token + x-client-id + x-client-secret', () => {
   let t: TestApp;
   let client: TestClient;
   before(async () => {
-    t = await startTestApp();
-    t.app.get('/test/guarded', { preHandler: requirePlatformToken('calls:read') }, async (request) => request.principal);
+    t = await startTestApp({
+      setup: (app) => app.get('/test/guarded', { preHandler: requirePlatformToken('calls:read') }, async (request) => request.principal),
+    });
     client = await createClient(t.db.pool, { name: 'Guard Platform' });
   });
   after(() => t.close());

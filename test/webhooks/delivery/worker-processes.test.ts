@@ -28,7 +28,7 @@ describe('delivery worker processes', () => {
     const org = await connectPlatform(t);
     const hook = await subscribeHook(t, org, { hookUrl: `${target.url}${path}` });
     // A long time-out: the first worker must still be waiting for its answers when it is killed.
-    const first = await spawnWorker(t, { WEBHOOK_TIMEOUT_MS: '2000' });
+    const first = await spawnWorker(t, { WEBHOOK_TIMEOUT_MS: '3000' });
     workers.push(first);
     const calls = [];
     for (let i = 0; i < 5; i++) calls.push(await completeCall(t, org.member, { summary: `call ${i}` }));
