@@ -67,6 +67,14 @@ describe('POST /oauth/token: errors', () => {
     assertOAuthError(res, 400, 'invalid_request', /more than once: code/);
   });
 
+  test('a form body with a charset parameter is understood', async () => {
+    const res = await t.app.inject({
+      method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' },
+      payload: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'sbr_unknown', ...creds() }).toString(),
+    });
+    assertOAuthError(res, 400, 'invalid_grant', /unknown/);
+  });
+
   test('an unsupported content type or a malformed JSON body: invalid_request', async () => {
     const xml = await t.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'text/xml' }, payload: '<x/>' });
     assertOAuthError(xml, 400, 'invalid_request');
