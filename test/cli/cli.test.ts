@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { baseEnv, cliJson, runCli } from '../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { authenticate } from '../../src/auth/sessions.service.ts';
+import { recentCalls } from '../../src/calls/calls.service.ts';
+import { authenticateClient } from '../../src/oauth/clients.service.ts';
 
 describe('switchboard CLI', () => {
   let db: TestDatabase;
@@ -32,6 +35,21 @@ describe('switchboard CLI', () => {
 
     assert.deepEqual(await cliJson(['user', 'deactivate', '--email', 'ada@example.com'], env), { id: user.id, active: false });
     assert.deepEqual(await cliJson(['org', 'deactivate', String(org.id)], env), { id: org.id, active: false });
+  });
+
+  test('demo seeds an organization, a user who can log in, an agent, an OAuth client and completed calls', async () => {
+    const seeded = await cliJson<{
+      organization: { id: string }; user: { email: string; password: string }; user_token: string;
+      agent: { id: string }; client: { client_id: string; client_secret: string; redirect_uris: string[] }; calls: { id: string; agent_id: string }[];
+    }>(['demo'], env);
+    assert.deepEqual(Object.keys(seeded).sort(), ['agent', 'calls', 'client', 'organization', 'user', 'user_token']);
+    const user = await authenticate(db.pool, seeded.user.email, seeded.user.password);
+    assert.ok(user.id);
+    assert.ok(await authenticateClient(db.pool, seeded.client.client_id, seeded.client.client_secret));
+    assert.equal(seeded.calls.length, 3);
+    assert.ok(seeded.calls.every((call) => call.agent_id === seeded.agent.id));
+    const recent = await recentCalls(db.pool, seeded.organization.id, 10);
+    assert.deepEqual(recent.map((c) => c.id).sort(), seeded.calls.map((c) => c.id).sort());
   });
 
   test('migrate reports what it applied', async () => {

@@ -2,6 +2,7 @@
 import type { CommandContext } from '../context.ts';
 import { clientCreate, clientDelete, clientList, clientRotateSecret } from './clients.ts';
 import { agentCreate, callComplete } from './calls.ts';
+import { demo } from './demo.ts';
 import { migrate } from './migrate.ts';
 import { orgCreate, orgDeactivate, orgList } from './orgs.ts';
 import { serve, worker } from './serve.ts';
@@ -28,5 +29,6 @@ export const COMMANDS: Record<string, Command> = {
   'client delete': { usage: 'client delete CLIENT_ID', run: clientDelete },
   'client rotate-secret': { usage: 'client rotate-secret CLIENT_ID', run: clientRotateSecret },
   'agent create': { usage: 'agent create --org ORG_ID --name N', run: agentCreate },
+  demo: { usage: 'demo [--redirect-uri URI]', run: demo },
   'call complete': { usage: 'call complete --org ORG_ID --summary S --duration SECONDS [--agent AGENT_ID]', run: callComplete },
 };
