@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document, generated from the same TypeBox schemas that
-// validate requests and serialise responses, served at /openapi.json.
+// validate requests and serialise responses, served at /openapi.json and rendered at /docs.
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { readFileSync } from 'node:fs';
@@ -23,6 +24,8 @@ async function openapi(app: FastifyInstance) {
     },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The rendered reference, served from the package's own assets (no CDN).
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { url: '/openapi.json', docExpansion: 'list' } });
 }
 
 export default fp(openapi, { name: 'openapi' });

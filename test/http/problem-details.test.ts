@@ -103,3 +103,21 @@ describe('NUL characters', () => {
     assert.deepEqual(res.json().errors, [{ field: 'email', message: 'must not contain NUL (U+0000) characters' }]);
   });
 });
+
+describe('API reference', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  test('/docs renders the OpenAPI document from local assets', async () => {
+    const page = await t.app.inject({ url: '/docs/' });
+    assert.equal(page.statusCode, 200);
+    assert.match(String(page.headers['content-type']), /text\/html/);
+    assert.doesNotMatch(page.body, /https?:\/\/(?:cdn|unpkg)/);
+    const init = await t.app.inject({ url: '/docs/static/swagger-initializer.js' });
+    assert.equal(init.statusCode, 200);
+    assert.match(init.body, /\/openapi\.json/);
+  });
+});
