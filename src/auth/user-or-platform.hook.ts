@@ -6,38 +6,15 @@
 // The three-header rule of interface §5.1 is kept for /webhooks/subscribe and
 // /calls/recent, which use requirePlatformToken directly.
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import * as errors from '../errors.ts';
-import { bearerChallenge, bearerToken, requirePlatformToken } from '../oauth/platform-guard.ts';
-import { resolveAccessToken } from '../oauth/tokens.service.ts';
+import { requireBearerToken, requirePlatformToken } from '../oauth/platform-guard.ts';
 import { requireUserToken } from './user-token.hook.ts';
-
-function refuse(reply: FastifyReply, error: Error & { oauthError?: string }, oauthError: string | undefined, scope?: string): never {
-  reply.header('www-authenticate', bearerChallenge(oauthError ? { code: oauthError, description: error.message, ...(scope ? { scope } : {}) } : undefined));
-  reply.header('cache-control', 'no-store');
-  if (oauthError) error.oauthError = oauthError;
-  throw error;
-}
 
 export function requireUserOrPlatformToken(scope: string): preHandlerAsyncHookHandler {
   const platformGuard = requirePlatformToken(scope);
+  const bearerGuard = requireBearerToken(scope);
   return async function userOrPlatform(this: unknown, request: FastifyRequest, reply: FastifyReply) {
     if (request.headers['x-user-token'] !== undefined) return requireUserToken(request);
-    if (request.headers['x-client-id'] !== undefined || request.headers['x-client-secret'] !== undefined) {
-      return platformGuard.call(this as never, request, reply);
-    }
-    const token = bearerToken(request);
-    if (token === undefined) {
-      return refuse(reply, new errors.OAUTH_TOKEN_MISSING(), request.headers.authorization ? 'invalid_token' : undefined);
-    }
-    const active = await resolveAccessToken(request.server.db, token);
-    if (!active) return refuse(reply, new errors.OAUTH_TOKEN_INVALID(), 'invalid_token');
-    if (!active.scopes.includes(scope)) return refuse(reply, new errors.OAUTH_INSUFFICIENT_SCOPE(scope), 'insufficient_scope', scope);
-    request.principal = {
-      kind: 'oauth',
-      userId: active.user_id,
-      organizationId: active.organization_id,
-      scopes: active.scopes,
-      clientId: active.client_id,
-    };
+    const guard = request.headers['x-client-id'] !== undefined || request.headers['x-client-secret'] !== undefined ? platformGuard : bearerGuard;
+    return guard.call(this as never, request, reply);
   };
 }

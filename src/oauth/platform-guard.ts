@@ -12,6 +12,7 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'f
 import * as errors from '../errors.ts';
 import { secretMatches } from './clients.service.ts';
 import { errorDescription } from './oauth.errors.ts';
+import type { ActiveAccessToken } from './tokens.queries.ts';
 import { resolveAccessToken } from './tokens.service.ts';
 
 export const REALM = 'switchboard';
@@ -74,13 +75,34 @@ export function requirePlatformToken(scope: string): preHandlerAsyncHookHandler 
     // Both checks always run so a wrong id and a wrong secret cost the same.
     const secretOk = clientSecret.length <= 500 && secretMatches(active.client_secret_hash, clientSecret);
     if (active.client_id !== clientId || !secretOk) return fail(reply, new errors.OAUTH_CLIENT_INVALID(), 'invalid_token');
-    if (!active.scopes.includes(scope)) return fail(reply, new errors.OAUTH_INSUFFICIENT_SCOPE(scope), 'insufficient_scope', scope);
-    request.principal = {
-      kind: 'oauth',
-      userId: active.user_id,
-      organizationId: active.organization_id,
-      scopes: active.scopes,
-      clientId: active.client_id,
-    };
+    authorize(request, reply, active, scope);
+  };
+}
+
+/** The scope check shared by both guards, then the principal the token stands for. */
+function authorize(request: FastifyRequest, reply: FastifyReply, active: ActiveAccessToken, scope: string): void {
+  if (!active.scopes.includes(scope)) fail(reply, new errors.OAUTH_INSUFFICIENT_SCOPE(scope), 'insufficient_scope', scope);
+  request.principal = {
+    kind: 'oauth',
+    userId: active.user_id,
+    organizationId: active.organization_id,
+    scopes: active.scopes,
+    clientId: active.client_id,
+  };
+}
+
+/**
+ * A plain RFC 6750 bearer token with `scope`, without the client headers: for
+ * routes beyond the platform endpoints (calls ingest, webhook management).
+ */
+export function requireBearerToken(scope: string): preHandlerAsyncHookHandler {
+  return async function bearerGuard(request: FastifyRequest, reply: FastifyReply) {
+    const token = bearerToken(request);
+    if (token === undefined) {
+      return fail(reply, new errors.OAUTH_TOKEN_MISSING(), request.headers.authorization ? 'invalid_token' : undefined);
+    }
+    const active = await resolveAccessToken(request.server.db, token);
+    if (!active) return fail(reply, new errors.OAUTH_TOKEN_INVALID(), 'invalid_token');
+    authorize(request, reply, active, scope);
   };
 }
