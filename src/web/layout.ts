@@ -66,7 +66,7 @@ function navigationBar(nav: Navigation) {
       </nav>
       <nav class="session" aria-label="Account">
         ${switcher(nav)}
-        <span>${nav.email}</span>
+        <span class="who" title="${nav.email}">${nav.email}</span>
         ${logoutForm(nav.csrf)}
       </nav>`;
 }

@@ -7,15 +7,16 @@ export const STYLESHEET = `
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
 a { color: var(--accent); }
-header { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 12px 24px; padding: 12px 24px; background: #fff; border-bottom: 1px solid var(--line); }
+header { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 8px 20px; padding: 10px 24px; background: #fff; border-bottom: 1px solid var(--line); }
 .brand { font-size: 18px; }
-nav.session { display: flex; gap: 16px; align-items: center; color: var(--muted); font-size: 14px; }
-nav.sections { display: flex; flex-wrap: wrap; gap: 4px; flex: 1; }
-nav.sections a { color: var(--ink); text-decoration: none; padding: 6px 10px; border-radius: 6px; font-size: 15px; }
+nav.session { display: flex; gap: 14px; align-items: center; color: var(--muted); font-size: 14px; }
+nav.session .who { max-width: 170px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+nav.sections { display: flex; gap: 2px; margin-right: auto; overflow-x: auto; }
+nav.sections a { color: var(--ink); text-decoration: none; padding: 6px 9px; border-radius: 6px; font-size: 15px; white-space: nowrap; }
 nav.sections a:hover { background: var(--bg); }
 nav.sections a[aria-current=page] { background: #e8eefc; color: var(--accent); font-weight: 600; }
 form.switcher { display: flex; gap: 6px; align-items: center; margin: 0; }
-form.switcher select { width: auto; padding: 5px 8px; font-size: 14px; }
+form.switcher select { width: auto; max-width: 170px; padding: 5px 8px; font-size: 14px; }
 form.switcher button { padding: 5px 10px; font-size: 14px; }
 main { max-width: 560px; margin: 40px auto; padding: 0 16px; }
 main.wide { max-width: 1080px; margin-top: 28px; }
@@ -41,7 +42,8 @@ button.small, a.button.small { padding: 4px 10px; font-size: 14px; }
 button.link { background: none; border: none; color: var(--accent); padding: 0; }
 form.inline { display: inline; margin: 0; }
 .actions { display: flex; gap: 12px; margin-top: 24px; align-items: center; }
-td.actions { display: flex; flex-wrap: wrap; gap: 8px; margin: 0; justify-content: flex-end; }
+td.row-actions { text-align: right; white-space: nowrap; width: 1%; }
+td.row-actions > * + * { margin-left: 6px; }
 .error { background: #fef3f2; border: 1px solid #fecdca; color: var(--danger); padding: 10px 12px; border-radius: 6px; }
 .notice { background: #ecfdf3; border: 1px solid #abefc6; color: var(--ok); padding: 10px 12px; border-radius: 6px; }
 .badge { display: inline-block; font-size: 12px; font-weight: 600; padding: 1px 8px; border-radius: 999px; background: #e8eefc; color: var(--accent); vertical-align: middle; margin-left: 6px; }
@@ -65,5 +67,5 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 a.brand { color: var(--ink); text-decoration: none; }
 .pager { display: flex; justify-content: space-between; margin-top: 16px; }
-@media (max-width: 640px) { .row { grid-template-columns: 1fr; } main.wide { padding: 0 8px; } td.actions { justify-content: flex-start; } }
+@media (max-width: 640px) { .row { grid-template-columns: 1fr; } main.wide { padding: 0 8px; } td.row-actions { white-space: normal; } }
 `;

@@ -9,7 +9,7 @@ export function connectedAppsPage(input: { nav: Navigation; apps: ConnectedApp[]
   const rows = input.apps.map((app) => html`<tr>
       <td><strong>${app.client_name}</strong><br><span class="muted">connected ${app.connected_at.toISOString().slice(0, 10)}</span></td>
       <td>${app.scopes.map((s) => html`<div title="${SCOPE_DESCRIPTIONS[s as Scope] ?? s}"><code>${s}</code></div>`)}</td>
-      <td class="actions">
+      <td class="row-actions">
         <form method="post" action="/connected-apps/revoke" class="inline">
           <input type="hidden" name="csrf" value="${csrf}">
           <input type="hidden" name="client_id" value="${app.client_id}">

@@ -50,9 +50,10 @@ export function notice(message: string | undefined) {
   return message ? html`<p class="notice" role="status">${message}</p>` : '';
 }
 
-/** Errors that belong to no single field. */
+/** Above the form: an error that belongs to no single field, or a pointer to the fields' own messages. */
 export function formError(errors: FieldErrors) {
-  return errors.form ? html`<p class="error" role="alert">${errors.form}</p>` : '';
+  if (errors.form) return html`<p class="error" role="alert">${errors.form}</p>`;
+  return Object.keys(errors).length > 0 ? html`<p class="error" role="alert">Nothing was saved: please correct the fields marked below.</p>` : '';
 }
 
 export function hiddenCsrf(csrf: string) {

@@ -16,10 +16,10 @@ function coordinates(location: Location): string {
 export function locationsPage(input: { nav: Navigation; locations: Location[]; notice?: string }) {
   const { csrf } = input.nav;
   const rows = input.locations.map((location) => html`<tr>
-      <td class="wrap"><strong>${location.name}</strong>${location.is_primary ? html`<span class="badge">Primary</span>` : ''}</td>
+      <td class="wrap"><strong>${location.name}</strong>${location.is_primary ? html` <span class="badge">Primary</span>` : ''}</td>
       <td class="wrap">${address(location) || html`<span class="muted">No address</span>`}</td>
       <td class="nowrap">${coordinates(location) || html`<span class="muted">—</span>`}</td>
-      <td class="actions">
+      <td class="row-actions">
         <a class="button secondary small" href="/ui/locations/${location.id}/edit">Edit</a>
         ${location.is_primary ? '' : postButton({ action: `/ui/locations/${location.id}/primary`, csrf, label: 'Make primary' })}
         <a class="button secondary small" href="/ui/locations/${location.id}/delete">Delete</a>

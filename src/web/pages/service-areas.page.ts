@@ -15,7 +15,7 @@ export function serviceAreasPage(input: { nav: Navigation; areas: ServiceArea[];
       <td class="wrap">${area.country ?? dash}</td>
       <td class="num">${area.radius_km === null ? dash : `${area.radius_km} km`}</td>
       <td class="wrap">${area.location_id ? html`<a href="/ui/locations/${area.location_id}/edit">${locationName.get(area.location_id) ?? 'Location'}</a>` : dash}</td>
-      <td class="actions">
+      <td class="row-actions">
         <a class="button secondary small" href="/ui/service-areas/${area.id}/edit">Edit</a>
         <a class="button secondary small" href="/ui/service-areas/${area.id}/delete">Delete</a>
       </td>
