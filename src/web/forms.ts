@@ -7,6 +7,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { validatorCompiler } from '../http/validation.ts';
 import type { FieldError } from '../http/problem-details.plugin.ts';
 import { UUID_PATTERN } from '../http/schemas.ts';
+import { LABEL_PATTERN, NO_NUL_PATTERN } from '../locations/locations.schemas.ts';
 
 export type FormBody = Record<string, unknown> | undefined;
 /** Field name → the message shown next to it. */
@@ -61,8 +62,8 @@ function humanMessage(issue: AjvIssue): string {
     case 'maxLength':
       return `Use at most ${String(limit)} characters.`;
     case 'pattern':
-      // The label pattern asks for a visible character; the other pattern refuses U+0000.
-      return issue.params.pattern === '\\S' ? 'Enter a value.' : 'Remove the invisible control character.';
+      if (issue.params.pattern === LABEL_PATTERN) return 'Enter a value.';
+      return issue.params.pattern === NO_NUL_PATTERN ? 'Remove the invisible control character.' : 'Enter a valid value.';
     case 'type':
       if (issue.schemaPath.includes('/then/')) return 'Enter both coordinates, or neither.';
       return String(issue.params.type).includes('number') ? 'Enter a number.' : 'Enter a valid value.';
@@ -83,6 +84,17 @@ function humanMessage(issue: AjvIssue): string {
   }
 }
 
+/**
+ * When a field breaks several rules, the most telling message wins: its own
+ * type or range before the pair rule that only follows from the other
+ * coordinate, and a format before the bare pattern that repeats it.
+ */
+function rank(issue: AjvIssue): number {
+  if (issue.schemaPath.includes('/then/')) return 2;
+  if (issue.keyword === 'pattern' && issue.params.pattern !== LABEL_PATTERN && issue.params.pattern !== NO_NUL_PATTERN) return 1;
+  return 0;
+}
+
 function fieldOf(issue: AjvIssue): string {
   if (issue.keyword === 'required' || issue.keyword === 'dependentRequired') return String(issue.params.missingProperty);
   return issue.instancePath.split('/').filter(Boolean)[0] ?? 'form';
@@ -100,7 +112,8 @@ export function formValidator<T>(schema: TSchema): (data: Record<string, unknown
     if (validate(data)) return { ok: true, value: data as T };
     const errors: FieldErrors = {};
     // An `if` failure only wraps its `then` failures, which are reported themselves.
-    for (const issue of (validate.errors ?? []).filter((i) => i.keyword !== 'if')) {
+    const issues = (validate.errors ?? []).filter((i) => i.keyword !== 'if');
+    for (const issue of issues.sort((a, b) => rank(a) - rank(b))) {
       const field = fieldOf(issue);
       errors[field] ??= humanMessage(issue);
     }

@@ -9,6 +9,7 @@ import { homeRoutes } from './home.route.ts';
 import { sendPage, STYLESHEET, STYLESHEET_PATH } from './layout.ts';
 import { locationPages } from './locations.route.ts';
 import { loginRoutes } from './login.route.ts';
+import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { errorPage } from './pages/error.page.ts';
 import { serviceAreaPages } from './service-areas.route.ts';
 
@@ -36,8 +37,12 @@ export default async function webPlugin(app: FastifyInstance) {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'unhandled error');
     const nav = request.webNavigation;
+    // Refused before any page could show it beside its field (the U+0000 check runs for every route).
+    const fields = error instanceof ValidationProblem ? error.fieldErrors.map((e) => `${e.field} ${e.message}`).join('; ') : '';
+    const described = describeError(status, request.id);
     return sendPage(reply, status, errorPage({
-      ...describeError(status, request.id),
+      ...described,
+      ...(fields ? { message: `${described.message} The field ${fields}.` } : {}),
       ...(nav ? { nav, hint: 'Use the navigation above to carry on.' } : {}),
     }));
   });
