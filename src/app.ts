@@ -18,6 +18,10 @@ import serviceAreasRoutes from './service-areas/service-areas.route.ts';
 import oauthPlugin from './oauth/oauth.plugin.ts';
 import webPlugin from './web/web.plugin.ts';
 import openapi from './openapi/openapi.plugin.ts';
+import callsRoutes from './calls/calls.route.ts';
+import webhooksRoutes from './webhooks/webhooks.route.ts';
+import metricsPlugin from './metrics/metrics.plugin.ts';
+import type { Metrics } from './metrics/metrics.ts';
 import * as errors from './errors.ts';
 
 export const BODY_LIMIT = 64 * 1024;
@@ -38,6 +42,8 @@ export interface AppOptions {
   logStream?: NodeJS.WritableStream;
   /** Prefix for rate-limit keys in Redis, so separate deployments (or tests) do not share budgets. */
   rateLimitNamespace?: string;
+  /** Shared with the in-process delivery worker; a fresh registry when absent. */
+  metrics?: Metrics;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -84,5 +90,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(serviceAreasRoutes);
   await app.register(oauthPlugin);
   await app.register(webPlugin);
+  await app.register(metricsPlugin, options.metrics ? { metrics: options.metrics } : {});
+  await app.register(callsRoutes);
+  await app.register(webhooksRoutes);
   return app;
 }

@@ -6,6 +6,7 @@ import type { Config } from './config/config.ts';
 import type { Pool } from './db/pool.ts';
 import { deleteExpiredSessions } from './auth/sessions.queries.ts';
 import { purgeExpiredOAuthRows } from './oauth/oauth.maintenance.ts';
+import { purgeDeliveryLog } from './webhooks/delivery/retention.ts';
 
 export interface BackgroundTask {
   name: string;
@@ -34,10 +35,11 @@ export function every(name: string, intervalMs: number, log: Logger, fn: () => P
   };
 }
 
-/** Housekeeping every process runs: expired sessions, codes and tokens are removed hourly. */
+/** Housekeeping every process runs hourly: expired sessions, codes and tokens; delivery attempts older than 30 days. */
 export function startMaintenance({ pool, log }: TaskContext): BackgroundTask[] {
   return [
     every('sessions-cleanup', 3_600_000, log, () => deleteExpiredSessions(pool)),
     every('oauth-cleanup', 3_600_000, log, () => purgeExpiredOAuthRows(pool)),
+    every('webhook-log-retention', 3_600_000, log, () => purgeDeliveryLog(pool)),
   ];
 }

@@ -31,3 +31,13 @@ export const OAUTH_TOKEN_INVALID = createError('OAUTH_TOKEN_INVALID', 'The acces
 export const OAUTH_CLIENT_MISSING = createError('OAUTH_CLIENT_MISSING', 'The x-client-id and x-client-secret headers are required', 401);
 export const OAUTH_CLIENT_INVALID = createError('OAUTH_CLIENT_INVALID', 'x-client-id and x-client-secret do not match the client the access token was issued to', 401);
 export const OAUTH_INSUFFICIENT_SCOPE = createError('OAUTH_INSUFFICIENT_SCOPE', 'The access token lacks the %s scope', 403);
+
+// Calls
+export const CALL_NOT_FOUND = createError('CALL_NOT_FOUND', 'Call %s does not exist', 404);
+export const CALL_ALREADY_COMPLETED = createError('CALL_ALREADY_COMPLETED', 'Call %s is already completed', 409);
+
+// Webhooks
+export const WEBHOOK_SUBSCRIPTION_NOT_FOUND = createError('WEBHOOK_SUBSCRIPTION_NOT_FOUND', 'Webhook subscription %s does not exist', 404);
+export const WEBHOOK_SUBSCRIPTION_DISABLED = createError('WEBHOOK_SUBSCRIPTION_DISABLED', 'Webhook subscription %s is disabled; enable it first', 409);
+export const WEBHOOK_DELIVERY_NOT_FOUND = createError('WEBHOOK_DELIVERY_NOT_FOUND', 'Webhook delivery %s does not exist', 404);
+export const WEBHOOK_DELIVERY_IN_FLIGHT = createError('WEBHOOK_DELIVERY_IN_FLIGHT', 'Webhook delivery %s is being sent right now; try again when the attempt ends', 409);

@@ -10,6 +10,10 @@ import type { Config } from './config/config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool, type Pool } from './db/pool.ts';
+import { resolveSecretKey } from './config/secret-key.ts';
+import { createMetrics } from './metrics/metrics.ts';
+import { startDeliveryWorker } from './webhooks/delivery/worker.ts';
+import { createSecretBox } from './webhooks/secret-box.ts';
 
 export interface RunOptions {
   http: boolean;
@@ -52,11 +56,16 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
     if (config.webhookAllowPrivateTargets) {
       log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhook deliveries may reach loopback and private networks; never use this in production');
     }
-    if (options.workers) tasks.push(...startMaintenance({ pool, config, log }));
+    const metrics = createMetrics({ processMetrics: true });
+    if (options.workers) {
+      tasks.push(...startMaintenance({ pool, config, log }));
+      const secretBox = createSecretBox(await resolveSecretKey(config));
+      tasks.push(await startDeliveryWorker({ pool, databaseUrl: database.url, config, log, metrics, secretBox }));
+    }
     if (!options.http) return { stop };
 
     if (config.redisUrl) redis = await connectRedis(config.redisUrl);
-    app = await buildApp({ config, pool, ...(redis ? { redis } : {}) });
+    app = await buildApp({ config, pool, metrics, ...(redis ? { redis } : {}) });
     const url = await app.listen({ port: config.port, host: config.host });
     return { url, stop };
   } catch (error) {

@@ -1,6 +1,7 @@
 // The command table: "group verb" → handler. Usage text is generated from it.
 import type { CommandContext } from '../context.ts';
 import { clientCreate, clientDelete, clientList, clientRotateSecret } from './clients.ts';
+import { agentCreate, callComplete } from './calls.ts';
 import { migrate } from './migrate.ts';
 import { orgCreate, orgDeactivate, orgList } from './orgs.ts';
 import { serve, worker } from './serve.ts';
@@ -26,4 +27,6 @@ export const COMMANDS: Record<string, Command> = {
   'client list': { usage: 'client list', run: clientList },
   'client delete': { usage: 'client delete CLIENT_ID', run: clientDelete },
   'client rotate-secret': { usage: 'client rotate-secret CLIENT_ID', run: clientRotateSecret },
+  'agent create': { usage: 'agent create --org ORG_ID --name N', run: agentCreate },
+  'call complete': { usage: 'call complete --org ORG_ID --summary S --duration SECONDS [--agent AGENT_ID]', run: callComplete },
 };

@@ -1,0 +1,18 @@
+import type { Queryable } from '../db/pool.ts';
+
+export interface Agent {
+  id: string;
+  organization_id: string;
+  name: string;
+  created_at: Date;
+}
+
+/** Runs inside withOrg: the row-level policy supplies and checks the organization. */
+export async function insertAgent(db: Queryable, name: string): Promise<Agent> {
+  const { rows } = await db.query<Agent>(
+    `INSERT INTO agents (organization_id, name) VALUES (app_current_org(), $1)
+     RETURNING id, organization_id, name, created_at`,
+    [name],
+  );
+  return rows[0]!;
+}

@@ -1,0 +1,95 @@
+// Calls of the current organization (every function runs inside withOrg, so
+// the row-level policy limits them to app.organization_id).
+import type { Queryable } from '../db/pool.ts';
+
+export type CallStatus = 'in_progress' | 'completed';
+
+export interface Call {
+  id: string;
+  organization_id: string;
+  agent_id: string | null;
+  status: CallStatus;
+  created_at: Date;
+  completed_at: Date | null;
+  duration_seconds: number | null;
+  summary: string | null;
+}
+
+export interface CompletedCall extends Call {
+  status: 'completed';
+  completed_at: Date;
+  duration_seconds: number;
+  summary: string;
+}
+
+const COLUMNS = 'id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary';
+
+export async function insertCall(db: Queryable, input: { agentId: string | null }): Promise<Call> {
+  const { rows } = await db.query<Call>(
+    `INSERT INTO calls (organization_id, agent_id) VALUES (app_current_org(), $1) RETURNING ${COLUMNS}`,
+    [input.agentId],
+  );
+  return rows[0]!;
+}
+
+/** A call that finished before it was recorded: created completed, in one statement. */
+export async function insertCompletedCall(
+  db: Queryable,
+  input: { agentId: string | null; summary: string; durationSeconds: number },
+): Promise<CompletedCall> {
+  const { rows } = await db.query<CompletedCall>(
+    `INSERT INTO calls (organization_id, agent_id, status, completed_at, summary, duration_seconds)
+     VALUES (app_current_org(), $1, 'completed', now(), $2, $3) RETURNING ${COLUMNS}`,
+    [input.agentId, input.summary, input.durationSeconds],
+  );
+  return rows[0]!;
+}
+
+/**
+ * Completes an in-progress call. The status condition makes completion happen
+ * once: of two concurrent requests one updates the row, the other gets nothing.
+ */
+export async function completeInProgressCall(
+  db: Queryable,
+  input: { id: string; summary: string; durationSeconds: number },
+): Promise<CompletedCall | undefined> {
+  const { rows } = await db.query<CompletedCall>(
+    `UPDATE calls SET status = 'completed', completed_at = now(), summary = $2, duration_seconds = $3
+      WHERE id = $1 AND status = 'in_progress'
+     RETURNING ${COLUMNS}`,
+    [input.id, input.summary, input.durationSeconds],
+  );
+  return rows[0];
+}
+
+export async function findCall(db: Queryable, id: string): Promise<Call | undefined> {
+  const { rows } = await db.query<Call>(`SELECT ${COLUMNS} FROM calls WHERE id = $1`, [id]);
+  return rows[0];
+}
+
+/**
+ * Newest first. `afterId` is the last call of the previous page (keyset
+ * pagination); its position is read in SQL so microseconds are not lost.
+ */
+export async function listCalls(
+  db: Queryable,
+  input: { limit: number; afterId?: string; status?: CallStatus },
+): Promise<Call[]> {
+  const { rows } = await db.query<Call>(
+    `SELECT ${COLUMNS} FROM calls
+      WHERE ($1::text IS NULL OR status = $1)
+        AND ($2::uuid IS NULL OR (created_at, id) < (SELECT c.created_at, c.id FROM calls c WHERE c.id = $2))
+      ORDER BY created_at DESC, id DESC
+      LIMIT $3`,
+    [input.status ?? null, input.afterId ?? null, input.limit],
+  );
+  return rows;
+}
+
+export async function listRecentCompletedCalls(db: Queryable, limit: number): Promise<CompletedCall[]> {
+  const { rows } = await db.query<CompletedCall>(
+    `SELECT ${COLUMNS} FROM calls WHERE status = 'completed' ORDER BY created_at DESC, id DESC LIMIT $1`,
+    [limit],
+  );
+  return rows;
+}

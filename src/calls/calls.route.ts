@@ -1,0 +1,98 @@
+// Calls ingest and reading (DESIGN §5 "Calls"), and the platform's sample
+// endpoint GET /calls/recent (interface §4.4).
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { requirePrincipal } from '../auth/principal.ts';
+import { requireUserOrPlatformToken } from '../auth/user-or-platform.hook.ts';
+import { setNextLink } from '../http/pagination.ts';
+import { requirePlatformToken } from '../oauth/platform-guard.ts';
+import {
+  CallCompletedEventSchema,
+  CallSchema,
+  CompleteCallBody,
+  CreateCallBody,
+  IdParams,
+  ListCallsQuery,
+  ProblemSchema,
+  RecentCallsQuery,
+} from './calls.schemas.ts';
+import { completeCall, createCall, getCall, listCallsPage, recentCalls } from './calls.service.ts';
+
+const errorsFor = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema };
+const security: Record<string, string[]>[] = [{ userToken: [] }, { bearer: [] }];
+
+export default async function callsRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const canWrite = requireUserOrPlatformToken('calls:write');
+  const canRead = requireUserOrPlatformToken('calls:read');
+
+  app.get('/calls/recent', {
+    preHandler: requirePlatformToken('calls:read'),
+    schema: {
+      tags: ['calls'],
+      summary: 'Recent completed calls (sample data for the call.completed trigger), newest first',
+      security: [{ bearer: [] }],
+      querystring: RecentCallsQuery,
+      response: { 200: Type.Array(CallCompletedEventSchema), ...errorsFor },
+    },
+  }, async (request) => {
+    return recentCalls(app.db, requirePrincipal(request.principal).organizationId, request.query.limit);
+  });
+
+  app.post('/calls', {
+    preHandler: canWrite,
+    schema: {
+      tags: ['calls'],
+      summary: 'Record a call (in progress, or completed when summary and duration_seconds are given)',
+      security,
+      body: CreateCallBody,
+      response: { 201: CallSchema, ...errorsFor },
+    },
+  }, async (request, reply) => {
+    const call = await createCall(app.db, requirePrincipal(request.principal).organizationId, request.body);
+    return reply.code(201).header('location', `/calls/${call.id}`).send(call);
+  });
+
+  app.post('/calls/:id/complete', {
+    preHandler: canWrite,
+    schema: {
+      tags: ['calls'],
+      summary: 'Complete a call; fires call.completed',
+      security,
+      params: IdParams,
+      body: CompleteCallBody,
+      response: { 200: CallSchema, ...errorsFor, 404: ProblemSchema, 409: ProblemSchema },
+    },
+  }, async (request) => {
+    return completeCall(app.db, requirePrincipal(request.principal).organizationId, request.params.id, request.body);
+  });
+
+  app.get('/calls', {
+    preHandler: canRead,
+    schema: {
+      tags: ['calls'],
+      summary: 'List calls, newest first (next page in the Link header)',
+      security,
+      querystring: ListCallsQuery,
+      response: { 200: Type.Array(CallSchema), ...errorsFor },
+    },
+  }, async (request, reply) => {
+    const { calls, nextCursor } = await listCallsPage(app.db, requirePrincipal(request.principal).organizationId, request.query);
+    setNextLink(request, reply, app.config.baseUrl, nextCursor);
+    return calls;
+  });
+
+  app.get('/calls/:id', {
+    preHandler: canRead,
+    schema: {
+      tags: ['calls'],
+      summary: 'One call',
+      security,
+      params: IdParams,
+      response: { 200: CallSchema, ...errorsFor, 404: ProblemSchema },
+    },
+  }, async (request) => {
+    return getCall(app.db, requirePrincipal(request.principal).organizationId, request.params.id);
+  });
+}

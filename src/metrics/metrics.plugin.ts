@@ -1,0 +1,21 @@
+// GET /metrics: Prometheus text exposition of this instance's registry.
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { createMetrics, type Metrics } from './metrics.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Metrics;
+  }
+}
+
+async function metricsPlugin(app: FastifyInstance, options: { metrics?: Metrics }) {
+  const metrics = options.metrics ?? createMetrics();
+  app.decorate('metrics', metrics);
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    const text = await metrics.registry.metrics();
+    return reply.type(metrics.registry.contentType).send(text);
+  });
+}
+
+export default fp(metricsPlugin, { name: 'metrics' });

@@ -1,0 +1,107 @@
+// Deliveries and attempts as the organization sees them (inside withOrg), and
+// the outbox insert made in the transaction that completes a call.
+import type { Queryable } from '../db/pool.ts';
+
+/** The NOTIFY channel that wakes delivery workers. */
+export const DELIVERIES_CHANNEL = 'switchboard_webhook_deliveries';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface Delivery {
+  id: string;
+  organization_id: string;
+  subscription_id: string;
+  call_id: string;
+  event: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date;
+  in_flight: boolean;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+export interface Attempt {
+  id: string;
+  delivery_id: string;
+  subscription_id: string;
+  call_id: string;
+  attempt: number;
+  attempted_at: Date;
+  status_code: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  error_message: string | null;
+  response_body: string | null;
+  outcome: string;
+  delivery_status: DeliveryStatus;
+}
+
+const DELIVERY_COLUMNS = `d.id, d.organization_id, d.subscription_id, d.call_id, d.event, d.status, d.attempts,
+  d.next_attempt_at, (d.lease_token IS NOT NULL AND d.lease_expires_at > now()) AS in_flight, d.created_at, d.finished_at`;
+
+/**
+ * One delivery per active call.completed subscription of the current
+ * organization. The unique (subscription, call) key makes it exactly once.
+ */
+export async function insertCallCompletedDeliveries(db: Queryable, input: { callId: string; body: string }): Promise<number> {
+  const { rowCount } = await db.query(
+    `INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body)
+     SELECT s.organization_id, s.id, $1, s.event, $2
+       FROM webhook_subscriptions s
+      WHERE s.organization_id = app_current_org() AND s.event = 'call.completed' AND s.status = 'active'
+     ON CONFLICT ON CONSTRAINT webhook_deliveries_subscription_call_key DO NOTHING`,
+    [input.callId, input.body],
+  );
+  return rowCount ?? 0;
+}
+
+/** Delivered to listeners when the surrounding transaction commits (never before). */
+export async function notifyDeliveriesDue(db: Queryable): Promise<void> {
+  await db.query('SELECT pg_notify($1, $2)', [DELIVERIES_CHANNEL, '']);
+}
+
+export async function findDelivery(db: Queryable, id: string): Promise<(Delivery & { client_id: string; subscription_status: string }) | undefined> {
+  const { rows } = await db.query<Delivery & { client_id: string; subscription_status: string }>(
+    `SELECT ${DELIVERY_COLUMNS}, s.client_id, s.status AS subscription_status
+       FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+      WHERE d.id = $1`,
+    [id],
+  );
+  return rows[0];
+}
+
+/**
+ * Sends a delivery again now, with a fresh retry schedule; its id (and so
+ * X-Delivery-Id) stays. Refused (undefined) while an attempt holds a live lease.
+ */
+export async function requeueDelivery(db: Queryable, id: string): Promise<Delivery | undefined> {
+  const { rows } = await db.query<Delivery>(
+    `UPDATE webhook_deliveries d
+        SET status = 'pending', next_attempt_at = now(), schedule_start = d.attempts, finished_at = NULL, updated_at = now()
+      WHERE d.id = $1 AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
+     RETURNING ${DELIVERY_COLUMNS}`,
+    [id],
+  );
+  return rows[0];
+}
+
+/** A subscription's attempts, newest first; `afterId` is the last attempt of the previous page. */
+export async function listAttempts(db: Queryable, input: { subscriptionId: string; limit: number; afterId?: string }): Promise<Attempt[]> {
+  const { rows } = await db.query<Attempt>(
+    `SELECT a.id, a.delivery_id, a.subscription_id, d.call_id, a.attempt, a.attempted_at, a.status_code, a.latency_ms,
+            a.error, a.error_message, a.response_body, a.outcome, d.status AS delivery_status
+       FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+      WHERE a.subscription_id = $1
+        AND ($2::uuid IS NULL OR (a.attempted_at, a.id) < (SELECT p.attempted_at, p.id FROM webhook_attempts p WHERE p.id = $2))
+      ORDER BY a.attempted_at DESC, a.id DESC
+      LIMIT $3`,
+    [input.subscriptionId, input.afterId ?? null, input.limit],
+  );
+  return rows;
+}
+
+export async function attemptExists(db: Queryable, input: { subscriptionId: string; id: string }): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM webhook_attempts WHERE id = $1 AND subscription_id = $2', [input.id, input.subscriptionId]);
+  return (rowCount ?? 0) > 0;
+}

@@ -1,0 +1,34 @@
+// The headers of a call.completed delivery (DESIGN §5 "Delivery"). The body
+// is the stored event text, sent byte for byte on every attempt.
+import { readFileSync } from 'node:fs';
+import { standardWebhookHeaders } from './sign.ts';
+
+const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+export const USER_AGENT = `Switchboard-Webhooks/${version}`;
+
+export interface DeliveryHeadersInput {
+  deliveryId: string;
+  attempt: number;
+  event: string;
+  body: string;
+  /** The subscription's secret, when one was given. */
+  secret: string | undefined;
+  /** Unix seconds of this attempt. */
+  timestamp: number;
+}
+
+export function deliveryHeaders(input: DeliveryHeadersInput): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'x-event': input.event,
+    'x-delivery-id': input.deliveryId,
+    'x-delivery-attempt': String(input.attempt),
+  };
+  if (input.secret !== undefined) {
+    // A shared-secret echo (interface §6), then the Standard Webhooks HMAC over the same id and body.
+    headers['x-signature'] = input.secret;
+    Object.assign(headers, standardWebhookHeaders({ id: input.deliveryId, timestamp: input.timestamp, body: input.body, secret: input.secret }));
+  }
+  return headers;
+}

@@ -1,0 +1,25 @@
+// The delivery log keeps 30 days: older attempts go, and so do deliveries
+// that finished (succeeded or failed) more than 30 days ago. Pending
+// deliveries are never removed here, however old.
+import type { Pool } from '../../db/pool.ts';
+import { deleteAttemptsBefore, deleteFinishedDeliveriesBefore } from './record.queries.ts';
+
+export const DELIVERY_LOG_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+const BATCH = 5000;
+
+async function inBatches(removeBatch: () => Promise<number>): Promise<number> {
+  let total = 0;
+  let removed: number;
+  do {
+    removed = await removeBatch();
+    total += removed;
+  } while (removed === BATCH);
+  return total;
+}
+
+export async function purgeDeliveryLog(pool: Pool, now = new Date()): Promise<{ attempts: number; deliveries: number }> {
+  const cutoff = new Date(now.getTime() - DELIVERY_LOG_RETENTION_MS);
+  const attempts = await inBatches(() => deleteAttemptsBefore(pool, cutoff, BATCH));
+  const deliveries = await inBatches(() => deleteFinishedDeliveriesBefore(pool, cutoff, BATCH));
+  return { attempts, deliveries };
+}

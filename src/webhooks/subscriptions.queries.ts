@@ -1,0 +1,93 @@
+// call.completed subscriptions of the current organization (inside withOrg).
+// `clientId` narrows a query to one OAuth client's subscriptions; undefined
+// means every subscription of the organization (an x-user-token caller).
+import type { Queryable } from '../db/pool.ts';
+
+export type SubscriptionStatus = 'active' | 'disabled';
+
+export interface Subscription {
+  id: string;
+  organization_id: string;
+  client_id: string;
+  event: string;
+  callback_url: string;
+  has_secret: boolean;
+  status: SubscriptionStatus;
+  failing_since: Date | null;
+  disabled_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = `id, organization_id, client_id, event, callback_url, secret_ciphertext IS NOT NULL AS has_secret,
+  status, failing_since, disabled_at, created_at, updated_at`;
+
+/**
+ * Creates the subscription, or returns the existing one for the same
+ * organization, client, event and URL (`inserted` false). Subscribing again
+ * replaces the secret when one is given and re-activates a disabled hook: the
+ * platform is asking for deliveries.
+ */
+export async function upsertSubscription(
+  db: Queryable,
+  input: { clientId: string; event: string; callbackUrl: string; secretCiphertext: Buffer | null },
+): Promise<Subscription & { inserted: boolean }> {
+  const { rows } = await db.query<Subscription & { inserted: boolean }>(
+    `INSERT INTO webhook_subscriptions (organization_id, client_id, event, callback_url, secret_ciphertext)
+     VALUES (app_current_org(), $1, $2, $3, $4)
+     ON CONFLICT (organization_id, client_id, event, md5(callback_url)) DO UPDATE
+        SET secret_ciphertext = COALESCE(EXCLUDED.secret_ciphertext, webhook_subscriptions.secret_ciphertext),
+            status = 'active', disabled_at = NULL, failing_since = NULL, updated_at = now()
+     RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
+    [input.clientId, input.event, input.callbackUrl, input.secretCiphertext],
+  );
+  return rows[0]!;
+}
+
+/** Removes the client's subscriptions with exactly this URL (any event); returns how many. */
+export async function deleteSubscriptionsByUrl(db: Queryable, input: { clientId: string; callbackUrl: string }): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM webhook_subscriptions
+      WHERE client_id = $1 AND md5(callback_url) = md5($2) AND callback_url = $2`,
+    [input.clientId, input.callbackUrl],
+  );
+  return rowCount ?? 0;
+}
+
+export async function listSubscriptions(db: Queryable, clientId: string | undefined): Promise<Subscription[]> {
+  const { rows } = await db.query<Subscription>(
+    `SELECT ${COLUMNS} FROM webhook_subscriptions WHERE ($1::text IS NULL OR client_id = $1) ORDER BY created_at, id`,
+    [clientId ?? null],
+  );
+  return rows;
+}
+
+export async function findSubscription(db: Queryable, input: { id: string; clientId: string | undefined }): Promise<Subscription | undefined> {
+  const { rows } = await db.query<Subscription>(
+    `SELECT ${COLUMNS} FROM webhook_subscriptions WHERE id = $1 AND ($2::text IS NULL OR client_id = $2)`,
+    [input.id, input.clientId ?? null],
+  );
+  return rows[0];
+}
+
+export async function deleteSubscription(db: Queryable, input: { id: string; clientId: string | undefined }): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'DELETE FROM webhook_subscriptions WHERE id = $1 AND ($2::text IS NULL OR client_id = $2)',
+    [input.id, input.clientId ?? null],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Re-enables a disabled subscription (a no-op on an active one); its paused deliveries resume. */
+export async function enableSubscription(db: Queryable, input: { id: string; clientId: string | undefined }): Promise<Subscription | undefined> {
+  const { rows } = await db.query<Subscription>(
+    `UPDATE webhook_subscriptions
+        SET status = 'active', disabled_at = NULL,
+            failing_since = CASE WHEN status = 'disabled' THEN NULL ELSE failing_since END,
+            updated_at = CASE WHEN status = 'disabled' THEN now() ELSE updated_at END
+      WHERE id = $1 AND ($2::text IS NULL OR client_id = $2)
+     RETURNING ${COLUMNS}`,
+    [input.id, input.clientId ?? null],
+  );
+  return rows[0];
+}

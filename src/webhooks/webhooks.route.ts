@@ -1,0 +1,161 @@
+// REST Hooks for the automation platform (interface §4.2–4.3) and webhook
+// management for organization users and platforms (DESIGN §5 "Webhooks").
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { requirePrincipal } from '../auth/principal.ts';
+import { requireUserOrPlatformToken } from '../auth/user-or-platform.hook.ts';
+import { resolveSecretKey } from '../config/secret-key.ts';
+import { setNextLink } from '../http/pagination.ts';
+import { requirePlatformToken } from '../oauth/platform-guard.ts';
+import { listAttemptsPage, redeliver } from './deliveries.service.ts';
+import { createSecretBox } from './secret-box.ts';
+import {
+  getVisibleSubscription,
+  listVisibleSubscriptions,
+  reenableSubscription,
+  removeSubscription,
+  subscribe,
+  unsubscribe,
+  type SubscribeDeps,
+} from './subscriptions.service.ts';
+import {
+  AttemptSchema,
+  AttemptsQuery,
+  DeliverySchema,
+  IdParams,
+  ProblemSchema,
+  SubscribeBody,
+  SubscriptionSchema,
+  SubscriptionSummarySchema,
+  UnsubscribeBody,
+  UnsubscribeResponse,
+} from './webhooks.schemas.ts';
+
+const authErrors = { 401: ProblemSchema, 403: ProblemSchema };
+const security: Record<string, string[]>[] = [{ userToken: [] }, { bearer: [] }];
+
+export default async function webhooksRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const deps: SubscribeDeps = {
+    pool: app.db,
+    secretBox: createSecretBox(await resolveSecretKey(app.config)),
+    urlCheck: { allowPrivate: app.config.webhookAllowPrivateTargets },
+  };
+  const platform = requirePlatformToken('calls:read');
+  const userOrPlatform = requireUserOrPlatformToken('calls:read');
+
+  // Interface §5.1 marks Content-Type optional on the platform's requests: in
+  // this scope any body (no Content-Type, text/plain, a form type) is read as
+  // JSON. Harmless for CSRF: these routes need an Authorization header, which
+  // no cross-site form can send.
+  await app.register(async function subscribeRoutes(scope) {
+    scope.removeContentTypeParser(['text/plain']);
+    scope.addContentTypeParser('*', { parseAs: 'string' }, scope.getDefaultJsonParser('error', 'error'));
+    const routes = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+    routes.post('/webhooks/subscribe', {
+      preHandler: platform,
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Subscribe a target URL to call.completed (201 new, 200 when it already exists)',
+        security: [{ bearer: [] }],
+        body: SubscribeBody,
+        response: { 200: SubscriptionSummarySchema, 201: SubscriptionSummarySchema, 400: ProblemSchema, ...authErrors },
+      },
+    }, async (request, reply) => {
+      const { subscription, created } = await subscribe(deps, requirePrincipal(request.principal), request.body);
+      return reply.code(created ? 201 : 200).send(subscription);
+    });
+
+    routes.delete('/webhooks/subscribe', {
+      preHandler: platform,
+      schema: {
+        tags: ['webhooks'],
+        summary: "Unsubscribe a target URL (idempotent)",
+        security: [{ bearer: [] }],
+        body: UnsubscribeBody,
+        response: { 200: UnsubscribeResponse, 400: ProblemSchema, ...authErrors },
+      },
+    }, async (request) => {
+      await unsubscribe(app.db, requirePrincipal(request.principal), request.body.hookUrl);
+      return { success: true };
+    });
+  });
+
+  app.get('/webhooks', {
+    preHandler: userOrPlatform,
+    schema: {
+      tags: ['webhooks'],
+      summary: "The organization's subscriptions with their status (a platform sees its own)",
+      security,
+      response: { 200: Type.Array(SubscriptionSchema), ...authErrors },
+    },
+  }, async (request) => listVisibleSubscriptions(app.db, requirePrincipal(request.principal)));
+
+  app.get('/webhooks/:id', {
+    preHandler: userOrPlatform,
+    schema: {
+      tags: ['webhooks'],
+      summary: 'One subscription',
+      security,
+      params: IdParams,
+      response: { 200: SubscriptionSchema, 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
+    },
+  }, async (request) => getVisibleSubscription(app.db, requirePrincipal(request.principal), request.params.id));
+
+  app.delete('/webhooks/:id', {
+    preHandler: userOrPlatform,
+    schema: {
+      tags: ['webhooks'],
+      summary: 'Delete a subscription (its pending deliveries are dropped)',
+      security,
+      params: IdParams,
+      response: { 204: Type.Null(), 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
+    },
+  }, async (request, reply) => {
+    await removeSubscription(app.db, requirePrincipal(request.principal), request.params.id);
+    return reply.code(204).send(null);
+  });
+
+  app.post('/webhooks/:id/enable', {
+    preHandler: userOrPlatform,
+    schema: {
+      tags: ['webhooks'],
+      summary: 'Re-enable a disabled subscription; its paused deliveries resume',
+      security,
+      params: IdParams,
+      response: { 200: SubscriptionSchema, 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
+    },
+  }, async (request) => reenableSubscription(app.db, requirePrincipal(request.principal), request.params.id));
+
+  app.get('/webhooks/:id/deliveries', {
+    preHandler: userOrPlatform,
+    schema: {
+      tags: ['webhooks'],
+      summary: 'Delivery attempts of a subscription, newest first (next page in the Link header)',
+      security,
+      params: IdParams,
+      querystring: AttemptsQuery,
+      response: { 200: Type.Array(AttemptSchema), 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
+    },
+  }, async (request, reply) => {
+    const { attempts, nextCursor } = await listAttemptsPage(app.db, requirePrincipal(request.principal), request.params.id, request.query);
+    setNextLink(request, reply, app.config.baseUrl, nextCursor);
+    return attempts;
+  });
+
+  app.post('/webhooks/deliveries/:id/redeliver', {
+    preHandler: userOrPlatform,
+    schema: {
+      tags: ['webhooks'],
+      summary: 'Send a delivery again now (same X-Delivery-Id, a fresh retry schedule)',
+      security,
+      params: IdParams,
+      response: { 202: DeliverySchema, 400: ProblemSchema, ...authErrors, 404: ProblemSchema, 409: ProblemSchema },
+    },
+  }, async (request, reply) => {
+    const delivery = await redeliver(app.db, requirePrincipal(request.principal), request.params.id);
+    return reply.code(202).send(delivery);
+  });
+}

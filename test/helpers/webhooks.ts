@@ -1,0 +1,118 @@
+// What webhook tests share: an app configured for fast, private-target
+// deliveries, a platform connection for an organization, an in-process
+// delivery worker, and polling for a database condition.
+import { pino } from 'pino';
+import { startTestApp, type TestApp } from './app.ts';
+import { createMember, type Member } from './fixtures.ts';
+import { createClient, issueTokens, platformHeaders, type TestClient } from './oauth.ts';
+import { createSecretBox } from '../../src/webhooks/secret-box.ts';
+import { startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/delivery/worker.ts';
+
+/** Deliveries to 127.0.0.1 allowed, retries after ~300 ms twice, attempts cut at 1.5 s. */
+export const WEBHOOK_TEST_ENV = {
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  WEBHOOK_RETRY_SCHEDULE: '300ms,300ms',
+  WEBHOOK_TIMEOUT_MS: '1500',
+};
+
+export function startWebhookApp(env: Record<string, string> = {}): Promise<TestApp> {
+  return startTestApp({ env: { ...WEBHOOK_TEST_ENV, ...env } });
+}
+
+export interface Connection {
+  member: Member;
+  client: TestClient;
+  /** The three platform headers (interface §5.1). */
+  headers: Record<string, string>;
+  accessToken: string;
+}
+
+/** An organization (with an owner and x-user-token) connected to a platform client. */
+export async function connectPlatform(
+  t: TestApp,
+  options: { member?: Member; client?: TestClient; scopes?: string[] } = {},
+): Promise<Connection> {
+  const member = options.member ?? (await createMember(t.db.pool));
+  const client = options.client ?? (await createClient(t.db.pool, { name: 'Zap Platform', scopes: ['calls:read', 'calls:write'] }));
+  const tokens = await issueTokens(t.db.pool, {
+    client,
+    userId: member.user.id,
+    organizationId: member.org.id,
+    scopes: options.scopes ?? ['calls:read'],
+  });
+  return { member, client, headers: platformHeaders(tokens, client), accessToken: tokens.access_token };
+}
+
+export async function subscribeHook(t: TestApp, connection: Connection, body: Record<string, unknown>) {
+  const res = await t.app.inject({ method: 'POST', url: '/webhooks/subscribe', headers: connection.headers, payload: body });
+  if (res.statusCode !== 201 && res.statusCode !== 200) throw new Error(`subscribe failed: ${res.statusCode} ${res.body}`);
+  return res.json() as { id: string; event: string; callback_url: string };
+}
+
+/** Completes a call through the API (x-user-token); returns the call. */
+export async function completeCall(t: TestApp, member: Member, body: Record<string, unknown> = {}) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/calls',
+    headers: { 'x-user-token': member.token },
+    payload: { summary: 'Customer booked a visit', duration_seconds: 42, ...body },
+  });
+  if (res.statusCode !== 201) throw new Error(`POST /calls failed: ${res.statusCode} ${res.body}`);
+  return res.json() as { id: string; organization_id: string; created_at: string; summary: string; duration_seconds: number; agent_id: string | null };
+}
+
+export async function startTestWorker(t: TestApp, options: Partial<DeliveryWorkerOptions> = {}): Promise<DeliveryWorker> {
+  return startDeliveryWorker({
+    pool: t.db.pool,
+    databaseUrl: t.db.url,
+    config: t.config,
+    log: pino({ level: 'silent' }),
+    metrics: t.app.metrics,
+    secretBox: createSecretBox(t.config.secretKey!),
+    ...options,
+  });
+}
+
+/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+export interface DeliveryRow {
+  id: string;
+  subscription_id: string;
+  call_id: string;
+  status: string;
+  attempts: number;
+  lease_token: string | null;
+}
+
+export async function deliveriesOf(t: TestApp, subscriptionId: string): Promise<DeliveryRow[]> {
+  const { rows } = await t.db.pool.query<DeliveryRow>(
+    'SELECT id, subscription_id, call_id, status, attempts, lease_token FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY created_at',
+    [subscriptionId],
+  );
+  return rows;
+}
+
+export async function attemptsOf(t: TestApp, deliveryId: string) {
+  const { rows } = await t.db.pool.query<{ attempt: number; status_code: number | null; error: string | null; outcome: string }>(
+    'SELECT attempt, status_code, error, outcome FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt',
+    [deliveryId],
+  );
+  return rows;
+}
+
+/** Waits until every delivery of the subscription has left 'pending'. */
+export function settled(t: TestApp, subscriptionId: string, count: number, timeoutMs = 10_000): Promise<DeliveryRow[]> {
+  return waitFor(`${count} settled deliveries of ${subscriptionId}`, async () => {
+    const rows = await deliveriesOf(t, subscriptionId);
+    return rows.length === count && rows.every((row) => row.status !== 'pending') ? rows : undefined;
+  }, timeoutMs);
+}
