@@ -46,7 +46,7 @@ td.row-actions { text-align: right; white-space: nowrap; width: 1%; }
 td.row-actions > * + * { margin-left: 6px; }
 .error { background: #fef3f2; border: 1px solid #fecdca; color: var(--danger); padding: 10px 12px; border-radius: 6px; }
 .notice { background: #ecfdf3; border: 1px solid #abefc6; color: var(--ok); padding: 10px 12px; border-radius: 6px; }
-.badge { display: inline-block; font-size: 12px; font-weight: 600; padding: 1px 8px; border-radius: 999px; background: #e8eefc; color: var(--accent); vertical-align: middle; margin-left: 6px; }
+.badge { display: inline-block; white-space: nowrap; font-size: 12px; font-weight: 600; padding: 1px 8px; border-radius: 999px; background: #e8eefc; color: var(--accent); vertical-align: middle; margin-left: 6px; }
 .badge.ok { background: #ecfdf3; color: var(--ok); }
 .badge.warn { background: #fffaeb; color: #b54708; }
 .badge.bad { background: #fef3f2; color: var(--danger); }
@@ -66,6 +66,9 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .muted { color: var(--muted); font-size: 14px; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 a.brand { color: var(--ink); text-decoration: none; }
+p.summary { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
+details summary { cursor: pointer; color: var(--muted); font-size: 14px; overflow-wrap: anywhere; }
+details pre { margin-top: 6px; }
 .pager { display: flex; justify-content: space-between; margin-top: 16px; }
 @media (max-width: 640px) { .row { grid-template-columns: 1fr; } main.wide { padding: 0 8px; } td.row-actions { white-space: normal; } }
 `;

@@ -12,6 +12,8 @@ import { loginRoutes } from './login.route.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { errorPage } from './pages/error.page.ts';
 import { serviceAreaPages } from './service-areas.route.ts';
+import { callPages } from './calls.route.ts';
+import { webhookPages } from './webhooks.route.ts';
 
 function describeError(status: number, requestId: string): { title: string; message: string } {
   switch (status) {
@@ -54,5 +56,7 @@ export default async function webPlugin(app: FastifyInstance) {
   await app.register(homeRoutes(csrf));
   await app.register(locationPages(csrf));
   await app.register(serviceAreaPages(csrf));
+  await app.register(callPages(csrf));
+  await app.register(webhookPages(csrf));
   await app.register(connectedAppsRoutes(csrf));
 }
