@@ -149,8 +149,8 @@ describe('locations and service areas in headless Chromium', () => {
     const member = await createMember(t.db.pool);
     const other = await createOrg(t.db.pool, 'Beta Plumbing');
     await createUser(t.db.pool, { email: member.email, password: PASSWORD, organizationId: other.id, role: 'member' });
-    await createLocation(t.db.pool, member.org.id, { name: 'Alpha HQ' });
-    await createLocation(t.db.pool, other.id, { name: 'Beta Depot' });
+    const alpha = await createLocation(t.db.pool, member.org.id, { name: 'Alpha HQ' });
+    const beta = await createLocation(t.db.pool, other.id, { name: 'Beta Depot' });
     const { context, page } = await signedInBrowser(browser, t.url, member.email);
 
     const current = await page.locator('#switch-organization').inputValue();
@@ -163,6 +163,11 @@ describe('locations and service areas in headless Chromium', () => {
     await page.waitForURL(/\/ui\/locations$/);
     assert.deepEqual(await firstCells(page), [theirs]);
     assert.doesNotMatch(await page.locator('main').textContent() ?? '', new RegExp(mine));
+    const previous = current === member.org.id ? alpha : beta;
+    const response = await page.goto(`${t.url}/ui/locations/${previous.id}/edit`);
+    assert.equal(response?.status(), 404, 'the previous organization\'s location is not found from here');
+    assert.equal(await page.locator('h1').textContent(), 'Not found');
+    await screenshot(page, 'not-found');
 
     await page.click('nav.sections >> text=Service areas');
     await page.selectOption('#switch-organization', current);
