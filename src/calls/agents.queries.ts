@@ -16,3 +16,9 @@ export async function insertAgent(db: Queryable, name: string): Promise<Agent> {
   );
   return rows[0]!;
 }
+
+/** The organization's agents by name (inside withOrg). */
+export async function listAgents(db: Queryable): Promise<Agent[]> {
+  const { rows } = await db.query<Agent>('SELECT id, organization_id, name, created_at FROM agents ORDER BY name, id');
+  return rows;
+}

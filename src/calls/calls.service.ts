@@ -7,7 +7,7 @@ import { FOREIGN_KEY_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
 import { withOrg } from '../db/with-org.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { enqueueCallCompleted } from '../webhooks/outbox.ts';
-import { insertAgent, type Agent } from './agents.queries.ts';
+import { insertAgent, listAgents as listAgentRows, type Agent } from './agents.queries.ts';
 import { callCompletedEvent, type CallCompletedEvent } from './call-event.ts';
 import {
   completeInProgressCall,
@@ -149,4 +149,8 @@ export async function createAgent(pool: Pool, organizationId: string, name: stri
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 200) throw new ValidationProblem([{ field: 'name', message: 'must be 1 to 200 characters' }]);
   return withOrg(pool, organizationId, (db) => insertAgent(db, trimmed));
+}
+
+export function listAgents(pool: Pool, organizationId: string): Promise<Agent[]> {
+  return withOrg(pool, organizationId, (db) => listAgentRows(db));
 }

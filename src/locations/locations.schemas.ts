@@ -10,19 +10,21 @@ export const MAX_TEXT = 200;
  * failing in the database. Anchored single-class patterns run in linear time
  * even on a 64 KiB string.
  */
-const NO_NUL = '^[^\\u0000]*$';
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+/** A label must show something: at least one non-whitespace character. */
+export const LABEL_PATTERN = '\\S';
 
 /** A required label: 1–200 characters, not only whitespace (the service trims it). */
 export function Label(description: string) {
-  return Type.String({ minLength: 1, maxLength: MAX_TEXT, pattern: '\\S', allOf: [{ pattern: NO_NUL }], description });
+  return Type.String({ minLength: 1, maxLength: MAX_TEXT, pattern: LABEL_PATTERN, allOf: [{ pattern: NO_NUL_PATTERN }], description });
 }
 
 export function Text(description: string) {
-  return Type.String({ maxLength: MAX_TEXT, pattern: NO_NUL, description });
+  return Type.String({ maxLength: MAX_TEXT, pattern: NO_NUL_PATTERN, description });
 }
 
 export function NullableText(description: string) {
-  return Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength: MAX_TEXT, pattern: NO_NUL, description });
+  return Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength: MAX_TEXT, pattern: NO_NUL_PATTERN, description });
 }
 
 /** A number or null; one `type` array rather than anyOf, so a wrong value yields one clear error. */

@@ -1,29 +1,87 @@
 // The shared page frame of the server-rendered UI (DESIGN §6): one stylesheet,
 // no scripts, strict security headers. Pages build their body with html`` and
-// send it with sendPage().
+// send it with sendPage(). Signed-in pages carry the navigation bar with the
+// organization switcher; the OAuth pages keep a minimal header.
 import type { FastifyReply } from 'fastify';
 import { html, type SafeHtml } from './html.ts';
+import { STYLESHEET_PATH } from './stylesheet.ts';
 
-export const STYLESHEET_PATH = '/assets/web.css';
+export { STYLESHEET, STYLESHEET_PATH } from './stylesheet.ts';
+
+export const SECTIONS = [
+  { id: 'locations', label: 'Locations', path: '/ui/locations' },
+  { id: 'service-areas', label: 'Service areas', path: '/ui/service-areas' },
+  { id: 'calls', label: 'Calls', path: '/ui/calls' },
+  { id: 'webhooks', label: 'Webhooks', path: '/ui/webhooks' },
+  { id: 'connected-apps', label: 'Connected apps', path: '/connected-apps' },
+] as const;
+export type Section = (typeof SECTIONS)[number]['id'];
+
+/** What the navigation bar needs to know about the signed-in user. */
+export interface Navigation {
+  email: string;
+  csrf: string;
+  organizationId: string;
+  organizationName: string;
+  organizations: { id: string; name: string }[];
+  /** The section the page belongs to (highlighted; where the switcher returns to). */
+  current?: Section;
+}
 
 export interface PageFrame {
   title: string;
   body: SafeHtml;
-  /** Shown in the header with a logout button when someone is signed in. */
+  /** A signed-in page: navigation bar, organization switcher, log out. */
+  nav?: Navigation;
+  /** Shown in the header with a logout button (the OAuth consent page). */
   session?: { email: string; organizationName: string; csrf: string };
+  /** Tables need more room than the sign-in and consent cards. */
+  wide?: boolean;
+}
+
+function logoutForm(csrf: string) {
+  return html`<form method="post" action="/logout" class="inline">
+          <input type="hidden" name="csrf" value="${csrf}">
+          <button type="submit" class="link">Log out</button>
+        </form>`;
+}
+
+function switcher(nav: Navigation) {
+  if (nav.organizations.length < 2) return html`<span>${nav.organizationName}</span>`;
+  const returnTo = SECTIONS.find((s) => s.id === nav.current)?.path ?? '/';
+  return html`<form method="post" action="/ui/organization" class="switcher">
+          <input type="hidden" name="csrf" value="${nav.csrf}">
+          <input type="hidden" name="return_to" value="${returnTo}">
+          <label for="switch-organization" class="visually-hidden">Organization</label>
+          <select id="switch-organization" name="organization_id">
+            ${nav.organizations.map((o) => html`<option value="${o.id}"${o.id === nav.organizationId ? html` selected` : ''}>${o.name}</option>`)}
+          </select>
+          <button type="submit" class="secondary">Switch</button>
+        </form>`;
+}
+
+function navigationBar(nav: Navigation) {
+  return html`<nav class="sections" aria-label="Sections">
+        ${SECTIONS.map((s) => html`<a href="${s.path}"${s.id === nav.current ? html` aria-current="page"` : ''}>${s.label}</a>`)}
+      </nav>
+      <nav class="session" aria-label="Account">
+        ${switcher(nav)}
+        <span class="who" title="${nav.email}">${nav.email}</span>
+        ${logoutForm(nav.csrf)}
+      </nav>`;
 }
 
 export function layout(frame: PageFrame): SafeHtml {
-  const header = frame.session
-    ? html`<nav class="session">
+  const header = frame.nav
+    ? navigationBar(frame.nav)
+    : frame.session
+      ? html`<nav class="session">
         <span>${frame.session.email} · ${frame.session.organizationName}</span>
         <a href="/connected-apps">Connected apps</a>
-        <form method="post" action="/logout" class="inline">
-          <input type="hidden" name="csrf" value="${frame.session.csrf}">
-          <button type="submit" class="link">Log out</button>
-        </form>
+        ${logoutForm(frame.session.csrf)}
       </nav>`
-    : '';
+      : '';
+  const brand = frame.nav ? html`<a href="/" class="brand"><strong>Switchboard</strong></a>` : html`<strong class="brand">Switchboard</strong>`;
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -34,8 +92,8 @@ export function layout(frame: PageFrame): SafeHtml {
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
 </head>
 <body>
-<header><strong class="brand">Switchboard</strong>${header}</header>
-<main>
+<header>${brand}${header}</header>
+<main${frame.wide ? html` class="wide"` : ''}>
 ${frame.body}
 </main>
 </body>
@@ -64,31 +122,3 @@ export function sendPage(reply: FastifyReply, status: number, page: SafeHtml, op
     .header('cache-control', 'no-store')
     .send(page.value);
 }
-
-export const STYLESHEET = `
-:root { color-scheme: light; --ink: #1d2330; --muted: #5b6475; --line: #d9dee7; --accent: #2656d9; --danger: #b42318; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #f5f7fb; }
-header { display: flex; align-items: center; justify-content: space-between; padding: 12px 24px; background: #fff; border-bottom: 1px solid var(--line); }
-.brand { font-size: 18px; }
-nav.session { display: flex; gap: 16px; align-items: center; color: var(--muted); font-size: 14px; }
-main { max-width: 560px; margin: 40px auto; padding: 0 16px; }
-.card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 28px; }
-h1 { font-size: 22px; margin: 0 0 16px; }
-p.lead { color: var(--muted); margin-top: 0; }
-label { display: block; font-weight: 600; margin: 16px 0 6px; }
-input[type=email], input[type=password], select { width: 100%; padding: 10px 12px; border: 1px solid var(--line); border-radius: 6px; font: inherit; }
-button { font: inherit; padding: 10px 18px; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
-button.secondary { background: #fff; color: var(--ink); border-color: var(--line); }
-button.danger { background: #fff; color: var(--danger); border-color: var(--danger); }
-button.link { background: none; border: none; color: var(--accent); padding: 0; }
-form.inline { display: inline; margin: 0; }
-.actions { display: flex; gap: 12px; margin-top: 24px; }
-.error { background: #fef3f2; border: 1px solid #fecdca; color: var(--danger); padding: 10px 12px; border-radius: 6px; }
-ul.scopes { padding-left: 20px; }
-ul.scopes li { margin: 6px 0; }
-ul.scopes code, td code { font-size: 13px; color: var(--muted); }
-table { width: 100%; border-collapse: collapse; }
-th, td { text-align: left; padding: 10px 6px; border-bottom: 1px solid var(--line); vertical-align: top; }
-.muted { color: var(--muted); font-size: 14px; }
-`;

@@ -36,7 +36,7 @@ export function clearSessionCookie(reply: FastifyReply, config: Config): void {
  * Where to go after logging in: a path on this site only. "//evil.example"
  * and "/\evil.example" are protocol-relative to browsers, so they are refused.
  */
-export function safeReturnTo(value: unknown, fallback = '/connected-apps'): string {
+export function safeReturnTo(value: unknown, fallback = '/'): string {
   if (typeof value !== 'string' || value.length > 4000) return fallback;
   if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return fallback;
   if (/[\u0000-\u001f\\]/.test(value)) return fallback;

@@ -5,26 +5,58 @@ import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { connectedAppsRoutes } from './connected-apps.route.ts';
 import { createCsrf } from './csrf.ts';
+import { homeRoutes } from './home.route.ts';
 import { sendPage, STYLESHEET, STYLESHEET_PATH } from './layout.ts';
+import { locationPages } from './locations.route.ts';
 import { loginRoutes } from './login.route.ts';
+import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { errorPage } from './pages/error.page.ts';
+import { serviceAreaPages } from './service-areas.route.ts';
+import { callPages } from './calls.route.ts';
+import { webhookPages } from './webhooks.route.ts';
+
+function describeError(status: number, requestId: string): { title: string; message: string } {
+  switch (status) {
+    case 404:
+      return { title: 'Not found', message: 'There is nothing here. It may have been deleted, or it belongs to another organization.' };
+    case 403:
+      return { title: 'Not allowed', message: 'You cannot do this in your current organization.' };
+    case 429:
+      return { title: 'Too many requests', message: 'Too many requests. Please wait a moment and try again.' };
+    case 500:
+      return { title: 'Unexpected error', message: `Something went wrong on our side (request ${requestId}).` };
+    default:
+      return { title: 'Request refused', message: 'The request could not be processed.' };
+  }
+}
 
 export default async function webPlugin(app: FastifyInstance) {
   await app.register(formbody, { bodyLimit: 16 * 1024 });
   const csrf = await createCsrf(app.config);
+  app.decorateRequest('webNavigation', null);
 
   app.setErrorHandler(function renderErrorPage(error: FastifyError, request, reply) {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'unhandled error');
-    const message = status === 429
-      ? 'Too many requests. Please wait a moment and try again.'
-      : status === 500 ? `Something went wrong on our side (request ${request.id}).` : 'The request could not be processed.';
-    return sendPage(reply, status, errorPage({ title: status === 500 ? 'Unexpected error' : 'Request refused', message }));
+    const nav = request.webNavigation;
+    // Refused before any page could show it beside its field (the U+0000 check runs for every route).
+    const fields = error instanceof ValidationProblem ? error.fieldErrors.map((e) => `${e.field} ${e.message}`).join('; ') : '';
+    const described = describeError(status, request.id);
+    return sendPage(reply, status, errorPage({
+      ...described,
+      ...(fields ? { message: `${described.message} The field ${fields}.` } : {}),
+      ...(nav ? { nav, hint: 'Use the navigation above to carry on.' } : {}),
+    }));
   });
 
   app.get(STYLESHEET_PATH, { schema: { hide: true } }, async (_request, reply) =>
     reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET));
 
   await app.register(loginRoutes(csrf));
+  await app.register(homeRoutes(csrf));
+  await app.register(locationPages(csrf));
+  await app.register(serviceAreaPages(csrf));
+  await app.register(callPages(csrf));
+  await app.register(webhookPages(csrf));
   await app.register(connectedAppsRoutes(csrf));
 }

@@ -128,7 +128,7 @@ describe('login and consent pages: CSRF, cookies, framing, organization picker',
       const login = await agent.get(`/login?${new URLSearchParams({ return_to: target })}`);
       const fields = hiddenInputs(login.body, '/login');
       const res = await agent.post('/login', { ...fields, email: member.email, password: PASSWORD });
-      assert.equal(res.location, '/connected-apps', target);
+      assert.equal(res.location, '/', target);
     }
   });
 

@@ -1,0 +1,147 @@
+// The service-area pages (DESIGN §6): list, create, edit, delete (after a
+// confirmation page), linked to one of the organization's locations, with a
+// radius. Everything goes through the service-areas service and the API's schemas.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import * as errors from '../errors.ts';
+import { ValidationProblem } from '../http/problem-details.plugin.ts';
+import { listLocations } from '../locations/locations.service.ts';
+import { ServiceAreaCreateBody, ServiceAreaPatchBody, type ServiceArea } from '../service-areas/service-areas.schemas.ts';
+import {
+  createServiceArea, deleteServiceArea, getServiceArea, listServiceAreas, updateServiceArea,
+} from '../service-areas/service-areas.service.ts';
+import type { Csrf } from './csrf.ts';
+import {
+  formValidator, formValues, isUuid, noticeFor, nullableNumber, nullableText, serviceFieldErrors,
+  type FieldErrors, type FormBody,
+} from './forms.ts';
+import { sendPage } from './layout.ts';
+import { confirmDeletePage } from './pages/confirm-delete.page.ts';
+import { serviceAreaFormPage } from './pages/service-area-form.page.ts';
+import { serviceAreasPage } from './pages/service-areas.page.ts';
+import { sectionAccess, type SignedIn } from './signed-in.ts';
+
+const FIELDS = ['label', 'area_type', 'value', 'country', 'radius_km', 'location_id'] as const;
+const LABELS = { location_id: 'The location', radius_km: 'Radius' };
+const NOTICES = { created: 'Service area created.', updated: 'Service area saved.', deleted: 'Service area deleted.' };
+
+/** The form's text as the API's JSON: empty optional fields are null, the radius a number. */
+function editableFields(values: Record<string, string>) {
+  return {
+    label: values.label,
+    area_type: nullableText(values.area_type!),
+    value: nullableText(values.value!),
+    country: nullableText(values.country!),
+    radius_km: nullableNumber(values.radius_km!),
+    location_id: nullableText(values.location_id!),
+  };
+}
+
+function storedValues(area: ServiceArea): Record<string, string> {
+  return {
+    label: area.label,
+    area_type: area.area_type ?? '',
+    value: area.value ?? '',
+    country: area.country ?? '',
+    radius_km: area.radius_km === null ? '' : String(area.radius_km),
+    location_id: area.location_id ?? '',
+  };
+}
+
+function serviceAreaId(params: { id: string }): string {
+  if (!isUuid(params.id)) throw new errors.NOT_FOUND('No such service area');
+  return params.id;
+}
+
+/** Runs a service write; a location of another organization (found by the database) is shown on the form. */
+async function orFieldErrors(work: () => Promise<unknown>): Promise<FieldErrors | undefined> {
+  try {
+    await work();
+    return undefined;
+  } catch (error) {
+    if (error instanceof ValidationProblem) return serviceFieldErrors(error.fieldErrors, LABELS);
+    throw error;
+  }
+}
+
+export function serviceAreaPages(csrf: Csrf) {
+  return async function registerServiceAreaPages(app: FastifyInstance) {
+    const validateCreate = formValidator<ServiceAreaCreateBody>(ServiceAreaCreateBody);
+    const validatePatch = formValidator<ServiceAreaPatchBody>(ServiceAreaPatchBody);
+    const hide = { schema: { hide: true } };
+    const { page, form } = sectionAccess(csrf, 'service-areas');
+    const showForm = async (reply: FastifyReply, ctx: SignedIn, values: Record<string, string>, errors: FieldErrors, id?: string) =>
+      sendPage(reply, 400, serviceAreaFormPage({
+        nav: ctx.nav, values, errors, locations: await listLocations(app.db, ctx.organizationId), ...(id ? { id } : {}),
+      }));
+
+    app.get<{ Querystring: { done?: unknown } }>('/ui/service-areas', hide, async (request, reply) => {
+      const ctx = await page(request, reply);
+      if (!ctx) return reply;
+      const [areas, locations] = await Promise.all([
+        listServiceAreas(app.db, ctx.organizationId),
+        listLocations(app.db, ctx.organizationId),
+      ]);
+      const message = noticeFor(NOTICES, request.query.done);
+      return sendPage(reply, 200, serviceAreasPage({ nav: ctx.nav, areas, locations, ...(message ? { notice: message } : {}) }));
+    });
+
+    app.get('/ui/service-areas/new', hide, async (request, reply) => {
+      const ctx = await page(request, reply);
+      if (!ctx) return reply;
+      const locations = await listLocations(app.db, ctx.organizationId);
+      return sendPage(reply, 200, serviceAreaFormPage({ nav: ctx.nav, locations, values: {}, errors: {} }));
+    });
+
+    app.post<{ Body: FormBody }>('/ui/service-areas', hide, async (request, reply) => {
+      const ctx = await form(request, reply);
+      if (!ctx) return reply;
+      const values = formValues(request.body, FIELDS);
+      const result = validateCreate(editableFields(values));
+      if (!result.ok) return showForm(reply, ctx, values, result.errors);
+      const failed = await orFieldErrors(() => createServiceArea(app.db, ctx.organizationId, result.value));
+      if (failed) return showForm(reply, ctx, values, failed);
+      return reply.redirect('/ui/service-areas?done=created', 303);
+    });
+
+    app.get<{ Params: { id: string } }>('/ui/service-areas/:id/edit', hide, async (request, reply) => {
+      const ctx = await page(request, reply);
+      if (!ctx) return reply;
+      const area = await getServiceArea(app.db, ctx.organizationId, serviceAreaId(request.params));
+      const locations = await listLocations(app.db, ctx.organizationId);
+      return sendPage(reply, 200, serviceAreaFormPage({ nav: ctx.nav, id: area.id, locations, values: storedValues(area), errors: {} }));
+    });
+
+    app.post<{ Params: { id: string }; Body: FormBody }>('/ui/service-areas/:id', hide, async (request, reply) => {
+      const ctx = await form(request, reply);
+      if (!ctx) return reply;
+      const id = serviceAreaId(request.params);
+      const values = formValues(request.body, FIELDS);
+      const result = validatePatch(editableFields(values));
+      if (!result.ok) return showForm(reply, ctx, values, result.errors, id);
+      const failed = await orFieldErrors(() => updateServiceArea(app.db, ctx.organizationId, id, result.value));
+      if (failed) return showForm(reply, ctx, values, failed, id);
+      return reply.redirect('/ui/service-areas?done=updated', 303);
+    });
+
+    app.get<{ Params: { id: string } }>('/ui/service-areas/:id/delete', hide, async (request, reply) => {
+      const ctx = await page(request, reply);
+      if (!ctx) return reply;
+      const area = await getServiceArea(app.db, ctx.organizationId, serviceAreaId(request.params));
+      return sendPage(reply, 200, confirmDeletePage({
+        nav: ctx.nav,
+        title: `Delete ${area.label}?`,
+        message: `The service area is removed for everyone in ${ctx.nav.organizationName}.`,
+        action: `/ui/service-areas/${area.id}/delete`,
+        cancelHref: '/ui/service-areas',
+        button: 'Delete service area',
+      }));
+    });
+
+    app.post<{ Params: { id: string }; Body: FormBody }>('/ui/service-areas/:id/delete', hide, async (request, reply) => {
+      const ctx = await form(request, reply);
+      if (!ctx) return reply;
+      await deleteServiceArea(app.db, ctx.organizationId, serviceAreaId(request.params));
+      return reply.redirect('/ui/service-areas?done=deleted', 303);
+    });
+  };
+}

@@ -1,0 +1,92 @@
+// What every signed-in page starts with: the web session (or a redirect to the
+// login page), the CSRF token for its forms, the navigation bar, and the
+// principal the services expect. Form posts also check the CSRF token here,
+// so no handler can forget to.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/principal.ts';
+import type { ActiveSession } from '../auth/sessions.queries.ts';
+import { describeSession } from '../auth/sessions.service.ts';
+import type { Csrf } from './csrf.ts';
+import { SECTIONS, sendPage, type Navigation, type Section } from './layout.ts';
+import { errorPage } from './pages/error.page.ts';
+import { loginUrl, webSession } from './session.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set once the page knows who is signed in, so error pages keep the navigation bar. */
+    webNavigation: Navigation | null;
+  }
+}
+
+export interface SignedIn {
+  session: ActiveSession;
+  organizationId: string;
+  principal: Principal;
+  csrf: string;
+  nav: Navigation;
+}
+
+export const FORM_EXPIRED = 'The form expired or did not come from this site. Go back, reload the page and try again.';
+
+async function resolve(request: FastifyRequest, reply: FastifyReply, csrf: Csrf, current: Section, session: ActiveSession): Promise<SignedIn> {
+  const view = await describeSession(request.server.db, session);
+  const token = csrf.token(request, reply);
+  const nav: Navigation = {
+    email: session.email,
+    csrf: token,
+    organizationId: session.organization_id,
+    organizationName: session.organization_name,
+    organizations: view.organizations.map((o) => ({ id: o.id, name: o.name })),
+    current,
+  };
+  request.webNavigation = nav;
+  return {
+    session,
+    organizationId: session.organization_id,
+    principal: { kind: 'user', userId: session.user_id, organizationId: session.organization_id, scopes: 'all', session },
+    csrf: token,
+    nav,
+  };
+}
+
+/** For GET pages: the signed-in context, or undefined after redirecting to the login page (which comes back here). */
+export async function signedInPage(request: FastifyRequest, reply: FastifyReply, csrf: Csrf, current: Section): Promise<SignedIn | undefined> {
+  const session = await webSession(request);
+  if (!session) {
+    reply.redirect(loginUrl(request.url), 302);
+    return undefined;
+  }
+  return resolve(request, reply, csrf, current, session);
+}
+
+/**
+ * For form posts: signed in and carrying this browser's CSRF token, or
+ * undefined after answering (login redirect back to the section, or 403).
+ */
+export async function signedInForm(request: FastifyRequest, reply: FastifyReply, csrf: Csrf, current: Section): Promise<SignedIn | undefined> {
+  const session = await webSession(request);
+  if (!session) {
+    reply.redirect(loginUrl(SECTIONS.find((s) => s.id === current)!.path), 303);
+    return undefined;
+  }
+  const form = request.body as { csrf?: unknown } | undefined;
+  if (!csrf.verify(request, form?.csrf)) {
+    const signedIn = await resolve(request, reply, csrf, current, session);
+    sendPage(reply, 403, errorPage({ title: 'Form expired', message: FORM_EXPIRED, hint: 'Nothing was changed.', nav: signedIn.nav }));
+    return undefined;
+  }
+  return resolve(request, reply, csrf, current, session);
+}
+
+export interface SectionAccess {
+  page(request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined>;
+  form(request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined>;
+}
+
+/** signedInPage and signedInForm bound to one section's pages. */
+export function sectionAccess(csrf: Csrf, section: Section): SectionAccess {
+  return {
+    page: (request, reply) => signedInPage(request, reply, csrf, section),
+    form: (request, reply) => signedInForm(request, reply, csrf, section),
+  };
+}

@@ -1,0 +1,124 @@
+// The calls and webhook pages at the HTTP level: another organization's ids
+// are the 404 page and stay untouched, every form needs the CSRF token, and
+// redelivery that cannot happen now is explained on the page.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { UserAgent } from '../helpers/user-agent.ts';
+import { csrfToken, signedInAgent } from '../helpers/web.ts';
+import { completeCall, connectPlatform, deliveriesOf, subscribeHook, WEBHOOK_TEST_ENV, type Connection } from '../helpers/webhooks.ts';
+
+describe('calls and webhook pages: access, CSRF and organization boundaries', () => {
+  let t: TestApp;
+  let mine: Connection;
+  let theirs: Connection;
+  before(async () => {
+    // No delivery worker runs: deliveries stay pending, as the tests arrange them.
+    t = await startTestApp({ listen: true, env: WEBHOOK_TEST_ENV });
+    mine = await connectPlatform(t);
+    theirs = await connectPlatform(t, { client: mine.client });
+  });
+  after(() => t.close());
+
+  async function snapshot() {
+    const subscriptions = await t.db.pool.query('SELECT * FROM webhook_subscriptions ORDER BY id');
+    const deliveries = await t.db.pool.query('SELECT * FROM webhook_deliveries ORDER BY id');
+    return { subscriptions: subscriptions.rows, deliveries: deliveries.rows };
+  }
+
+  test('not signed in: the pages redirect to the login page', async () => {
+    const agent = new UserAgent(t.url);
+    for (const path of ['/ui/calls', `/ui/calls/${randomUUID()}`, '/ui/webhooks', `/ui/webhooks/${randomUUID()}`, `/ui/webhooks/${randomUUID()}/delete`]) {
+      const res = await agent.get(path);
+      assert.equal(res.status, 302, path);
+      assert.equal(res.location, `/login?${new URLSearchParams({ return_to: path })}`);
+    }
+  });
+
+  test('another organization\'s call, subscription and delivery are the 404 page, and stay untouched', async () => {
+    const call = await completeCall(t, theirs.member, { summary: 'Their confidential call' });
+    const hook = await subscribeHook(t, theirs, { hookUrl: 'https://127.0.0.1:9/theirs' });
+    await completeCall(t, theirs.member);
+    const [delivery] = await deliveriesOf(t, hook.id);
+    await t.db.pool.query("UPDATE webhook_subscriptions SET status = 'disabled', disabled_at = now() WHERE id = $1", [hook.id]);
+    const agent = await signedInAgent(t.url, mine.member.email);
+    const csrf = await csrfToken(agent);
+    const before = await snapshot();
+    const requests: ['GET' | 'POST', string][] = [
+      ['GET', `/ui/calls/${call.id}`],
+      ['GET', `/ui/webhooks/${hook.id}`],
+      ['GET', `/ui/webhooks/${hook.id}/delete`],
+      ['POST', `/ui/webhooks/${hook.id}/enable`],
+      ['POST', `/ui/webhooks/${hook.id}/delete`],
+      ['POST', `/ui/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`],
+    ];
+    for (const [method, path] of requests) {
+      const res = await agent.request(method, path, method === 'POST' ? { csrf } : undefined);
+      assert.equal(res.status, 404, `${method} ${path}`);
+      assert.match(res.body, /<h1>Not found<\/h1>/);
+      assert.doesNotMatch(res.body, /confidential|theirs/);
+    }
+    assert.deepEqual(await snapshot(), before);
+    assert.doesNotMatch((await agent.get('/ui/calls')).body, /confidential/);
+    assert.doesNotMatch((await agent.get('/ui/webhooks')).body, /theirs/);
+  });
+
+  test('malformed ids and page cursors are answered with a page, not a database error', async () => {
+    const agent = await signedInAgent(t.url, mine.member.email);
+    for (const path of ['/ui/calls/nope', '/ui/webhooks/nope', `/ui/webhooks/${randomUUID()}`]) {
+      assert.equal((await agent.get(path)).status, 404, path);
+    }
+    for (const path of ['/ui/calls?cursor=nope', `/ui/calls?cursor=${randomUUID()}`]) {
+      const res = await agent.get(path);
+      assert.equal(res.status, 400, path);
+      assert.match(res.body, /cursor is not a cursor from a previous page/);
+    }
+  });
+
+  test('re-enable, delete and redeliver need this browser\'s CSRF token', async () => {
+    const hook = await subscribeHook(t, mine, { hookUrl: 'https://127.0.0.1:9/csrf' });
+    await completeCall(t, mine.member);
+    const [delivery] = await deliveriesOf(t, hook.id);
+    await t.db.pool.query("UPDATE webhook_subscriptions SET status = 'disabled', disabled_at = now() WHERE id = $1", [hook.id]);
+    const agent = await signedInAgent(t.url, mine.member.email);
+    const before = await snapshot();
+    for (const path of [`/ui/webhooks/${hook.id}/enable`, `/ui/webhooks/${hook.id}/delete`, `/ui/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`]) {
+      const res = await agent.post(path, {});
+      assert.equal(res.status, 403, path);
+    }
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  test('redelivering while disabled, or while an attempt is in flight, says so on the subscription page', async () => {
+    const hook = await subscribeHook(t, mine, { hookUrl: 'https://127.0.0.1:9/busy' });
+    await completeCall(t, mine.member);
+    const [delivery] = await deliveriesOf(t, hook.id);
+    const agent = await signedInAgent(t.url, mine.member.email);
+    const csrf = await csrfToken(agent);
+    const redeliver = `/ui/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`;
+
+    // A worker holds the delivery's lease: an attempt is on the wire.
+    await t.db.pool.query("UPDATE webhook_deliveries SET lease_token = gen_random_uuid(), lease_expires_at = now() + interval '1 minute' WHERE id = $1", [delivery!.id]);
+    const busy = await agent.post(redeliver, { csrf });
+    assert.equal(busy.status, 303);
+    assert.equal(busy.location, `/ui/webhooks/${hook.id}?problem=in_flight`);
+    assert.match((await agent.get(busy.location!)).body, /being sent right now/);
+
+    await t.db.pool.query('UPDATE webhook_deliveries SET lease_token = NULL, lease_expires_at = NULL WHERE id = $1', [delivery!.id]);
+    await t.db.pool.query("UPDATE webhook_subscriptions SET status = 'disabled', disabled_at = now() WHERE id = $1", [hook.id]);
+    const disabled = await agent.post(redeliver, { csrf });
+    assert.equal(disabled.location, `/ui/webhooks/${hook.id}?problem=disabled`);
+    assert.match((await agent.get(disabled.location!)).body, /re-enable it first/);
+  });
+
+  test('texts from the URL are never shown: unknown notice codes show nothing', async () => {
+    const hook = await subscribeHook(t, mine, { hookUrl: 'https://127.0.0.1:9/notice' });
+    const agent = await signedInAgent(t.url, mine.member.email);
+    for (const query of ['done=<b>hi</b>', 'problem=constructor', 'done=__proto__', 'done=toString']) {
+      const res = await agent.get(`/ui/webhooks/${hook.id}?${query}`);
+      assert.equal(res.status, 200, query);
+      assert.doesNotMatch(res.body, /class="notice"|role="alert"/, query);
+    }
+  });
+});
