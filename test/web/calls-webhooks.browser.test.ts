@@ -4,7 +4,7 @@ import type { Browser } from 'playwright-core';
 import { createAgent } from '../../src/calls/calls.service.ts';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { launchChromium, screenshot, signedInBrowser } from '../helpers/browser.ts';
+import { launchChromium, screenshot, signedInBrowser, SKIP_WITHOUT_BROWSER } from '../helpers/browser.ts';
 import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
 import {
   attemptsOf, completeCall, connectPlatform, settled, startTestWorker, subscribeHook, waitFor, WEBHOOK_TEST_ENV,
@@ -12,7 +12,7 @@ import {
 
 // Calls and webhook deliveries as a person sees them: real deliveries by a
 // real worker to a real HTTPS target, looked at in headless Chromium.
-describe('calls and webhooks in headless Chromium', () => {
+describe('calls and webhooks in headless Chromium', { skip: SKIP_WITHOUT_BROWSER }, () => {
   let t: TestApp;
   let browser: Browser;
   let target: HttpsTarget;

@@ -5,7 +5,7 @@ import { createLocation, listLocations } from '../../src/locations/locations.ser
 import { createUser } from '../../src/orgs/orgs.service.ts';
 import { listServiceAreas } from '../../src/service-areas/service-areas.service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { launchChromium, screenshot, signedInBrowser } from '../helpers/browser.ts';
+import { launchChromium, screenshot, signedInBrowser, SKIP_WITHOUT_BROWSER } from '../helpers/browser.ts';
 import { createMember, createOrg, PASSWORD } from '../helpers/fixtures.ts';
 
 /** The rows of the page's table, as the text of their first cell. */
@@ -18,7 +18,7 @@ function row(page: Page, name: string) {
 }
 
 // The pages as a person uses them, in a real browser with JavaScript off.
-describe('locations and service areas in headless Chromium', () => {
+describe('locations and service areas in headless Chromium', { skip: SKIP_WITHOUT_BROWSER }, () => {
   let t: TestApp;
   let browser: Browser;
 

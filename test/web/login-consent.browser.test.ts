@@ -1,26 +1,19 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, SCREENSHOT_DIR, SKIP_WITHOUT_BROWSER } from '../helpers/browser.ts';
 import { createUser } from '../../src/orgs/orgs.service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, createOrg, PASSWORD } from '../helpers/fixtures.ts';
 import { authorizationPath, createClient, pkcePair, type TestClient } from '../helpers/oauth.ts';
 
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--no-first-run',
-];
-
-/** Where the screenshots go, for a human to look at. */
-export const SCREENSHOT_DIR = process.env.SB_SCREENSHOT_DIR ?? os.tmpdir();
 
 // The login and consent pages in a real browser, without JavaScript on our
 // side: the platform's callback is a real server on another origin.
-describe('login and consent pages in headless Chromium', () => {
+describe('login and consent pages in headless Chromium', { skip: SKIP_WITHOUT_BROWSER }, () => {
   let t: TestApp;
   let browser: Browser;
   let platform: http.Server;
@@ -42,7 +35,7 @@ describe('login and consent pages in headless Chromium', () => {
     platformUrl = `http://127.0.0.1:${(platform.address() as AddressInfo).port}`;
     t = await startTestApp({ listen: true });
     client = await createClient(t.db.pool, { name: 'Acme Automations', redirectUris: [`${platformUrl}/callback`], scopes: ['calls:read', 'contacts:read'] });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   after(async () => {
