@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from './config/config.ts';
 import type { Pool } from './db/pool.ts';
 import { genReqId, loggerOptions } from './http/logger.ts';
-import problemDetails from './http/problem-details.plugin.ts';
+import problemDetails, { frameworkErrorProblem } from './http/problem-details.plugin.ts';
 import rejectNul from './http/reject-nul.plugin.ts';
 import { validatorCompiler } from './http/validation.ts';
 import healthRoutes from './health/health.route.ts';
@@ -54,6 +54,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT,
     trustProxy: false,
     ajv: { customOptions: {} },
+    frameworkErrors: frameworkErrorProblem,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.decorate('db', pool);

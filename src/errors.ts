@@ -41,3 +41,6 @@ export const WEBHOOK_SUBSCRIPTION_NOT_FOUND = createError('WEBHOOK_SUBSCRIPTION_
 export const WEBHOOK_SUBSCRIPTION_DISABLED = createError('WEBHOOK_SUBSCRIPTION_DISABLED', 'Webhook subscription %s is disabled; enable it first', 409);
 export const WEBHOOK_DELIVERY_NOT_FOUND = createError('WEBHOOK_DELIVERY_NOT_FOUND', 'Webhook delivery %s does not exist', 404);
 export const WEBHOOK_DELIVERY_IN_FLIGHT = createError('WEBHOOK_DELIVERY_IN_FLIGHT', 'Webhook delivery %s is being sent right now; try again when the attempt ends', 409);
+
+// Audit (requests the router refuses before any route runs)
+export const REQUEST_URL_TOO_LONG = createError('REQUEST_URL_TOO_LONG', 'A path segment of the URL is too long', 414);

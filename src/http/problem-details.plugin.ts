@@ -104,6 +104,22 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest): { statu
   return { status: 500, code: 'INTERNAL', detail: 'An unexpected error occurred' };
 }
 
+/**
+ * Fastify's `frameworkErrors` hook: the router refuses a URL it cannot
+ * decode, or a path parameter over its length limit, before any route (and
+ * so before the error handler) runs; without this the answer is Fastify's own
+ * `{error, code, message}` body instead of a problem.
+ */
+export function frameworkErrorProblem(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id);
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return sendProblem(reply, 414, 'REQUEST_URL_TOO_LONG', 'A path segment of the URL is too long');
+  }
+  return sendProblem(reply, 400, 'REQUEST_VALIDATION', 'The URL is not valid: it holds a malformed percent-encoding', {
+    errors: [{ field: 'path', message: 'is not a valid URL' }],
+  });
+}
+
 async function problemDetails(app: FastifyInstance) {
   app.setErrorHandler(function handleError(error: FastifyError, request, reply) {
     const problem = fromFastifyError(error, request);

@@ -38,3 +38,25 @@ describe('request edges', () => {
     assert.deepEqual(res.json().errors, [{ field: 'nested.1.b', message: 'must not contain NUL (U+0000) characters' }]);
   });
 });
+
+describe('URLs the router refuses', () => {
+  let t: TestApp;
+  before(async () => { t = await startTestApp(); });
+  after(() => t.close());
+
+  test('a malformed percent-encoding in the path is a 400 problem naming the path', async () => {
+    const res = await t.app.inject({ url: '/locations/%zz' });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.headers['content-type'], PROBLEM);
+    assert.equal(res.json().code, 'REQUEST_VALIDATION');
+    assert.deepEqual(res.json().errors, [{ field: 'path', message: 'is not a valid URL' }]);
+  });
+
+  test('an over-long path parameter is a 414 problem', async () => {
+    const res = await t.app.inject({ url: `/locations/${'a'.repeat(5000)}` });
+    assert.equal(res.statusCode, 414);
+    assert.equal(res.headers['content-type'], PROBLEM);
+    assert.equal(res.json().code, 'REQUEST_URL_TOO_LONG');
+    assert.equal(res.json().status, 414);
+  });
+});
