@@ -9,6 +9,7 @@ import type { Pool } from './db/pool.ts';
 import { genReqId, loggerOptions } from './http/logger.ts';
 import problemDetails, { frameworkErrorProblem } from './http/problem-details.plugin.ts';
 import rejectNul from './http/reject-nul.plugin.ts';
+import { acceptEmptyJsonBody } from './http/empty-json-body.ts';
 import { validatorCompiler } from './http/validation.ts';
 import healthRoutes from './health/health.route.ts';
 import sessionsRoutes from './auth/sessions.route.ts';
@@ -66,6 +67,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-content-type-options', 'nosniff');
   });
 
+  acceptEmptyJsonBody(app);
   await app.register(problemDetails);
   await app.register(rejectNul);
   await app.register(rateLimit, {

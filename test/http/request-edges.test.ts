@@ -28,6 +28,19 @@ describe('request edges', () => {
     assert.ok(!t.logs.some((line) => line.includes('"level":50')));
   });
 
+  test('Content-Type: application/json with no body is no body, on every route', async () => {
+    const other = await createMember(t.db.pool);
+    const json = { 'content-type': 'application/json', 'x-user-token': other.token };
+    const redeliver = await t.app.inject({ method: 'POST', url: '/webhooks/deliveries/00000000-0000-4000-8000-000000000000/redeliver', headers: json });
+    assert.equal(redeliver.statusCode, 404);
+    assert.equal(redeliver.json().code, 'WEBHOOK_DELIVERY_NOT_FOUND');
+    const remove = await t.app.inject({ method: 'DELETE', url: '/webhooks/00000000-0000-4000-8000-000000000000', headers: json });
+    assert.equal(remove.statusCode, 404);
+    assert.equal(remove.json().code, 'WEBHOOK_SUBSCRIPTION_NOT_FOUND');
+    const logout = await t.app.inject({ method: 'DELETE', url: '/auth/session', headers: json });
+    assert.equal(logout.statusCode, 204);
+  });
+
   test('a NUL deep inside a body is named by its path', async () => {
     const res = await t.app.inject({
       method: 'POST', url: '/locations',
