@@ -73,3 +73,23 @@ describe('URLs the router refuses', () => {
     assert.equal(res.json().status, 414);
   });
 });
+
+describe('401 challenges', () => {
+  let t: TestApp;
+  before(async () => { t = await startTestApp(); });
+  after(() => t.close());
+
+  test('every 401 carries WWW-Authenticate: Bearer, x-user-token and login failures too', async () => {
+    const answers = await Promise.all([
+      t.app.inject({ url: '/locations' }),
+      t.app.inject({ url: '/locations', headers: { 'x-user-token': 'sbu_not-a-token' } }),
+      t.app.inject({ url: '/auth/session' }),
+      t.app.inject({ method: 'POST', url: '/auth/sessions', payload: { email: 'nobody@example.com', password: 'wrong password' } }),
+    ]);
+    for (const res of answers) {
+      assert.equal(res.statusCode, 401);
+      assert.match(String(res.headers['www-authenticate']), /^Bearer realm="switchboard"/);
+      assert.equal(res.headers['content-type'], PROBLEM);
+    }
+  });
+});
