@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import * as errors from '../errors.ts';
+import { UUID_PATTERN } from './schemas.ts';
 
 export interface FieldError {
   field: string;
@@ -42,6 +43,34 @@ interface AjvIssue {
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** Present because the validators run with `verbose` (src/http/validation.ts). */
+  parentSchema?: Record<string, unknown>;
+}
+
+/**
+ * Ajv's messages quote regular expressions and say "equal to constant"; a
+ * client reads what the value must be instead. A schema may carry its own
+ * wording for a failed pattern or length in `x-error-message`.
+ */
+function readableMessage(issue: AjvIssue): string | undefined {
+  const custom = issue.parentSchema?.['x-error-message'];
+  if (typeof custom === 'string' && ['pattern', 'minLength', 'maxLength'].includes(issue.keyword)) return custom;
+  if (issue.keyword === 'format' && issue.params.format === 'uuid') return 'must be a UUID';
+  if (issue.keyword === 'pattern' && issue.params.pattern === UUID_PATTERN) return 'must be a UUID';
+  if (issue.keyword === 'pattern' && issue.params.pattern === '\\S') return 'must not be blank';
+  if (issue.keyword === 'const') return `must be ${String(issue.params.allowedValue)}`;
+  if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) return `must be one of ${issue.params.allowedValues.join(', ')}`;
+  return undefined;
+}
+
+function withoutRepeats(fieldErrors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return fieldErrors.filter((e) => {
+    const key = `${e.field}\u0000${e.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /**
@@ -50,7 +79,7 @@ interface AjvIssue {
  * listed on their own, so it is left out.
  */
 export function fieldErrorsFromAjv(issues: AjvIssue[], part: string | undefined): FieldError[] {
-  return issues.filter((issue) => issue.keyword !== 'if').map((issue) => {
+  return withoutRepeats(issues.filter((issue) => issue.keyword !== 'if').map((issue) => {
     const segments = issue.instancePath.split('/').filter(Boolean);
     if (issue.keyword === 'required') segments.push(String(issue.params.missingProperty));
     if (issue.keyword === 'dependentRequired' || issue.keyword === 'dependencies') {
@@ -62,9 +91,9 @@ export function fieldErrorsFromAjv(issues: AjvIssue[], part: string | undefined)
       return { field: segments.join('.'), message: 'is not an allowed field' };
     }
     const field = segments.join('.') || (part === 'body' ? 'body' : part ?? 'request');
-    const message = issue.keyword === 'required' ? 'is required' : issue.message ?? 'is invalid';
+    const message = issue.keyword === 'required' ? 'is required' : readableMessage(issue) ?? issue.message ?? 'is invalid';
     return { field, message };
-  });
+  }));
 }
 
 export function problemType(code: string): string {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, type Member } from '../helpers/fixtures.ts';
+import { createClient, issueTokens, platformHeaders } from '../helpers/oauth.ts';
 
 const PROBLEM = 'application/problem+json; charset=utf-8';
 
@@ -91,5 +92,40 @@ describe('401 challenges', () => {
       assert.match(String(res.headers['www-authenticate']), /^Bearer realm="switchboard"/);
       assert.equal(res.headers['content-type'], PROBLEM);
     }
+  });
+});
+
+describe('validation messages a client can act on', () => {
+  let t: TestApp;
+  let member: Member;
+  before(async () => {
+    t = await startTestApp();
+    member = await createMember(t.db.pool);
+  });
+  after(() => t.close());
+
+  test('a malformed id is one "must be a UUID", not two regular expressions', async () => {
+    const res = await t.app.inject({ url: '/locations/not-a-uuid', headers: { 'x-user-token': member.token } });
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(res.json().errors, [{ field: 'id', message: 'must be a UUID' }]);
+  });
+
+  test('a blank name says so', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/locations', headers: { 'x-user-token': member.token }, payload: { name: '   ' } });
+    assert.deepEqual(res.json().errors, [{ field: 'name', message: 'must not be blank' }]);
+  });
+
+  test('POST /webhooks/subscribe names the one allowed event and states the secret rule', async () => {
+    const client = await createClient(t.db.pool);
+    const tokens = await issueTokens(t.db.pool, { client, userId: member.user.id, organizationId: member.org.id });
+    const res = await t.app.inject({
+      method: 'POST', url: '/webhooks/subscribe', headers: platformHeaders(tokens, client),
+      payload: { hookUrl: 'https://example.com/h', event: 'call.started', secret: 'sécret' },
+    });
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(res.json().errors, [
+      { field: 'event', message: 'must be call.completed' },
+      { field: 'secret', message: 'must be 1 to 256 printable ASCII characters, without leading or trailing spaces' },
+    ]);
   });
 });
