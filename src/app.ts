@@ -68,6 +68,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   acceptEmptyJsonBody(app);
+  // Fastify reads text/plain as a string by default, which every JSON route
+  // then refused as "body must be object"; without the parser it is the same
+  // 415 problem as any other non-JSON type. (The platform's subscribe routes
+  // read any type as JSON; the OAuth routes answer invalid_request.)
+  app.removeContentTypeParser('text/plain');
   await app.register(problemDetails);
   await app.register(rejectNul);
   await app.register(rateLimit, {

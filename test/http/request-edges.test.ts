@@ -42,6 +42,16 @@ describe('request edges', () => {
     assert.equal(logout.statusCode, 204);
   });
 
+  test('a JSON body sent as text/plain is a 415 problem, like any other non-JSON type', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const res = await t.app.inject({
+        method: 'POST', url: '/locations', headers: { 'content-type': type, 'x-user-token': member.token }, payload: '{"name":"x"}',
+      });
+      assert.equal(res.statusCode, 415, type);
+      assert.equal(res.json().code, 'REQUEST_UNSUPPORTED_MEDIA_TYPE');
+    }
+  });
+
   test('a NUL deep inside a body is named by its path', async () => {
     const res = await t.app.inject({
       method: 'POST', url: '/locations',
