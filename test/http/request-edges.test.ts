@@ -82,6 +82,7 @@ describe('URLs the router refuses', () => {
     assert.equal(res.headers['content-type'], PROBLEM);
     assert.equal(res.json().code, 'REQUEST_URL_TOO_LONG');
     assert.equal(res.json().status, 414);
+    assert.equal(res.json().title, 'URI Too Long');
   });
 });
 
