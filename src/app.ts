@@ -7,8 +7,9 @@ import type { Redis } from 'ioredis';
 import type { Config } from './config/config.ts';
 import type { Pool } from './db/pool.ts';
 import { genReqId, loggerOptions } from './http/logger.ts';
-import problemDetails from './http/problem-details.plugin.ts';
+import problemDetails, { frameworkErrorProblem } from './http/problem-details.plugin.ts';
 import rejectNul from './http/reject-nul.plugin.ts';
+import { acceptEmptyJsonBody } from './http/empty-json-body.ts';
 import { validatorCompiler } from './http/validation.ts';
 import healthRoutes from './health/health.route.ts';
 import sessionsRoutes from './auth/sessions.route.ts';
@@ -54,6 +55,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT,
     trustProxy: false,
     ajv: { customOptions: {} },
+    frameworkErrors: frameworkErrorProblem,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.decorate('db', pool);
@@ -65,6 +67,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-content-type-options', 'nosniff');
   });
 
+  acceptEmptyJsonBody(app);
+  // Fastify reads text/plain as a string by default, which every JSON route
+  // then refused as "body must be object"; without the parser it is the same
+  // 415 problem as any other non-JSON type. (The platform's subscribe routes
+  // read any type as JSON; the OAuth routes answer invalid_request.)
+  app.removeContentTypeParser('text/plain');
   await app.register(problemDetails);
   await app.register(rejectNul);
   await app.register(rateLimit, {

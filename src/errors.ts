@@ -8,6 +8,8 @@ export const REQUEST_VALIDATION = createError('REQUEST_VALIDATION', 'The request
 export const REQUEST_INVALID_JSON = createError('REQUEST_INVALID_JSON', 'The request body is not valid JSON', 400);
 export const REQUEST_BODY_TOO_LARGE = createError('REQUEST_BODY_TOO_LARGE', 'The request body exceeds %s bytes', 413);
 export const REQUEST_UNSUPPORTED_MEDIA_TYPE = createError('REQUEST_UNSUPPORTED_MEDIA_TYPE', 'Unsupported Content-Type: %s', 415);
+// (the router refuses an overlong path segment before any route runs)
+export const REQUEST_URL_TOO_LONG = createError('REQUEST_URL_TOO_LONG', 'A path segment of the URL is too long', 414);
 export const REQUEST_RATE_LIMITED = createError('REQUEST_RATE_LIMITED', 'Too many requests; retry after %s seconds', 429);
 export const NOT_FOUND = createError('NOT_FOUND', '%s', 404);
 export const INTERNAL = createError('INTERNAL', 'An unexpected error occurred', 500);

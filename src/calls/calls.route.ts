@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { requirePrincipal } from '../auth/principal.ts';
 import { requireUserOrPlatformToken } from '../auth/user-or-platform.hook.ts';
 import { setNextLink } from '../http/pagination.ts';
-import { requirePlatformToken } from '../oauth/platform-guard.ts';
+import { PLATFORM_SECURITY, requirePlatformToken } from '../oauth/platform-guard.ts';
 import {
   CallCompletedEventSchema,
   CallSchema,
@@ -32,7 +32,7 @@ export default async function callsRoutes(fastify: FastifyInstance) {
     schema: {
       tags: ['calls'],
       summary: 'Recent completed calls (sample data for the call.completed trigger), newest first',
-      security: [{ bearer: [] }],
+      security: PLATFORM_SECURITY,
       querystring: RecentCallsQuery,
       response: { 200: Type.Array(CallCompletedEventSchema), ...errorsFor },
     },

@@ -4,13 +4,23 @@ import type { FastifyInstance } from 'fastify';
 import { listMigrations, pendingMigrations } from '../db/migrate.ts';
 import * as errors from '../errors.ts';
 import { sendProblem } from '../http/problem-details.plugin.ts';
+import { ProblemSchema } from '../http/schemas.ts';
+import { Type } from '@sinclair/typebox';
 
 export default async function healthRoutes(app: FastifyInstance) {
   const known = await listMigrations();
 
-  app.get('/healthz', { schema: { tags: ['health'], hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/healthz', {
+    schema: { tags: ['health'], summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+  }, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', { schema: { tags: ['health'], hide: true } }, async (request, reply) => {
+  app.get('/readyz', {
+    schema: {
+      tags: ['health'],
+      summary: 'Readiness: the database answers and every migration is applied',
+      response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: ProblemSchema },
+    },
+  }, async (request, reply) => {
     try {
       const pending = await pendingMigrations(app.db, known);
       if (pending.length > 0) {

@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import * as errors from '../errors.ts';
+import { UUID_PATTERN } from './schemas.ts';
 
 export interface FieldError {
   field: string;
@@ -25,7 +26,7 @@ export interface Problem {
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
+  409: 'Conflict', 413: 'Content Too Large', 414: 'URI Too Long', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
   500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 
@@ -42,6 +43,34 @@ interface AjvIssue {
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** Present because the validators run with `verbose` (src/http/validation.ts). */
+  parentSchema?: Record<string, unknown>;
+}
+
+/**
+ * Ajv's messages quote regular expressions and say "equal to constant"; a
+ * client reads what the value must be instead. A schema may carry its own
+ * wording for a failed pattern or length in `x-error-message`.
+ */
+function readableMessage(issue: AjvIssue): string | undefined {
+  const custom = issue.parentSchema?.['x-error-message'];
+  if (typeof custom === 'string' && ['pattern', 'minLength', 'maxLength'].includes(issue.keyword)) return custom;
+  if (issue.keyword === 'format' && issue.params.format === 'uuid') return 'must be a UUID';
+  if (issue.keyword === 'pattern' && issue.params.pattern === UUID_PATTERN) return 'must be a UUID';
+  if (issue.keyword === 'pattern' && issue.params.pattern === '\\S') return 'must not be blank';
+  if (issue.keyword === 'const') return `must be ${String(issue.params.allowedValue)}`;
+  if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) return `must be one of ${issue.params.allowedValues.join(', ')}`;
+  return undefined;
+}
+
+function withoutRepeats(fieldErrors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return fieldErrors.filter((e) => {
+    const key = `${e.field}\u0000${e.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /**
@@ -50,7 +79,7 @@ interface AjvIssue {
  * listed on their own, so it is left out.
  */
 export function fieldErrorsFromAjv(issues: AjvIssue[], part: string | undefined): FieldError[] {
-  return issues.filter((issue) => issue.keyword !== 'if').map((issue) => {
+  return withoutRepeats(issues.filter((issue) => issue.keyword !== 'if').map((issue) => {
     const segments = issue.instancePath.split('/').filter(Boolean);
     if (issue.keyword === 'required') segments.push(String(issue.params.missingProperty));
     if (issue.keyword === 'dependentRequired' || issue.keyword === 'dependencies') {
@@ -62,9 +91,9 @@ export function fieldErrorsFromAjv(issues: AjvIssue[], part: string | undefined)
       return { field: segments.join('.'), message: 'is not an allowed field' };
     }
     const field = segments.join('.') || (part === 'body' ? 'body' : part ?? 'request');
-    const message = issue.keyword === 'required' ? 'is required' : issue.message ?? 'is invalid';
+    const message = issue.keyword === 'required' ? 'is required' : readableMessage(issue) ?? issue.message ?? 'is invalid';
     return { field, message };
-  });
+  }));
 }
 
 export function problemType(code: string): string {
@@ -104,6 +133,22 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest): { statu
   return { status: 500, code: 'INTERNAL', detail: 'An unexpected error occurred' };
 }
 
+/**
+ * Fastify's `frameworkErrors` hook: the router refuses a URL it cannot
+ * decode, or a path parameter over its length limit, before any route (and
+ * so before the error handler) runs; without this the answer is Fastify's own
+ * `{error, code, message}` body instead of a problem.
+ */
+export function frameworkErrorProblem(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id);
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return sendProblem(reply, 414, 'REQUEST_URL_TOO_LONG', 'A path segment of the URL is too long');
+  }
+  return sendProblem(reply, 400, 'REQUEST_VALIDATION', 'The URL is not valid: it holds a malformed percent-encoding', {
+    errors: [{ field: 'path', message: 'is not a valid URL' }],
+  });
+}
+
 async function problemDetails(app: FastifyInstance) {
   app.setErrorHandler(function handleError(error: FastifyError, request, reply) {
     const problem = fromFastifyError(error, request);
@@ -112,6 +157,10 @@ async function problemDetails(app: FastifyInstance) {
       return sendProblem(reply, 500, 'INTERNAL', `An unexpected error occurred; quote request id ${request.id}`, { request_id: request.id });
     }
     const oauthError = (error as { oauthError?: unknown }).oauthError;
+    // RFC 9110 §15.5.2: a 401 carries a challenge. The bearer guards set a
+    // detailed one (RFC 6750 §3); the x-user-token and login 401s get the
+    // plain one DESIGN §5 names.
+    if (problem.status === 401 && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', 'Bearer realm="switchboard"');
     return sendProblem(reply, problem.status, problem.code, problem.detail, {
       ...(problem.fieldErrors ? { errors: problem.fieldErrors } : {}),
       ...(typeof oauthError === 'string' ? { error: oauthError } : {}),

@@ -5,22 +5,40 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ValidationProblem } from './problem-details.plugin.ts';
 
-/** Path of the first string (or key) holding a NUL character, or undefined. */
+interface Visit {
+  value: unknown;
+  key?: string;
+  parent?: Visit;
+}
+
+function pathOf(visit: Visit, prefix: string[], last?: string): string {
+  const keys: string[] = last === undefined ? [] : [last];
+  for (let at: Visit | undefined = visit; at?.key !== undefined; at = at.parent) keys.unshift(at.key);
+  return [...prefix, ...keys].join('.') || 'body';
+}
+
+/**
+ * Path of the first string (or key) holding a NUL character, or undefined.
+ * Walks with an explicit stack and parent links: a body of 64 KiB can nest
+ * ~30 000 levels deep, which would overflow a recursive walk (a 500).
+ */
 export function findNul(value: unknown, path: string[] = []): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path.join('.') || 'body' : undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findNul(value[i], [...path, String(i)]);
-      if (found !== undefined) return found;
+  const pending: Visit[] = [{ value }];
+  while (pending.length > 0) {
+    const visit = pending.pop()!;
+    if (typeof visit.value === 'string') {
+      if (visit.value.includes('\u0000')) return pathOf(visit, path);
+      continue;
     }
-    return undefined;
-  }
-  if (value && typeof value === 'object') {
-    for (const [key, child] of Object.entries(value)) {
-      if (key.includes('\u0000')) return [...path, key.replace(/\u0000/g, '\\u0000')].join('.');
-      const found = findNul(child, [...path, key]);
-      if (found !== undefined) return found;
+    if (!visit.value || typeof visit.value !== 'object') continue;
+    const entries = Array.isArray(visit.value)
+      ? visit.value.map((child, i) => [String(i), child] as const)
+      : Object.entries(visit.value);
+    for (const [key] of entries) {
+      if (key.includes('\u0000')) return pathOf(visit, path, key.replace(/\u0000/g, '\\u0000'));
     }
+    // Reversed so that the first field is looked at first, as a reader would.
+    for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i]![1], key: entries[i]![0], parent: visit });
   }
   return undefined;
 }

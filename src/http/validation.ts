@@ -13,7 +13,7 @@ const addFormats = addFormatsModule.default;
 const nextVocabulary = nextVocabularyModule.default;
 
 function makeAjv(coerceTypes: boolean | 'array') {
-  const ajv = new Ajv({ allErrors: true, coerceTypes, useDefaults: true, removeAdditional: false, strict: false });
+  const ajv = new Ajv({ allErrors: true, coerceTypes, useDefaults: true, removeAdditional: false, strict: false, verbose: true });
   addFormats(ajv);
   ajv.addVocabulary(nextVocabulary);
   return ajv;

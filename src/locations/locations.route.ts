@@ -7,12 +7,10 @@ import { Type } from '@sinclair/typebox';
 import { requirePrincipal } from '../auth/principal.ts';
 import { requireUserToken } from '../auth/user-token.hook.ts';
 import { IdParams, ProblemSchema } from '../http/schemas.ts';
-import { acceptEmptyJsonBody } from './empty-json-body.ts';
 import { Location, LocationCreateBody, LocationList, LocationPatchBody } from './locations.schemas.ts';
 import { createLocation, deleteLocation, getLocation, listLocations, makePrimary, updateLocation } from './locations.service.ts';
 
 export default async function locationsRoutes(fastify: FastifyInstance) {
-  acceptEmptyJsonBody(fastify);
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const guarded = { onRequest: app.userTokenRateLimit, preHandler: requireUserToken };
   const common = { tags: ['locations'], security: [{ userToken: [] }] };

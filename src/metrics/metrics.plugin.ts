@@ -12,7 +12,14 @@ declare module 'fastify' {
 async function metricsPlugin(app: FastifyInstance, options: { metrics?: Metrics }) {
   const metrics = options.metrics ?? createMetrics();
   app.decorate('metrics', metrics);
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/metrics', {
+    schema: {
+      tags: ['health'],
+      summary: 'Prometheus metrics (text exposition format)',
+      produces: ['text/plain'],
+      response: { 200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } } },
+    },
+  }, async (_request, reply) => {
     const text = await metrics.registry.metrics();
     return reply.type(metrics.registry.contentType).send(text);
   });

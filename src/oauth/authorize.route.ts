@@ -18,6 +18,21 @@ import {
 import type { RawParams } from './checks/context.ts';
 import { AccessDenied } from './oauth.errors.ts';
 
+const optionalText = (description: string) => ({ type: 'string', description });
+const AUTHORIZE_QUERY_DOC = {
+  type: 'object',
+  required: ['response_type', 'client_id'],
+  properties: {
+    response_type: { type: 'string', enum: ['code'], description: 'code' },
+    client_id: { type: 'string', description: 'the registered client' },
+    redirect_uri: optionalText('exactly one of the registered redirect URIs; optional when the client has exactly one'),
+    scope: optionalText('space-separated scopes; default calls:read'),
+    state: optionalText('returned unchanged with the code or the error'),
+    code_challenge: optionalText('PKCE (RFC 7636): BASE64URL(SHA-256(code_verifier)); required from public clients'),
+    code_challenge_method: { type: 'string', enum: ['S256'], description: 'S256 (plain is refused)' },
+  },
+};
+
 type Failure = Extract<AuthorizationValidation, { ok: false }>;
 
 function pageOrRedirect(reply: FastifyReply, issuer: string, failure: Failure, redirectStatus: 302 | 303) {
@@ -54,7 +69,15 @@ export default async function authorizeRoutes(app: FastifyInstance) {
   });
 
   app.get<{ Querystring: RawParams }>('/oauth/authorize', {
-    schema: { tags: ['oauth'], summary: 'Authorization endpoint (RFC 6749 §4.1.1): login and consent pages', produces: ['text/html'] },
+    schema: {
+      tags: ['oauth'],
+      summary: 'Authorization endpoint (RFC 6749 §4.1.1): login and consent pages',
+      produces: ['text/html'],
+      querystring: AUTHORIZE_QUERY_DOC,
+    },
+    // Documentation only: the checks in ./checks answer a bad request with an
+    // error page or an error redirect (RFC 6749 §4.1.2.1), never a 400 problem.
+    validatorCompiler: () => () => true,
   }, async (request, reply) => {
     const validation = await validateAuthorizationRequest(app.db, request.query);
     if (!validation.ok) return pageOrRedirect(reply, issuer, validation, 302);

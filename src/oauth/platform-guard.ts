@@ -31,6 +31,9 @@ function quoted(value: string): string {
 }
 
 /** RFC 6750 §3: the challenge; with no error code when no credentials were sent at all (§3.1). */
+/** OpenAPI security requirement of the platform routes: all three headers at once (interface §5.1). */
+export const PLATFORM_SECURITY: Record<string, string[]>[] = [{ bearer: [], clientId: [], clientSecret: [] }];
+
 export function bearerChallenge(error?: { code: string; description: string; scope?: string }): string {
   const parts = [`Bearer realm=${quoted(REALM)}`];
   if (error) {

@@ -9,6 +9,24 @@ import { readFileSync } from 'node:fs';
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 export const APP_VERSION = version;
 
+interface OpenApiShape { paths?: Record<string, Record<string, { parameters?: { required?: boolean; in?: string; schema?: { default?: unknown } }[] }>> }
+
+/**
+ * A query parameter with a default (`limit`) is optional to the client, but
+ * the generator lists every non-Optional TypeBox property as required; client
+ * generators would then force it on every call.
+ */
+function optionalDefaults(doc: OpenApiShape): OpenApiShape {
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(item)) {
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in !== 'path' && parameter.schema?.default !== undefined) parameter.required = false;
+      }
+    }
+  }
+  return doc;
+}
+
 async function openapi(app: FastifyInstance) {
   await app.register(swagger, {
     openapi: {
@@ -19,9 +37,12 @@ async function openapi(app: FastifyInstance) {
         securitySchemes: {
           userToken: { type: 'apiKey', in: 'header', name: 'x-user-token' },
           bearer: { type: 'http', scheme: 'bearer' },
+          clientId: { type: 'apiKey', in: 'header', name: 'x-client-id', description: 'the OAuth client the bearer token was issued to' },
+          clientSecret: { type: 'apiKey', in: 'header', name: 'x-client-secret', description: "that client's secret" },
         },
       },
     },
+    transformObject: (document) => ('openapiObject' in document ? optionalDefaults(document.openapiObject as OpenApiShape) : document.swaggerObject) as never,
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The rendered reference, served from the package's own assets (no CDN).

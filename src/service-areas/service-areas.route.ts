@@ -6,12 +6,10 @@ import { Type } from '@sinclair/typebox';
 import { requirePrincipal } from '../auth/principal.ts';
 import { requireUserToken } from '../auth/user-token.hook.ts';
 import { IdParams, ProblemSchema } from '../http/schemas.ts';
-import { acceptEmptyJsonBody } from '../locations/empty-json-body.ts';
 import { ServiceArea, ServiceAreaCreateBody, ServiceAreaList, ServiceAreaPatchBody } from './service-areas.schemas.ts';
 import { createServiceArea, deleteServiceArea, getServiceArea, listServiceAreas, updateServiceArea } from './service-areas.service.ts';
 
 export default async function serviceAreasRoutes(fastify: FastifyInstance) {
-  acceptEmptyJsonBody(fastify);
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const guarded = { onRequest: app.userTokenRateLimit, preHandler: requireUserToken };
   const common = { tags: ['service-areas'], security: [{ userToken: [] }] };

@@ -7,7 +7,7 @@ import { requirePrincipal } from '../auth/principal.ts';
 import { requireUserOrPlatformToken } from '../auth/user-or-platform.hook.ts';
 import { resolveSecretKey } from '../config/secret-key.ts';
 import { setNextLink } from '../http/pagination.ts';
-import { requirePlatformToken } from '../oauth/platform-guard.ts';
+import { PLATFORM_SECURITY, requirePlatformToken } from '../oauth/platform-guard.ts';
 import { listAttemptsPage, redeliver } from './deliveries.service.ts';
 import { createSecretBox } from './secret-box.ts';
 import {
@@ -59,7 +59,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['webhooks'],
         summary: 'Subscribe a target URL to call.completed (201 new, 200 when it already exists)',
-        security: [{ bearer: [] }],
+        security: PLATFORM_SECURITY,
         body: SubscribeBody,
         response: { 200: SubscriptionSummarySchema, 201: SubscriptionSummarySchema, 400: ProblemSchema, ...authErrors },
       },
@@ -73,7 +73,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['webhooks'],
         summary: "Unsubscribe a target URL (idempotent)",
-        security: [{ bearer: [] }],
+        security: PLATFORM_SECURITY,
         body: UnsubscribeBody,
         response: { 200: UnsubscribeResponse, 400: ProblemSchema, ...authErrors },
       },

@@ -14,6 +14,7 @@ export const SubscribeBody = Type.Object(
     event: Type.Optional(Type.Literal('call.completed', { description: 'defaults to call.completed' })),
     secret: Type.Optional(Type.String({
       pattern: SECRET_PATTERN,
+      'x-error-message': 'must be 1 to 256 printable ASCII characters, without leading or trailing spaces',
       description: '1 to 256 printable ASCII characters, sent back verbatim in X-Signature and used for webhook-signature',
     })),
   },

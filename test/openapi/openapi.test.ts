@@ -1,0 +1,48 @@
+// The OpenAPI document and its rendered reference page (DESIGN §5 "Versioning"),
+// read the way a client generator or a newcomer reads them.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+interface Parameter { name: string; in: string; required?: boolean }
+type Paths = Record<string, Record<string, { parameters?: Parameter[]; security?: Record<string, string[]>[] }>>;
+
+describe('OpenAPI document', () => {
+  let t: TestApp;
+  let paths: Paths;
+  before(async () => {
+    t = await startTestApp();
+    paths = (await t.app.inject({ url: '/openapi.json' })).json().paths;
+  });
+  after(() => t.close());
+
+  test('health, readiness and metrics are listed', () => {
+    assert.ok(paths['/healthz']?.get);
+    assert.ok(paths['/readyz']?.get);
+    assert.ok(paths['/metrics']?.get);
+  });
+
+  test('a query parameter with a default is optional', () => {
+    const limit = (path: string) => paths[path]!.get!.parameters!.find((p) => p.name === 'limit')!;
+    assert.equal(limit('/calls/recent').required, false);
+    assert.equal(limit('/calls').required, false);
+    assert.equal(limit('/webhooks/{id}/deliveries').required, false);
+  });
+
+  test('platform routes need the bearer token and both client headers together', async () => {
+    const schemes = (await t.app.inject({ url: '/openapi.json' })).json().components.securitySchemes;
+    assert.deepEqual(schemes.clientId, { type: 'apiKey', in: 'header', name: 'x-client-id', description: 'the OAuth client the bearer token was issued to' });
+    assert.equal(schemes.clientSecret.name, 'x-client-secret');
+    for (const [path, method] of [['/calls/recent', 'get'], ['/webhooks/subscribe', 'post'], ['/webhooks/subscribe', 'delete']] as const) {
+      assert.deepEqual(paths[path]![method]!.security, [{ bearer: [], clientId: [], clientSecret: [] }], `${method} ${path}`);
+    }
+  });
+
+  test('the authorize endpoint documents its query parameters but still answers errors by redirect', async () => {
+    const names = paths['/oauth/authorize']!.get!.parameters!.map((p) => p.name).sort();
+    assert.deepEqual(names, ['client_id', 'code_challenge', 'code_challenge_method', 'redirect_uri', 'response_type', 'scope', 'state']);
+    const res = await t.app.inject({ url: '/oauth/authorize?response_type=token' });
+    assert.equal(res.statusCode, 400);
+    assert.match(String(res.headers['content-type']), /^text\/html/);
+  });
+});
