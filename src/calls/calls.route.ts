@@ -42,6 +42,10 @@ export default async function callsRoutes(fastify: FastifyInstance) {
 
   app.post('/calls', {
     preHandler: canWrite,
+    // Every field is optional (DESIGN: POST /calls {agent_id?}), so no body at all means an empty one.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
     schema: {
       tags: ['calls'],
       summary: 'Record a call (in progress, or completed when summary and duration_seconds are given)',

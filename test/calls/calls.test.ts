@@ -42,6 +42,16 @@ describe('calls ingest and reading', () => {
     assert.equal(fetched.json().summary, 'Asked for a quote', 'the second completion changed nothing');
   });
 
+  test('POST /calls without any body creates an in-progress call', async () => {
+    const member = await createMember(t.db.pool);
+    const bare = await t.app.inject({ method: 'POST', url: '/calls', headers: as(member.token) });
+    assert.equal(bare.statusCode, 201);
+    assert.equal(bare.json().status, 'in_progress');
+    const emptyJson = await t.app.inject({ method: 'POST', url: '/calls', headers: { ...as(member.token), 'content-type': 'application/json' } });
+    assert.equal(emptyJson.statusCode, 201);
+    assert.equal(emptyJson.json().agent_id, null);
+  });
+
   test('POST /calls with summary and duration records a completed call directly', async () => {
     const member = await createMember(t.db.pool);
     const res = await t.app.inject({ method: 'POST', url: '/calls', headers: as(member.token), payload: { summary: 'Done', duration_seconds: 0 } });
