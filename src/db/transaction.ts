@@ -1,10 +1,14 @@
 import type { Pool, PoolClient } from './pool.ts';
 
-/** Runs fn in one transaction on one connection; commits on success, rolls back on any throw. */
-export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs fn in one transaction on one connection; commits on success, rolls back
+ * on any throw. `begin` may carry statements that open the transaction in the
+ * same round trip (see withOrg).
+ */
+export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(begin);
     const result = await fn(client);
     await client.query('COMMIT');
     return result;

@@ -73,4 +73,10 @@ describe('row-level security on tenant tables', () => {
       /row-level security/,
     );
   });
+
+  test('withOrg refuses anything but an organization UUID (it is inlined into the opening statement)', async () => {
+    await assert.rejects(withOrg(db.pool, "x'); DROP TABLE memberships; --", async () => 1), /not an organization id/);
+    const { rows } = await db.pool.query(`SELECT to_regclass('memberships') IS NOT NULL AS present`);
+    assert.equal(rows[0].present, true);
+  });
 });
