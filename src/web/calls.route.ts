@@ -2,10 +2,9 @@
 // one call in full. Read-only; through the calls service.
 import type { FastifyInstance } from 'fastify';
 import { getCall, listAgents, listCallsPage } from '../calls/calls.service.ts';
-import * as errors from '../errors.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import type { Csrf } from './csrf.ts';
-import { isUuid } from './forms.ts';
+import { isUuid, pathId } from './forms.ts';
 import { sendPage } from './layout.ts';
 import { callPage } from './pages/call.page.ts';
 import { callsPage } from './pages/calls.page.ts';
@@ -41,8 +40,7 @@ export function callPages(csrf: Csrf) {
     app.get<{ Params: { id: string } }>('/ui/calls/:id', hide, async (request, reply) => {
       const ctx = await page(request, reply);
       if (!ctx) return reply;
-      if (!isUuid(request.params.id)) throw new errors.NOT_FOUND('No such call');
-      const call = await getCall(app.db, ctx.organizationId, request.params.id);
+      const call = await getCall(app.db, ctx.organizationId, pathId(request.params.id, 'call'));
       const agentName = call.agent_id ? (await agentNames(ctx.organizationId)).get(call.agent_id) : undefined;
       return sendPage(reply, 200, callPage({ nav: ctx.nav, call, agentName }));
     });

@@ -5,7 +5,8 @@
 // findings become one plain-language message per field, shown beside it.
 import type { TSchema } from '@sinclair/typebox';
 import { validatorCompiler } from '../http/validation.ts';
-import type { FieldError } from '../http/problem-details.plugin.ts';
+import * as errors from '../errors.ts';
+import { ValidationProblem, type FieldError } from '../http/problem-details.plugin.ts';
 import { UUID_PATTERN } from '../http/schemas.ts';
 import { LABEL_PATTERN, NO_NUL_PATTERN } from '../locations/locations.schemas.ts';
 
@@ -40,9 +41,14 @@ export function nullableNumber(value: string): number | string | null {
 
 const UUID = new RegExp(UUID_PATTERN);
 
-/** Path ids that are not UUIDs name nothing: the page answers 404 like an unknown id. */
 export function isUuid(value: string): boolean {
   return UUID.test(value);
+}
+
+/** A path id that is not a UUID names nothing: the page answers 404 like an unknown id. */
+export function pathId(value: string, what: string): string {
+  if (!isUuid(value)) throw new errors.NOT_FOUND(`No such ${what}`);
+  return value;
 }
 
 interface AjvIssue {
@@ -126,6 +132,21 @@ export function serviceFieldErrors(fieldErrors: FieldError[], labels: Record<str
   const errors: FieldErrors = {};
   for (const e of fieldErrors) errors[e.field] ??= `${labels[e.field] ?? e.field} ${e.message}.`;
   return errors;
+}
+
+/**
+ * Runs a service write; a field error only the service or database could find
+ * (a location of another organization, say) comes back as form messages
+ * instead of being thrown.
+ */
+export async function fieldErrorsOf(work: () => Promise<unknown>, labels: Record<string, string>): Promise<FieldErrors | undefined> {
+  try {
+    await work();
+    return undefined;
+  } catch (error) {
+    if (error instanceof ValidationProblem) return serviceFieldErrors(error.fieldErrors, labels);
+    throw error;
+  }
 }
 
 /** The notice for a `?done=` code after a redirect: only texts from `notices`, never text from the URL. */

@@ -2,13 +2,11 @@
 // confirmation page), make primary. Everything goes through the locations
 // service, and forms are validated with the API's own schemas.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import * as errors from '../errors.ts';
-import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { LocationCreateBody, LocationPatchBody, type Location } from '../locations/locations.schemas.ts';
 import { createLocation, deleteLocation, getLocation, listLocations, makePrimary, updateLocation } from '../locations/locations.service.ts';
 import type { Csrf } from './csrf.ts';
 import {
-  formValidator, formValues, isUuid, noticeFor, nullableNumber, nullableText, serviceFieldErrors,
+  fieldErrorsOf, formValidator, formValues, pathId, noticeFor, nullableNumber, nullableText,
   type FieldErrors, type FormBody,
 } from './forms.ts';
 import { sendPage } from './layout.ts';
@@ -55,22 +53,6 @@ function storedValues(location: Location): Record<string, string> {
   };
 }
 
-function locationId(params: { id: string }): string {
-  if (!isUuid(params.id)) throw new errors.NOT_FOUND('No such location');
-  return params.id;
-}
-
-/** Runs a service write; a field error only the database could find is shown on the form instead of thrown. */
-async function orFieldErrors(work: () => Promise<unknown>): Promise<FieldErrors | undefined> {
-  try {
-    await work();
-    return undefined;
-  } catch (error) {
-    if (error instanceof ValidationProblem) return serviceFieldErrors(error.fieldErrors, LABELS);
-    throw error;
-  }
-}
-
 export function locationPages(csrf: Csrf) {
   return async function registerLocationPages(app: FastifyInstance) {
     const validateCreate = formValidator<LocationCreateBody>(LocationCreateBody);
@@ -101,7 +83,7 @@ export function locationPages(csrf: Csrf) {
       const body = { ...editableFields(values), is_primary: values.is_primary === 'on' };
       const result = validateCreate(body);
       if (!result.ok) return showForm(reply, ctx, values, result.errors);
-      const failed = await orFieldErrors(() => createLocation(app.db, ctx.organizationId, result.value));
+      const failed = await fieldErrorsOf(() => createLocation(app.db, ctx.organizationId, result.value), LABELS);
       if (failed) return showForm(reply, ctx, values, failed);
       return reply.redirect('/ui/locations?done=created', 303);
     });
@@ -109,18 +91,18 @@ export function locationPages(csrf: Csrf) {
     app.get<{ Params: { id: string } }>('/ui/locations/:id/edit', hide, async (request, reply) => {
       const ctx = await page(request, reply);
       if (!ctx) return reply;
-      const location = await getLocation(app.db, ctx.organizationId, locationId(request.params));
+      const location = await getLocation(app.db, ctx.organizationId, pathId(request.params.id, 'location'));
       return sendPage(reply, 200, locationFormPage({ nav: ctx.nav, id: location.id, values: storedValues(location), errors: {} }));
     });
 
     app.post<{ Params: { id: string }; Body: FormBody }>('/ui/locations/:id', hide, async (request, reply) => {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
-      const id = locationId(request.params);
+      const id = pathId(request.params.id, 'location');
       const values = formValues(request.body, FIELDS);
       const result = validatePatch(editableFields(values));
       if (!result.ok) return showForm(reply, ctx, values, result.errors, id);
-      const failed = await orFieldErrors(() => updateLocation(app.db, ctx.organizationId, id, result.value));
+      const failed = await fieldErrorsOf(() => updateLocation(app.db, ctx.organizationId, id, result.value), LABELS);
       if (failed) return showForm(reply, ctx, values, failed, id);
       return reply.redirect('/ui/locations?done=updated', 303);
     });
@@ -128,14 +110,14 @@ export function locationPages(csrf: Csrf) {
     app.post<{ Params: { id: string }; Body: FormBody }>('/ui/locations/:id/primary', hide, async (request, reply) => {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
-      await makePrimary(app.db, ctx.organizationId, locationId(request.params));
+      await makePrimary(app.db, ctx.organizationId, pathId(request.params.id, 'location'));
       return reply.redirect('/ui/locations?done=primary', 303);
     });
 
     app.get<{ Params: { id: string } }>('/ui/locations/:id/delete', hide, async (request, reply) => {
       const ctx = await page(request, reply);
       if (!ctx) return reply;
-      const location = await getLocation(app.db, ctx.organizationId, locationId(request.params));
+      const location = await getLocation(app.db, ctx.organizationId, pathId(request.params.id, 'location'));
       return sendPage(reply, 200, confirmDeletePage({
         nav: ctx.nav,
         title: `Delete ${location.name}?`,
@@ -149,7 +131,7 @@ export function locationPages(csrf: Csrf) {
     app.post<{ Params: { id: string }; Body: FormBody }>('/ui/locations/:id/delete', hide, async (request, reply) => {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
-      await deleteLocation(app.db, ctx.organizationId, locationId(request.params));
+      await deleteLocation(app.db, ctx.organizationId, pathId(request.params.id, 'location'));
       return reply.redirect('/ui/locations?done=deleted', 303);
     });
   };

@@ -2,8 +2,6 @@
 // confirmation page), linked to one of the organization's locations, with a
 // radius. Everything goes through the service-areas service and the API's schemas.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import * as errors from '../errors.ts';
-import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { listLocations } from '../locations/locations.service.ts';
 import { ServiceAreaCreateBody, ServiceAreaPatchBody, type ServiceArea } from '../service-areas/service-areas.schemas.ts';
 import {
@@ -11,7 +9,7 @@ import {
 } from '../service-areas/service-areas.service.ts';
 import type { Csrf } from './csrf.ts';
 import {
-  formValidator, formValues, isUuid, noticeFor, nullableNumber, nullableText, serviceFieldErrors,
+  fieldErrorsOf, formValidator, formValues, pathId, noticeFor, nullableNumber, nullableText,
   type FieldErrors, type FormBody,
 } from './forms.ts';
 import { sendPage } from './layout.ts';
@@ -45,22 +43,6 @@ function storedValues(area: ServiceArea): Record<string, string> {
     radius_km: area.radius_km === null ? '' : String(area.radius_km),
     location_id: area.location_id ?? '',
   };
-}
-
-function serviceAreaId(params: { id: string }): string {
-  if (!isUuid(params.id)) throw new errors.NOT_FOUND('No such service area');
-  return params.id;
-}
-
-/** Runs a service write; a location of another organization (found by the database) is shown on the form. */
-async function orFieldErrors(work: () => Promise<unknown>): Promise<FieldErrors | undefined> {
-  try {
-    await work();
-    return undefined;
-  } catch (error) {
-    if (error instanceof ValidationProblem) return serviceFieldErrors(error.fieldErrors, LABELS);
-    throw error;
-  }
 }
 
 export function serviceAreaPages(csrf: Csrf) {
@@ -98,7 +80,7 @@ export function serviceAreaPages(csrf: Csrf) {
       const values = formValues(request.body, FIELDS);
       const result = validateCreate(editableFields(values));
       if (!result.ok) return showForm(reply, ctx, values, result.errors);
-      const failed = await orFieldErrors(() => createServiceArea(app.db, ctx.organizationId, result.value));
+      const failed = await fieldErrorsOf(() => createServiceArea(app.db, ctx.organizationId, result.value), LABELS);
       if (failed) return showForm(reply, ctx, values, failed);
       return reply.redirect('/ui/service-areas?done=created', 303);
     });
@@ -106,7 +88,7 @@ export function serviceAreaPages(csrf: Csrf) {
     app.get<{ Params: { id: string } }>('/ui/service-areas/:id/edit', hide, async (request, reply) => {
       const ctx = await page(request, reply);
       if (!ctx) return reply;
-      const area = await getServiceArea(app.db, ctx.organizationId, serviceAreaId(request.params));
+      const area = await getServiceArea(app.db, ctx.organizationId, pathId(request.params.id, 'service area'));
       const locations = await listLocations(app.db, ctx.organizationId);
       return sendPage(reply, 200, serviceAreaFormPage({ nav: ctx.nav, id: area.id, locations, values: storedValues(area), errors: {} }));
     });
@@ -114,11 +96,11 @@ export function serviceAreaPages(csrf: Csrf) {
     app.post<{ Params: { id: string }; Body: FormBody }>('/ui/service-areas/:id', hide, async (request, reply) => {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
-      const id = serviceAreaId(request.params);
+      const id = pathId(request.params.id, 'service area');
       const values = formValues(request.body, FIELDS);
       const result = validatePatch(editableFields(values));
       if (!result.ok) return showForm(reply, ctx, values, result.errors, id);
-      const failed = await orFieldErrors(() => updateServiceArea(app.db, ctx.organizationId, id, result.value));
+      const failed = await fieldErrorsOf(() => updateServiceArea(app.db, ctx.organizationId, id, result.value), LABELS);
       if (failed) return showForm(reply, ctx, values, failed, id);
       return reply.redirect('/ui/service-areas?done=updated', 303);
     });
@@ -126,7 +108,7 @@ export function serviceAreaPages(csrf: Csrf) {
     app.get<{ Params: { id: string } }>('/ui/service-areas/:id/delete', hide, async (request, reply) => {
       const ctx = await page(request, reply);
       if (!ctx) return reply;
-      const area = await getServiceArea(app.db, ctx.organizationId, serviceAreaId(request.params));
+      const area = await getServiceArea(app.db, ctx.organizationId, pathId(request.params.id, 'service area'));
       return sendPage(reply, 200, confirmDeletePage({
         nav: ctx.nav,
         title: `Delete ${area.label}?`,
@@ -140,7 +122,7 @@ export function serviceAreaPages(csrf: Csrf) {
     app.post<{ Params: { id: string }; Body: FormBody }>('/ui/service-areas/:id/delete', hide, async (request, reply) => {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
-      await deleteServiceArea(app.db, ctx.organizationId, serviceAreaId(request.params));
+      await deleteServiceArea(app.db, ctx.organizationId, pathId(request.params.id, 'service area'));
       return reply.redirect('/ui/service-areas?done=deleted', 303);
     });
   };

@@ -11,7 +11,7 @@ import {
 } from '../webhooks/subscriptions.service.ts';
 import { pageCursor } from './calls.route.ts';
 import type { Csrf } from './csrf.ts';
-import { isUuid, noticeFor, type FormBody } from './forms.ts';
+import { noticeFor, pathId, type FormBody } from './forms.ts';
 import { sendPage } from './layout.ts';
 import { confirmDeletePage } from './pages/confirm-delete.page.ts';
 import { webhookPage } from './pages/webhook.page.ts';
@@ -28,11 +28,6 @@ const PROBLEMS = {
   in_flight: 'That delivery is being sent right now. Reload in a moment to see the attempt, then redeliver if needed.',
   disabled: 'The subscription is disabled: re-enable it first.',
 };
-
-function id(value: string, what: string): string {
-  if (!isUuid(value)) throw new errors.NOT_FOUND(`No such ${what}`);
-  return value;
-}
 
 export function webhookPages(csrf: Csrf) {
   return async function registerWebhookPages(app: FastifyInstance) {
@@ -61,7 +56,7 @@ export function webhookPages(csrf: Csrf) {
       '/ui/webhooks/:id', hide, async (request, reply) => {
         const ctx = await page(request, reply);
         if (!ctx) return reply;
-        const subscriptionId = id(request.params.id, 'subscription');
+        const subscriptionId = pathId(request.params.id, 'subscription');
         const cursor = pageCursor(request.query.cursor);
         const subscription = await getVisibleSubscription(app.db, ctx.principal, subscriptionId);
         const { attempts, nextCursor } = await listAttemptsPage(app.db, ctx.principal, subscriptionId, {
@@ -79,7 +74,7 @@ export function webhookPages(csrf: Csrf) {
     app.post<{ Params: { id: string }; Body: FormBody }>('/ui/webhooks/:id/enable', hide, async (request, reply) => {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
-      const subscription = await reenableSubscription(app.db, ctx.principal, id(request.params.id, 'subscription'));
+      const subscription = await reenableSubscription(app.db, ctx.principal, pathId(request.params.id, 'subscription'));
       return reply.redirect(`/ui/webhooks/${subscription.id}?done=enabled`, 303);
     });
 
@@ -87,10 +82,10 @@ export function webhookPages(csrf: Csrf) {
       '/ui/webhooks/:id/deliveries/:deliveryId/redeliver', hide, async (request, reply) => {
         const ctx = await form(request, reply);
         if (!ctx) return reply;
-        const subscriptionId = id(request.params.id, 'subscription');
+        const subscriptionId = pathId(request.params.id, 'subscription');
         const back = `/ui/webhooks/${subscriptionId}`;
         try {
-          await redeliver(app.db, ctx.principal, id(request.params.deliveryId, 'delivery'));
+          await redeliver(app.db, ctx.principal, pathId(request.params.deliveryId, 'delivery'));
         } catch (error) {
           // Both are states of the moment, not mistakes: said on the page the user came from.
           if (error instanceof errors.WEBHOOK_DELIVERY_IN_FLIGHT) return reply.redirect(`${back}?problem=in_flight`, 303);
@@ -103,7 +98,7 @@ export function webhookPages(csrf: Csrf) {
     app.get<{ Params: { id: string } }>('/ui/webhooks/:id/delete', hide, async (request, reply) => {
       const ctx = await page(request, reply);
       if (!ctx) return reply;
-      const subscription = await getVisibleSubscription(app.db, ctx.principal, id(request.params.id, 'subscription'));
+      const subscription = await getVisibleSubscription(app.db, ctx.principal, pathId(request.params.id, 'subscription'));
       return sendPage(reply, 200, confirmDeletePage({
         nav: ctx.nav,
         title: 'Delete this webhook subscription?',
@@ -117,7 +112,7 @@ export function webhookPages(csrf: Csrf) {
     app.post<{ Params: { id: string }; Body: FormBody }>('/ui/webhooks/:id/delete', hide, async (request, reply) => {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
-      await removeSubscription(app.db, ctx.principal, id(request.params.id, 'subscription'));
+      await removeSubscription(app.db, ctx.principal, pathId(request.params.id, 'subscription'));
       return reply.redirect('/ui/webhooks?done=deleted', 303);
     });
   };
