@@ -48,9 +48,14 @@ describe('POST /oauth/token: errors', () => {
     assertOAuthError(await tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token: 'x' }), 401, 'invalid_client', /client authentication is required/);
   });
 
-  test('Basic and client_secret_post together: invalid_request', async () => {
-    const res = await tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token: 'x', client_secret: client.client_secret }, { basic: creds() });
+  test('Basic with a contradicting client_secret in the body: invalid_request', async () => {
+    const res = await tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token: 'x', client_secret: 'sbs_something-else' }, { basic: creds() });
     assertOAuthError(res, 400, 'invalid_request', /RFC 6749 section 2.3/);
+  });
+
+  test('Basic with the same credentials repeated in the body is authenticated (some client libraries send both)', async () => {
+    const res = await tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token: 'x', ...creds() }, { basic: creds() });
+    assertOAuthError(res, 400, 'invalid_grant');
   });
 
   test('an unsupported or missing grant_type', async () => {

@@ -1,7 +1,10 @@
 // RFC 6749 §2.3.1: a confidential client authenticates with HTTP Basic
 // (client_secret_basic) or with client_id and client_secret in the body
-// (client_secret_post), never both (§2.3). Any failure is invalid_client,
-// 401 (§5.2); the route adds WWW-Authenticate.
+// (client_secret_post). §2.3 tells clients not to use both; some widely used
+// libraries still repeat their Basic credentials in the body, so a body that
+// repeats them exactly is accepted and one that contradicts them is refused.
+// Any failure is invalid_client, 401 (§5.2); the route adds WWW-Authenticate.
+import { secretsEqual } from '../../auth/tokens.ts';
 import { authenticateClient } from '../clients.service.ts';
 import { InvalidClient, InvalidRequest } from '../oauth.errors.ts';
 import { stringParam, type TokenRequestCheck } from './context.ts';
@@ -37,8 +40,8 @@ export const checkClientAuthentication: TokenRequestCheck = async function check
   if (ctx.authorization !== undefined) {
     const basic = parseBasicCredentials(ctx.authorization);
     if (!basic) throw new InvalidClient('the Authorization header is not valid HTTP Basic client authentication (RFC 6749 §2.3.1)');
-    if (bodySecret !== undefined) {
-      throw new InvalidRequest('use one client authentication method: HTTP Basic or client_secret in the body, not both (RFC 6749 §2.3)');
+    if (bodySecret !== undefined && !secretsEqual(bodySecret, basic.clientSecret)) {
+      throw new InvalidRequest('client_secret in the body differs from the HTTP Basic credentials: use one client authentication method (RFC 6749 §2.3)');
     }
     if (bodyId !== undefined && bodyId !== basic.clientId) {
       throw new InvalidRequest('client_id in the body differs from the HTTP Basic client (RFC 6749 §2.3.1)');
