@@ -1,6 +1,7 @@
 // GET /metrics: Prometheus text exposition of this instance's registry.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { countQueuedDeliveries } from '../webhooks/deliveries.queries.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 
 declare module 'fastify' {
@@ -12,6 +13,14 @@ declare module 'fastify' {
 async function metricsPlugin(app: FastifyInstance, options: { metrics?: Metrics }) {
   const metrics = options.metrics ?? createMetrics();
   app.decorate('metrics', metrics);
+  metrics.queueDepthSource = () => countQueuedDeliveries(app.db);
+
+  // Route templates (/locations/:id), never raw URLs, keep the label set small.
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
   app.get('/metrics', {
     schema: {
       tags: ['health'],

@@ -2,7 +2,7 @@
 // registry instead of prom-client's global one, so two instances in one
 // process never collide; `serve` shares one between the HTTP app and its
 // delivery worker.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type DeliveryOutcomeLabel = 'succeeded' | 'retrying' | 'failed' | 'subscription_removed' | 'superseded';
 
@@ -12,12 +12,18 @@ export interface Metrics {
   deliveries: Counter<'outcome'>;
   /** Wall time of one attempt (connect to answer or error), by outcome. */
   deliveryLatency: Histogram<'outcome'>;
+  /** HTTP requests answered, by method, route template and status. */
+  httpRequests: Counter<'method' | 'route' | 'status'>;
+  /** Time to answer an HTTP request, by method and route template. */
+  httpDuration: Histogram<'method' | 'route'>;
+  /** Where the queue-depth gauge reads from at scrape time (set by the HTTP app, which has the database). */
+  queueDepthSource?: () => Promise<{ pending: number; in_flight: number }>;
 }
 
 export function createMetrics(options: { processMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: 'switchboard_' });
-  return {
+  const metrics: Metrics = {
     registry,
     deliveries: new Counter({
       name: 'switchboard_webhook_delivery_attempts_total',
@@ -32,5 +38,31 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [registry],
     }),
+    httpRequests: new Counter({
+      name: 'switchboard_http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status code',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'switchboard_http_request_duration_seconds',
+      help: 'Time to answer an HTTP request, by method and route template',
+      labelNames: ['method', 'route'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
   };
+  new Gauge({
+    name: 'switchboard_webhook_deliveries_queued',
+    help: 'Webhook deliveries not finished yet: waiting for an attempt (pending) or being attempted now (in_flight)',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      if (!metrics.queueDepthSource) return;
+      const depth = await metrics.queueDepthSource();
+      this.set({ state: 'pending' }, depth.pending);
+      this.set({ state: 'in_flight' }, depth.in_flight);
+    },
+  });
+  return metrics;
 }

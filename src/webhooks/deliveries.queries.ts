@@ -105,3 +105,13 @@ export async function attemptExists(db: Queryable, input: { subscriptionId: stri
   const { rowCount } = await db.query('SELECT 1 FROM webhook_attempts WHERE id = $1 AND subscription_id = $2', [input.id, input.subscriptionId]);
   return (rowCount ?? 0) > 0;
 }
+
+/** Unfinished deliveries: waiting for their next attempt, and leased to a worker right now (for /metrics). */
+export async function countQueuedDeliveries(db: Queryable): Promise<{ pending: number; in_flight: number }> {
+  const { rows } = await db.query<{ pending: number; in_flight: number }>(
+    `SELECT count(*) FILTER (WHERE lease_token IS NULL)::int AS pending,
+            count(*) FILTER (WHERE lease_token IS NOT NULL)::int AS in_flight
+       FROM webhook_deliveries WHERE status = 'pending'`,
+  );
+  return rows[0]!;
+}
