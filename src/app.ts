@@ -27,6 +27,11 @@ import * as errors from './errors.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 
+function carriesCredentials(headers: Record<string, unknown>): boolean {
+  return headers['x-user-token'] !== undefined || headers.authorization !== undefined || headers['x-client-secret'] !== undefined
+    || headers.cookie !== undefined;
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     db: Pool;
@@ -65,6 +70,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
+    // An answer to a request carrying credentials is one organization's data.
+    // Shared caches skip requests with Authorization (RFC 9111 §3.5) but not
+    // ones with x-user-token, and some (Varnish by default) store a 200 that
+    // says nothing: without this, GET /locations could be served to another
+    // organization from a proxy in front of us.
+    if (!reply.hasHeader('cache-control') && carriesCredentials(request.headers)) reply.header('cache-control', 'no-store');
   });
 
   acceptEmptyJsonBody(app);

@@ -35,12 +35,20 @@ export function clearSessionCookie(reply: FastifyReply, config: Config): void {
 /**
  * Where to go after logging in: a path on this site only. "//evil.example"
  * and "/\evil.example" are protocol-relative to browsers, so they are refused.
+ * Characters outside printable ASCII are percent-encoded (as a browser would
+ * send them): a Location header cannot carry them, and Node refuses to write
+ * one that does, which turned a crafted link into a 500 after signing in.
  */
 export function safeReturnTo(value: unknown, fallback = '/'): string {
   if (typeof value !== 'string' || value.length > 4000) return fallback;
   if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return fallback;
-  if (/[\u0000-\u001f\\]/.test(value)) return fallback;
-  return value;
+  if (/[\u0000-\u001f\u007f\\]/.test(value)) return fallback;
+  try {
+    return value.replace(/[^\u0021-\u007e]+/g, encodeURIComponent);
+  } catch {
+    // A lone surrogate has no UTF-8 form.
+    return fallback;
+  }
 }
 
 /** /login?return_to=… for a request that needs a signed-in user. */

@@ -132,6 +132,22 @@ describe('login and consent pages: CSRF, cookies, framing, organization picker',
     }
   });
 
+  test('a return_to with characters outside ASCII is percent-encoded, not a 500 after signing in', async () => {
+    const member = await createMember(t.db.pool);
+    const cases: [string, string][] = [['/ui/locations?q=ā', '/ui/locations?q=%C4%81'], ['/x\u2028y', '/x%E2%80%A8y'], ['/a b', '/a%20b']];
+    for (const [target, expected] of cases) {
+      const agent = new UserAgent(t.url);
+      const login = await agent.get(`/login?${new URLSearchParams({ return_to: target })}`);
+      assert.equal(login.status, 200, target);
+      const res = await agent.post('/login', { ...hiddenInputs(login.body, '/login'), email: member.email, password: PASSWORD });
+      assert.equal(res.status, 303, target);
+      assert.equal(res.location, expected, target);
+      const again = await agent.get(`/login?${new URLSearchParams({ return_to: target })}`);
+      assert.equal(again.status, 302, target);
+      assert.equal(again.location, expected, target);
+    }
+  });
+
   test('a wrong password re-renders the login page with 401 and sets no session', async () => {
     const member = await createMember(t.db.pool);
     const agent = new UserAgent(t.url);
