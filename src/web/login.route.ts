@@ -52,6 +52,9 @@ export function loginRoutes(csrf: Csrf) {
       } catch {
         return again(403, 'Your account belongs to no active organization.');
       }
+      // Signing in again in the same browser replaces its session: the old one ends now, not at its expiry.
+      const previous = await webSession(request);
+      if (previous) await logout(app.db, previous);
       setSessionCookie(reply, app.config, session.token, session.expires_at);
       return reply.redirect(returnTo, 303);
     });

@@ -7,7 +7,7 @@ import { resolveSession } from '../../src/auth/sessions.service.ts';
 import { createLocation } from '../../src/locations/locations.service.ts';
 import { createServiceArea } from '../../src/service-areas/service-areas.service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { createMember, createOrg, type Member } from '../helpers/fixtures.ts';
+import { createMember, createOrg, PASSWORD, type Member } from '../helpers/fixtures.ts';
 import { UserAgent } from '../helpers/user-agent.ts';
 import { csrfToken, fieldError, signedInAgent } from '../helpers/web.ts';
 
@@ -35,6 +35,18 @@ describe('web pages: access, CSRF and organization boundaries', () => {
     const agent = await signedInAgent(t.url, mine.email);
     const home = await agent.get('/');
     assert.equal(home.location, '/ui/locations');
+  });
+
+  test('signing in again in the same browser ends the session it replaces', async () => {
+    const agent = await signedInAgent(t.url, mine.email);
+    const first = agent.cookies.get('sb_session')!;
+    assert.ok(await resolveSession(t.db.pool, first));
+    const again = await agent.post('/login', { csrf: await csrfToken(agent), email: mine.email, password: PASSWORD });
+    assert.equal(again.status, 303);
+    const second = agent.cookies.get('sb_session')!;
+    assert.notEqual(second, first);
+    assert.equal(await resolveSession(t.db.pool, first), undefined, 'the replaced session no longer works');
+    assert.ok(await resolveSession(t.db.pool, second));
   });
 
   test('signing in from a page returns to that page', async () => {
