@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config/config.ts';
 import type { Pool } from './db/pool.ts';
+import { deleteStaleFailures } from './auth/login-throttle.queries.ts';
 import { deleteExpiredSessions } from './auth/sessions.queries.ts';
 import { purgeExpiredOAuthRows } from './oauth/oauth.maintenance.ts';
 import { purgeDeliveryLog } from './webhooks/delivery/retention.ts';
@@ -39,6 +40,7 @@ export function every(name: string, intervalMs: number, log: Logger, fn: () => P
 export function startMaintenance({ pool, log }: TaskContext): BackgroundTask[] {
   return [
     every('sessions-cleanup', 3_600_000, log, () => deleteExpiredSessions(pool)),
+    every('login-failures-cleanup', 3_600_000, log, () => deleteStaleFailures(pool)),
     every('oauth-cleanup', 3_600_000, log, () => purgeExpiredOAuthRows(pool)),
     every('webhook-log-retention', 3_600_000, log, () => purgeDeliveryLog(pool)),
   ];

@@ -3,41 +3,24 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import * as errors from '../errors.ts';
 import { requirePrincipal } from './principal.ts';
 import { LoginBody, LoginResponse, ProblemSchema, SessionView, SwitchOrganizationBody } from './sessions.schemas.ts';
 import { describeSession, login, logout, switchOrganization } from './sessions.service.ts';
 import { requireUserToken } from './user-token.hook.ts';
 
-// Brute-force brakes: per client address, and per targeted account.
-export const LOGIN_LIMIT_PER_IP = { max: 30, timeWindow: 60_000 };
-export const LOGIN_LIMIT_PER_EMAIL = { max: 10, timeWindow: 15 * 60_000 };
-
 export default async function sessionsRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const checkEmailLimit = app.createRateLimit({
-    ...LOGIN_LIMIT_PER_EMAIL,
-    keyGenerator: (request) => `login-email:${String((request.body as { email?: unknown })?.email ?? '').toLowerCase()}`,
-  });
 
   app.post('/auth/sessions', {
-    config: { rateLimit: LOGIN_LIMIT_PER_IP },
     schema: {
       tags: ['auth'],
       summary: 'Log in and receive an x-user-token',
       body: LoginBody,
       response: { 201: LoginResponse, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema },
     },
-    preHandler: async (request, reply) => {
-      const limit = await checkEmailLimit(request);
-      if (!limit.isAllowed && limit.isExceeded) {
-        const seconds = Math.ceil(limit.ttlInSeconds ?? limit.ttl / 1000);
-        reply.header('retry-after', String(seconds));
-        throw new errors.REQUEST_RATE_LIMITED(seconds);
-      }
-    },
   }, async (request, reply) => {
-    const session = await login(app.db, request.body);
+    // Failed attempts are throttled per email and per address (src/auth/login-throttle.ts).
+    const session = await login(app.db, request.body, request.ip);
     return reply.code(201).header('cache-control', 'no-store').send({ ...session, expires_at: session.expires_at.toISOString() });
   });
 

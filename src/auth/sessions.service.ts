@@ -2,6 +2,7 @@
 import * as errors from '../errors.ts';
 import type { Pool, Queryable } from '../db/pool.ts';
 import { findUserByEmail, listActiveMemberships, type OrganizationMembership } from '../orgs/users.queries.ts';
+import { throttledLogin } from './login-throttle.ts';
 import { verifyPassword } from './passwords.ts';
 import { deleteSession, findActiveSession, insertSession, updateSessionOrganization, type ActiveSession } from './sessions.queries.ts';
 import { generateToken, hashToken } from './tokens.ts';
@@ -49,8 +50,12 @@ export async function authenticate(db: Queryable, email: string, password: strin
   return user;
 }
 
-export async function login(pool: Pool, input: { email: string; password: string; organization_id?: string }): Promise<IssuedSession> {
-  const user = await authenticate(pool, input.email, input.password);
+export async function login(
+  pool: Pool,
+  input: { email: string; password: string; organization_id?: string },
+  clientIp: string,
+): Promise<IssuedSession> {
+  const user = await throttledLogin(pool, input.email, clientIp, () => authenticate(pool, input.email, input.password));
   return issueSession(pool, user, input.organization_id);
 }
 

@@ -152,6 +152,8 @@ export function frameworkErrorProblem(error: FastifyError, request: FastifyReque
 async function problemDetails(app: FastifyInstance) {
   app.setErrorHandler(function handleError(error: FastifyError, request, reply) {
     const problem = fromFastifyError(error, request);
+    const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    if (problem.status === 429 && typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
     if (problem.status >= 500) {
       request.log.error({ err: error }, 'unhandled error');
       return sendProblem(reply, 500, 'INTERNAL', `An unexpected error occurred; quote request id ${request.id}`, { request_id: request.id });

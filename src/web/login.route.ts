@@ -1,6 +1,7 @@
 // GET/POST /login and POST /logout: the web session (DESIGN §5, §6).
 import type { FastifyInstance } from 'fastify';
-import { LOGIN_LIMIT_PER_EMAIL, LOGIN_LIMIT_PER_IP } from '../auth/sessions.route.ts';
+import { LoginThrottled, throttledLogin } from '../auth/login-throttle.ts';
+import * as errors from '../errors.ts';
 import { authenticate, issueSession, logout } from '../auth/sessions.service.ts';
 import type { Csrf } from './csrf.ts';
 import { sendPage } from './layout.ts';
@@ -18,33 +19,31 @@ const text = (value: unknown) => (typeof value === 'string' ? value : '');
 
 export function loginRoutes(csrf: Csrf) {
   return async function registerLoginRoutes(app: FastifyInstance) {
-    const checkEmailLimit = app.createRateLimit({
-      ...LOGIN_LIMIT_PER_EMAIL,
-      keyGenerator: (request) => `login-email:${text((request.body as LoginForm | undefined)?.email).toLowerCase()}`,
-    });
-
     app.get<{ Querystring: { return_to?: string } }>('/login', { schema: { hide: true } }, async (request, reply) => {
       const returnTo = safeReturnTo(request.query.return_to);
       if (await webSession(request)) return reply.redirect(returnTo, 302);
       return sendPage(reply, 200, loginPage({ csrf: csrf.token(request, reply), returnTo }));
     });
 
-    app.post<{ Body: LoginForm }>('/login', { config: { rateLimit: LOGIN_LIMIT_PER_IP }, schema: { hide: true } }, async (request, reply) => {
+    app.post<{ Body: LoginForm }>('/login', { schema: { hide: true } }, async (request, reply) => {
       const form = request.body ?? {};
       const returnTo = safeReturnTo(form.return_to);
       const email = text(form.email).slice(0, 254);
       const again = (status: number, error: string) =>
         sendPage(reply, status, loginPage({ csrf: csrf.token(request, reply), returnTo, email, error }));
       if (!csrf.verify(request, form.csrf)) return again(403, 'Your sign-in form expired. Please try again.');
-      const limit = await checkEmailLimit(request);
-      if (!limit.isAllowed && limit.isExceeded) return again(429, 'Too many sign-in attempts. Please wait a few minutes and try again.');
       const password = text(form.password);
       if (email === '' || password === '' || password.length > 1024) return again(400, 'Enter your email and password.');
       let user;
       try {
-        user = await authenticate(app.db, email, password);
-      } catch {
-        return again(401, 'Email or password is incorrect.');
+        user = await throttledLogin(app.db, email, request.ip, () => authenticate(app.db, email, password));
+      } catch (error) {
+        if (error instanceof LoginThrottled) {
+          reply.header('retry-after', String(error.retryAfterSeconds));
+          return again(429, 'Too many sign-in attempts. Please wait a few minutes and try again.');
+        }
+        if (error instanceof errors.AUTH_INVALID_CREDENTIALS) return again(401, 'Email or password is incorrect.');
+        throw error;
       }
       let session;
       try {

@@ -128,6 +128,23 @@ describe('x-user-token sessions', () => {
     assert.ok(Number(blocked.headers['retry-after']) > 0);
   });
 
+  test('successful logins are not counted: signing in often never locks anyone out', async () => {
+    const member = await createMember(t.db.pool);
+    for (let i = 0; i < 15; i++) {
+      const res = await t.app.inject({ method: 'POST', url: '/auth/sessions', payload: { email: member.email, password: PASSWORD }, remoteAddress: '10.7.7.7' });
+      assert.equal(res.statusCode, 201, `sign-in ${i + 1}`);
+    }
+  });
+
+  test('a successful login clears the email\'s failure count', async () => {
+    const member = await createMember(t.db.pool);
+    const attempt = (password: string) =>
+      t.app.inject({ method: 'POST', url: '/auth/sessions', payload: { email: member.email, password }, remoteAddress: '10.6.6.6' });
+    for (let i = 0; i < 9; i++) assert.equal((await attempt('wrong')).statusCode, 401);
+    assert.equal((await attempt(PASSWORD)).statusCode, 201);
+    for (let i = 0; i < 9; i++) assert.equal((await attempt('wrong')).statusCode, 401, 'the count started again');
+  });
+
   test('login attempts are rate limited per IP', async () => {
     let last = 0;
     for (let i = 0; i < 31; i++) {

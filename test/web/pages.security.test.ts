@@ -8,7 +8,7 @@ import { createLocation } from '../../src/locations/locations.service.ts';
 import { createServiceArea } from '../../src/service-areas/service-areas.service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, createOrg, PASSWORD, type Member } from '../helpers/fixtures.ts';
-import { UserAgent } from '../helpers/user-agent.ts';
+import { hiddenInputs, UserAgent } from '../helpers/user-agent.ts';
 import { csrfToken, fieldError, signedInAgent } from '../helpers/web.ts';
 
 describe('web pages: access, CSRF and organization boundaries', () => {
@@ -47,6 +47,20 @@ describe('web pages: access, CSRF and organization boundaries', () => {
     assert.notEqual(second, first);
     assert.equal(await resolveSession(t.db.pool, first), undefined, 'the replaced session no longer works');
     assert.ok(await resolveSession(t.db.pool, second));
+  });
+
+  test('the login page shares the sign-in throttle: ten failures block the email, then even the right password waits', async () => {
+    const member = await createMember(t.db.pool);
+    const agent = new UserAgent(t.url);
+    const form = async (password: string) => {
+      const page = await agent.get('/login');
+      return agent.post('/login', { ...hiddenInputs(page.body, '/login'), email: member.email, password });
+    };
+    for (let i = 0; i < 10; i++) assert.equal((await form('wrong')).status, 401);
+    const blocked = await form(PASSWORD);
+    assert.equal(blocked.status, 429);
+    assert.ok(Number(blocked.headers.get('retry-after')) > 0);
+    assert.match(blocked.body, /Too many sign-in attempts/);
   });
 
   test('signing in from a page returns to that page', async () => {
