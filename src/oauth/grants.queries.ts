@@ -68,17 +68,12 @@ export interface AuthorizationCode {
  */
 export async function lockAuthorizationCode(db: Queryable, codeHash: Buffer): Promise<AuthorizationCode | undefined> {
   const { rows } = await db.query<AuthorizationCode>(
-    `SELECT g.id AS grant_id, c.client_id, g.user_id, g.organization_id, g.scopes,
+    `SELECT s.grant_id, s.client_id, s.user_id, s.organization_id, s.scopes,
             ac.redirect_uri, ac.redirect_uri_given, ac.code_challenge,
             ac.expires_at <= now() AS expired, ac.used_at IS NOT NULL AS used,
-            g.revoked_at IS NOT NULL AS grant_revoked,
-            (u.active AND o.active AND m.user_id IS NOT NULL) AS principal_active
+            s.grant_revoked, s.principal_active
        FROM oauth_authorization_codes ac
-       JOIN oauth_grants g ON g.id = ac.grant_id
-       JOIN oauth_clients c ON c.id = g.client_id
-       JOIN users u ON u.id = g.user_id
-       JOIN organizations o ON o.id = g.organization_id
-       LEFT JOIN memberships m ON m.user_id = g.user_id AND m.organization_id = g.organization_id
+       JOIN oauth_grant_status s ON s.grant_id = ac.grant_id
       WHERE ac.code_hash = $1
       FOR UPDATE OF ac`,
     [codeHash],

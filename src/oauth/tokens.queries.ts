@@ -45,16 +45,12 @@ export interface ActiveAccessToken {
 export async function findActiveAccessToken(db: Queryable, tokenHash: Buffer): Promise<ActiveAccessToken | undefined> {
   const { rows } = await db.query<ActiveAccessToken>({
     name: 'oauth_find_active_access_token',
-    text: `SELECT t.grant_id, t.scopes, t.expires_at, u.id AS user_id, u.email, u.name AS user_name,
-                  o.id AS organization_id, o.name AS organization_name,
-                  c.client_id, c.secret_hash AS client_secret_hash
+    text: `SELECT t.grant_id, t.scopes, t.expires_at, s.user_id, s.email, s.user_name,
+                  s.organization_id, s.organization_name, s.client_id, s.client_secret_hash
              FROM oauth_access_tokens t
-             JOIN oauth_grants g ON g.id = t.grant_id AND g.revoked_at IS NULL
-             JOIN oauth_clients c ON c.id = g.client_id
-             JOIN users u ON u.id = g.user_id AND u.active
-             JOIN organizations o ON o.id = g.organization_id AND o.active
-             JOIN memberships m ON m.organization_id = g.organization_id AND m.user_id = g.user_id
-            WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now()`,
+             JOIN oauth_grant_status s ON s.grant_id = t.grant_id
+            WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now()
+              AND NOT s.grant_revoked AND s.principal_active`,
     values: [tokenHash],
   });
   return rows[0];
@@ -76,17 +72,12 @@ export interface RefreshTokenRecord {
 /** The refresh token with its grant, locked so concurrent refreshes of one token serialise. */
 export async function lockRefreshToken(db: Queryable, tokenHash: Buffer): Promise<RefreshTokenRecord | undefined> {
   const { rows } = await db.query<RefreshTokenRecord>(
-    `SELECT r.id, r.grant_id, c.client_id, r.scopes,
+    `SELECT r.id, r.grant_id, s.client_id, r.scopes,
             r.expires_at <= now() AS expired, r.revoked_at IS NOT NULL AS revoked,
             extract(epoch FROM now() - r.rotated_at)::float8 AS rotated_seconds_ago,
-            g.revoked_at IS NOT NULL AS grant_revoked,
-            (u.active AND o.active AND m.user_id IS NOT NULL) AS principal_active
+            s.grant_revoked, s.principal_active
        FROM oauth_refresh_tokens r
-       JOIN oauth_grants g ON g.id = r.grant_id
-       JOIN oauth_clients c ON c.id = g.client_id
-       JOIN users u ON u.id = g.user_id
-       JOIN organizations o ON o.id = g.organization_id
-       LEFT JOIN memberships m ON m.user_id = g.user_id AND m.organization_id = g.organization_id
+       JOIN oauth_grant_status s ON s.grant_id = r.grant_id
       WHERE r.token_hash = $1
       FOR UPDATE OF r`,
     [tokenHash],
