@@ -11,12 +11,13 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
  * Creates a user in an organization. An existing email joins the organization
- * instead (that is how a user gets several), provided the password matches.
+ * instead (that is how a user gets several), provided the password matches;
+ * its name is left as it is. `created` says which happened.
  */
 export async function createUser(
   pool: Pool,
   input: { email: string; password: string; organizationId: string; name?: string; role?: Role },
-): Promise<User> {
+): Promise<User & { created: boolean }> {
   if (!EMAIL.test(input.email) || input.email.length > 254) throw new OrgsError(`--email: "${input.email}" is not an email address`);
   if (input.password.length < 8) throw new OrgsError('--password: must be at least 8 characters');
   if (input.name !== undefined && input.name.length > 200) throw new OrgsError('--name: at most 200 characters');
@@ -31,6 +32,6 @@ export async function createUser(
     const user = existing ?? (await insertUser(client, { email: input.email, name: input.name ?? null, passwordHash }));
     await insertMembership(client, organization.id, user.id, input.role ?? 'member');
     const { password_hash: _omit, ...publicUser } = user as User & { password_hash?: string };
-    return publicUser;
+    return { ...publicUser, created: !existing };
   });
 }

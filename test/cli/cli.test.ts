@@ -52,6 +52,19 @@ describe('switchboard CLI', () => {
     assert.deepEqual(recent.map((c) => c.id).sort(), seeded.calls.map((c) => c.id).sort());
   });
 
+  test('user create on an existing email adds the membership and says so', async () => {
+    const first = await cliJson<{ id: string }>(['org', 'create', '--name', 'First'], env);
+    const second = await cliJson<{ id: string }>(['org', 'create', '--name', 'Second'], env);
+    const made = await runCli(['user', 'create', '--email', 'twice@example.com', '--password', 'password123', '--org', first.id], env);
+    assert.match(made.stdout, /^created user /);
+    const joined = await runCli(['user', 'create', '--email', 'twice@example.com', '--password', 'password123', '--org', second.id], env);
+    assert.equal(joined.code, 0);
+    assert.match(joined.stdout, new RegExp(`^added existing user .* to organization ${second.id} as member`));
+    const wrong = await runCli(['user', 'create', '--email', 'twice@example.com', '--password', 'another-password', '--org', second.id], env);
+    assert.notEqual(wrong.code, 0);
+    assert.match(wrong.stderr, /already exists with a different password/);
+  });
+
   test('migrate reports what it applied', async () => {
     assert.deepEqual(await cliJson(['migrate'], env), { applied: [] });
   });

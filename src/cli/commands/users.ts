@@ -17,7 +17,8 @@ export async function userCreate(ctx: CommandContext) {
       throw error instanceof OrgsError ? new UsageError(error.message) : error;
     }),
   );
-  output(ctx, { id: user.id, email: user.email }, `created user ${user.id} (${user.email}) as ${role}`);
+  const did = user.created ? 'created user' : 'added existing user';
+  output(ctx, { id: user.id, email: user.email }, `${did} ${user.id} (${user.email}) to organization ${organizationId} as ${role}`);
 }
 
 export async function userList(ctx: CommandContext) {
