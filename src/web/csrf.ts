@@ -6,7 +6,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.ts';
 import { resolveSecretKey } from '../config/secret-key.ts';
-import { isSecureDeployment } from './session.ts';
+import { cookieName, isSecureDeployment } from './session.ts';
 
 export const CSRF_COOKIE = 'sb_csrf';
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
@@ -22,8 +22,9 @@ export async function createCsrf(config: Config): Promise<Csrf> {
   const key = createHmac('sha256', await resolveSecretKey(config)).update('switchboard csrf v1').digest();
   const sign = (value: string) => createHmac('sha256', key).update(value).digest('base64url');
   const secure = isSecureDeployment(config);
+  const name = cookieName(config, CSRF_COOKIE);
   const cookieOf = (request: FastifyRequest) => {
-    const value = request.cookies[CSRF_COOKIE];
+    const value = request.cookies[name];
     return typeof value === 'string' && COOKIE_VALUE.test(value) ? value : undefined;
   };
   return {
@@ -32,8 +33,8 @@ export async function createCsrf(config: Config): Promise<Csrf> {
       if (!value) {
         value = randomBytes(32).toString('base64url');
         // Remembered for this request too, so a page rendered twice uses one value.
-        request.cookies[CSRF_COOKIE] = value;
-        reply.setCookie(CSRF_COOKIE, value, { path: '/', httpOnly: true, sameSite: 'lax', secure });
+        request.cookies[name] = value;
+        reply.setCookie(name, value, { path: '/', httpOnly: true, sameSite: 'lax', secure });
       }
       return sign(value);
     },

@@ -12,14 +12,24 @@ export function isSecureDeployment(config: Config): boolean {
   return config.baseUrl.startsWith('https:');
 }
 
+/**
+ * Over https a cookie's name carries the `__Host-` prefix: browsers then accept
+ * it only when Secure, for path /, with no Domain, so a sibling subdomain cannot
+ * plant or overwrite it (which would defeat the CSRF cookie). Plain-http
+ * development cannot use the prefix and keeps the bare name.
+ */
+export function cookieName(config: Config, name: string): string {
+  return isSecureDeployment(config) ? `__Host-${name}` : name;
+}
+
 export async function webSession(request: FastifyRequest): Promise<ActiveSession | undefined> {
-  const token = request.cookies[SESSION_COOKIE];
+  const token = request.cookies[cookieName(request.server.config, SESSION_COOKIE)];
   if (typeof token !== 'string' || token.length === 0 || token.length > 256) return undefined;
   return resolveSession(request.server.db, token);
 }
 
 export function setSessionCookie(reply: FastifyReply, config: Config, token: string, expiresAt: Date): void {
-  reply.setCookie(SESSION_COOKIE, token, {
+  reply.setCookie(cookieName(config, SESSION_COOKIE), token, {
     path: '/',
     httpOnly: true,
     sameSite: 'lax',
@@ -29,7 +39,7 @@ export function setSessionCookie(reply: FastifyReply, config: Config, token: str
 }
 
 export function clearSessionCookie(reply: FastifyReply, config: Config): void {
-  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: isSecureDeployment(config) });
+  reply.clearCookie(cookieName(config, SESSION_COOKIE), { path: '/', httpOnly: true, sameSite: 'lax', secure: isSecureDeployment(config) });
 }
 
 /**

@@ -160,22 +160,27 @@ describe('login and consent pages: CSRF, cookies, framing, organization picker',
 });
 
 describe('session cookie on an https deployment', () => {
-  test('is Secure when BASE_URL is https', async () => {
+  test('is Secure, and __Host- prefixed (no subdomain can plant it), when BASE_URL is https', async () => {
     const t = await startTestApp({ env: { BASE_URL: 'https://switchboard.example' } });
     try {
       const member = await createMember(t.db.pool);
       const login = await t.app.inject({ url: '/login' });
-      const csrfCookie = login.cookies.find((c) => c.name === 'sb_csrf')!;
+      const csrfCookie = login.cookies.find((c) => c.name === '__Host-sb_csrf')!;
       assert.equal(csrfCookie.secure, true);
+      assert.equal(csrfCookie.path, '/');
+      assert.equal(csrfCookie.domain, undefined);
       const fields = hiddenInputs(login.body, '/login');
       const res = await t.app.inject({
-        method: 'POST', url: '/login', cookies: { sb_csrf: csrfCookie.value },
+        method: 'POST', url: '/login', cookies: { '__Host-sb_csrf': csrfCookie.value },
         payload: new URLSearchParams({ ...fields, email: member.email, password: PASSWORD }).toString(),
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });
       assert.equal(res.statusCode, 303);
-      const session = res.cookies.find((c) => c.name === 'sb_session')!;
+      const session = res.cookies.find((c) => c.name === '__Host-sb_session')!;
       assert.equal(session.secure, true);
+      assert.equal(session.path, '/');
+      const home = await t.app.inject({ url: '/', cookies: { '__Host-sb_session': session.value } });
+      assert.equal(home.headers.location, '/ui/locations', 'the prefixed cookie signs the browser in');
       assert.equal(session.httpOnly, true);
       assert.equal(session.sameSite, 'Lax');
     } finally {
