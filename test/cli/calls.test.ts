@@ -2,27 +2,21 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
+import type { HttpsTarget } from '../helpers/https-target.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook } from '../helpers/webhooks.ts';
-import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
+import { connectPlatform, settled, startDeliveryRig, subscribeHook, type DeliveryRig } from '../helpers/webhooks.ts';
 
 const exec = promisify(execFile);
 
 describe('switchboard agent create | call complete', () => {
   let t: TestApp;
   let target: HttpsTarget;
-  let worker: DeliveryWorker;
+  let rig: DeliveryRig;
   before(async () => {
-    t = await startWebhookApp();
-    target = await startHttpsTarget();
-    worker = await startTestWorker(t);
+    rig = await startDeliveryRig();
+    ({ t, target } = rig);
   });
-  after(async () => {
-    await worker.stop();
-    await target.close();
-    await t.close();
-  });
+  after(() => rig.close());
 
   async function cli(...args: string[]) {
     try {

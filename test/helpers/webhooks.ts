@@ -3,6 +3,7 @@
 // delivery worker, and polling for a database condition.
 import { pino } from 'pino';
 import { startTestApp, type TestApp } from './app.ts';
+import { startHttpsTarget, type HttpsTarget } from './https-target.ts';
 import { createMember, type Member } from './fixtures.ts';
 import { createClient, issueTokens, platformHeaders, type TestClient } from './oauth.ts';
 import { createSecretBox } from '../../src/webhooks/secret-box.ts';
@@ -71,6 +72,33 @@ export async function startTestWorker(t: TestApp, options: Partial<DeliveryWorke
     secretBox: createSecretBox(t.config.secretKey!),
     ...options,
   });
+}
+
+export interface DeliveryRig {
+  t: TestApp;
+  target: HttpsTarget;
+  worker: DeliveryWorker;
+  close(): Promise<void>;
+}
+
+/**
+ * What every end-to-end delivery test starts with: an app with the webhook test
+ * settings, a real HTTPS target on 127.0.0.1 and a delivery worker on the app's database.
+ */
+export async function startDeliveryRig(options: { env?: Record<string, string>; listen?: boolean } = {}): Promise<DeliveryRig> {
+  const t = await startTestApp({ listen: options.listen ?? false, env: { ...WEBHOOK_TEST_ENV, ...options.env } });
+  const target = await startHttpsTarget();
+  const worker = await startTestWorker(t);
+  return {
+    t,
+    target,
+    worker,
+    async close() {
+      await worker.stop();
+      await target.close();
+      await t.close();
+    },
+  };
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */

@@ -2,12 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createAgent } from '../../src/calls/calls.service.ts';
-import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { launchChromium, screenshot, signedInBrowser, SKIP_WITHOUT_BROWSER } from '../helpers/browser.ts';
-import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
+import type { HttpsTarget } from '../helpers/https-target.ts';
 import {
-  attemptsOf, completeCall, connectPlatform, settled, startTestWorker, subscribeHook, waitFor, WEBHOOK_TEST_ENV,
+  attemptsOf, completeCall, connectPlatform, settled, startDeliveryRig, subscribeHook, waitFor, type DeliveryRig,
 } from '../helpers/webhooks.ts';
 
 // Calls and webhook deliveries as a person sees them: real deliveries by a
@@ -16,20 +15,17 @@ describe('calls and webhooks in headless Chromium', { skip: SKIP_WITHOUT_BROWSER
   let t: TestApp;
   let browser: Browser;
   let target: HttpsTarget;
-  let worker: DeliveryWorker;
+  let rig: DeliveryRig;
 
   before(async () => {
-    t = await startTestApp({ listen: true, env: WEBHOOK_TEST_ENV });
-    target = await startHttpsTarget();
-    worker = await startTestWorker(t);
+    rig = await startDeliveryRig({ listen: true });
+    ({ t, target } = rig);
     browser = await launchChromium();
   });
 
   after(async () => {
     await browser?.close();
-    await worker?.stop();
-    await target?.close();
-    await t?.close();
+    await rig?.close();
   });
 
   test('calls are listed newest first, and one opens in full', async () => {

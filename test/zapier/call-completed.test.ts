@@ -3,13 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { insertAgent } from '../../src/calls/agents.queries.ts';
 import { withOrg } from '../../src/db/with-org.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { createMember, PASSWORD, type Member } from '../helpers/fixtures.ts';
-import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
+import type { HttpsTarget } from '../helpers/https-target.ts';
 import { createClient, platformHeaders, type TestClient } from '../helpers/oauth.ts';
-import { completeCall, startTestWorker, WEBHOOK_TEST_ENV } from '../helpers/webhooks.ts';
+import { completeCall, startDeliveryRig, type DeliveryRig } from '../helpers/webhooks.ts';
 import { App, connectAccount, invoke, useSwitchboard, ZAPIER_REDIRECT_URI } from '../helpers/zapier.ts';
-import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
 
 const trigger = App.triggers.call_completed.operation;
 const SAMPLE_FIELDS = Object.keys(trigger.sample).sort();
@@ -23,21 +22,16 @@ type Subscription = { id: string; event: string; callback_url: string };
 describe('Zapier Call Completed trigger against Switchboard', () => {
   let t: TestApp;
   let client: TestClient;
-  let worker: DeliveryWorker;
   let target: HttpsTarget;
+  let rig: DeliveryRig;
 
   before(async () => {
-    t = await startTestApp({ env: WEBHOOK_TEST_ENV, listen: true });
+    rig = await startDeliveryRig({ listen: true });
+    ({ t, target } = rig);
     client = await createClient(t.db.pool, { name: 'Zapier', redirectUris: [ZAPIER_REDIRECT_URI] });
     useSwitchboard(t.url, client);
-    worker = await startTestWorker(t);
-    target = await startHttpsTarget();
   });
-  after(async () => {
-    await worker.stop();
-    await target.close();
-    await t.close();
-  });
+  after(() => rig.close());
 
   /** An organization with an agent, connected to the Zapier app through the real OAuth flow. */
   async function connectedOrganization(): Promise<{ member: Member; authData: AuthData; agentId: string }> {

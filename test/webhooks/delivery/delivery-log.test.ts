@@ -1,34 +1,28 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.ts';
+import type { HttpsTarget } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
 import {
   completeCall,
   connectPlatform,
   deliveriesOf,
   settled,
-  startTestWorker,
-  startWebhookApp,
+  startDeliveryRig,
+  type DeliveryRig,
   subscribeHook,
   waitFor,
 } from '../../helpers/webhooks.ts';
-import type { DeliveryWorker } from '../../../src/webhooks/delivery/worker.ts';
 
 describe('delivery log, redelivery, unsubscribe and organization boundaries', () => {
   let t: TestApp;
   let target: HttpsTarget;
-  let worker: DeliveryWorker;
+  let rig: DeliveryRig;
 
   before(async () => {
-    t = await startWebhookApp();
-    target = await startHttpsTarget();
-    worker = await startTestWorker(t);
+    rig = await startDeliveryRig();
+    ({ t, target } = rig);
   });
-  after(async () => {
-    await worker.stop();
-    await target.close();
-    await t.close();
-  });
+  after(() => rig.close());
 
   const requestsTo = (path: string) => target.requests.filter((request) => request.url === path);
 

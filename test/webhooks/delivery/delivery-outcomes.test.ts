@@ -8,30 +8,24 @@ import {
   connectPlatform,
   deliveriesOf,
   settled,
-  startTestWorker,
-  startWebhookApp,
+  startDeliveryRig,
+  type DeliveryRig,
   subscribeHook,
   waitFor,
   type Connection,
 } from '../../helpers/webhooks.ts';
-import type { DeliveryWorker } from '../../../src/webhooks/delivery/worker.ts';
 
 describe('what a delivery attempt\'s result leads to', () => {
   let t: TestApp;
   let target: HttpsTarget;
-  let worker: DeliveryWorker;
+  let rig: DeliveryRig;
 
   before(async () => {
     // Time-outs at 3 s: long enough that the 'delivered at once' check holds on a loaded machine.
-    t = await startWebhookApp({ WEBHOOK_TIMEOUT_MS: '3000' });
-    target = await startHttpsTarget();
-    worker = await startTestWorker(t);
+    rig = await startDeliveryRig({ env: { WEBHOOK_TIMEOUT_MS: '3000' } });
+    ({ t, target } = rig);
   });
-  after(async () => {
-    await worker.stop();
-    await target.close();
-    await t.close();
-  });
+  after(() => rig.close());
 
   /** A fresh organization with one subscription at `path`; `barrier` proves the worker has moved on. */
   async function hooked(path: string): Promise<{ org: Connection; hookId: string }> {

@@ -8,32 +8,26 @@ import {
   deliveriesOf,
   connectPlatform,
   settled,
-  startTestWorker,
-  startWebhookApp,
+  startDeliveryRig,
+  type DeliveryRig,
   subscribeHook,
   type Connection,
 } from '../../helpers/webhooks.ts';
-import type { DeliveryWorker } from '../../../src/webhooks/delivery/worker.ts';
 
 const { version } = (await import('../../../package.json', { with: { type: 'json' } })).default as { version: string };
 
 describe('the call.completed delivery request', () => {
   let t: TestApp;
   let target: HttpsTarget;
-  let worker: DeliveryWorker;
+  let rig: DeliveryRig;
   let connection: Connection;
 
   before(async () => {
-    t = await startWebhookApp();
-    target = await startHttpsTarget();
-    worker = await startTestWorker(t);
+    rig = await startDeliveryRig();
+    ({ t, target } = rig);
     connection = await connectPlatform(t);
   });
-  after(async () => {
-    await worker.stop();
-    await target.close();
-    await t.close();
-  });
+  after(() => rig.close());
 
   test('body is exactly the completed call and headers are exactly DESIGN §5, with a secret', async () => {
     const secret = 'zap-shared secret!~';
