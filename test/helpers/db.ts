@@ -50,3 +50,23 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
     },
   };
 }
+
+/**
+ * What the application role reaches in `table` when no organization is set:
+ * [rows selected, rows an UPDATE of `column` touches, rows a DELETE removes].
+ * Rolled back, so nothing changes whatever row-level security lets through.
+ */
+export async function reachWithoutOrganization(pool: Pool, table: string, column: string): Promise<[number, number, number]> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SET LOCAL ROLE switchboard_app');
+    const select = await client.query(`SELECT count(*)::int AS n FROM ${table}`);
+    const update = await client.query(`UPDATE ${table} SET ${column} = ${column}`);
+    const remove = await client.query(`DELETE FROM ${table}`);
+    return [select.rows[0].n, update.rowCount ?? 0, remove.rowCount ?? 0];
+  } finally {
+    await client.query('ROLLBACK').catch(() => {});
+    client.release();
+  }
+}

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { withOrg } from '../../src/db/with-org.ts';
-import { withTransaction } from '../../src/db/transaction.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { reachWithoutOrganization } from '../helpers/db.ts';
 import { createMember, PASSWORD, type Member } from '../helpers/fixtures.ts';
 import { createUser } from '../../src/orgs/orgs.service.ts';
 import { asUser, type TokenClient } from '../helpers/token-client.ts';
@@ -84,14 +84,7 @@ describe('locations: organization isolation', () => {
   test('RLS: as switchboard_app without an organization, queries see no rows', async () => {
     const total = (await t.db.pool.query('SELECT count(*)::int AS n FROM locations')).rows[0].n;
     assert.ok(total > 0, 'rows exist (seen by the owner role)');
-    const seen = await withTransaction(t.db.pool, async (client) => {
-      await client.query('SET LOCAL ROLE switchboard_app');
-      const select = await client.query('SELECT count(*)::int AS n FROM locations');
-      const update = await client.query("UPDATE locations SET name = 'hijacked'");
-      const remove = await client.query('DELETE FROM locations');
-      return [select.rows[0].n, update.rowCount, remove.rowCount];
-    });
-    assert.deepEqual(seen, [0, 0, 0]);
+    assert.deepEqual(await reachWithoutOrganization(t.db.pool, 'locations', 'name'), [0, 0, 0]);
   });
 
   test('RLS: inside withOrg, a row for another organization cannot be inserted or moved there', async () => {
