@@ -58,6 +58,25 @@ describe('POST /oauth/token: errors', () => {
     assertOAuthError(res, 400, 'invalid_grant');
   });
 
+  test('an Authorization header that is not Basic is ignored: the body credentials decide (RFC 6749 section 2.3.1)', async () => {
+    const form = (extra: Record<string, string>) => t.app.inject({
+      method: 'POST', url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Bearer sbat_some_old_access_token' },
+      payload: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'sbr_unknown', ...extra }).toString(),
+    });
+    // Authenticated by the body: the refresh token itself is what is refused.
+    assertOAuthError(await form(creds()), 400, 'invalid_grant', /unknown/);
+    assertOAuthError(await form({ client_id: client.client_id, client_secret: 'sbs_wrong' }), 401, 'invalid_client', /wrong secret/);
+    assertOAuthError(await form({}), 401, 'invalid_client', /client authentication is required/);
+    // A Basic header that does not decode is still refused, not ignored.
+    const broken = await t.app.inject({
+      method: 'POST', url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic !!!' },
+      payload: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'sbr_unknown', ...creds() }).toString(),
+    });
+    assertOAuthError(broken, 401, 'invalid_client', /not valid HTTP Basic/);
+  });
+
   test('an unsupported or missing grant_type', async () => {
     assertOAuthError(await tokenRequest(t.app, { grant_type: 'password', username: 'a', password: 'b', ...creds() }), 400, 'unsupported_grant_type');
     assertOAuthError(await tokenRequest(t.app, { grant_type: 'client_credentials', ...creds() }), 400, 'unsupported_grant_type');

@@ -4,6 +4,10 @@
 // libraries still repeat their Basic credentials in the body, so a body that
 // repeats them exactly is accepted and one that contradicts them is refused.
 // Any failure is invalid_client, 401 (§5.2); the route adds WWW-Authenticate.
+// Only the Basic scheme is client authentication here: an Authorization header
+// with another scheme (Zapier's OAuth2 template adds `Bearer <access token>` to
+// every request, the refresh call included) carries nothing this endpoint uses,
+// so it is ignored and the body credentials decide.
 import { secretsEqual } from '../../auth/tokens.ts';
 import { authenticateClient } from '../clients.service.ts';
 import { InvalidClient, InvalidRequest } from '../oauth.errors.ts';
@@ -27,18 +31,25 @@ export function parseBasicCredentials(header: string): { clientId: string; clien
   }
 }
 
+/** The Authorization header when its scheme is Basic (RFC 7617), else undefined: other schemes are not client authentication. */
+export function basicAuthorization(header: string | undefined): string | undefined {
+  return header !== undefined && /^Basic(?: |$)/i.test(header.trimStart()) ? header : undefined;
+}
+
 /** The client_id a request presents, before authenticating it (for rate-limit keys). */
 export function presentedClientId(params: Record<string, unknown>, authorization: string | undefined): string | undefined {
-  if (authorization) return parseBasicCredentials(authorization)?.clientId;
+  const basic = basicAuthorization(authorization);
+  if (basic) return parseBasicCredentials(basic)?.clientId;
   return stringParam(params, 'client_id');
 }
 
 export const checkClientAuthentication: TokenRequestCheck = async function checkClientAuthentication(ctx) {
   const bodyId = stringParam(ctx.params, 'client_id');
   const bodySecret = stringParam(ctx.params, 'client_secret');
+  const authorization = basicAuthorization(ctx.authorization);
   let credentials: { clientId: string; clientSecret: string };
-  if (ctx.authorization !== undefined) {
-    const basic = parseBasicCredentials(ctx.authorization);
+  if (authorization !== undefined) {
+    const basic = parseBasicCredentials(authorization);
     if (!basic) throw new InvalidClient('the Authorization header is not valid HTTP Basic client authentication (RFC 6749 §2.3.1)');
     if (bodySecret !== undefined && !secretsEqual(bodySecret, basic.clientSecret)) {
       throw new InvalidRequest('client_secret in the body differs from the HTTP Basic credentials: use one client authentication method (RFC 6749 §2.3)');
