@@ -1,34 +1,52 @@
-// npm run bench:api — the cost of the platform guard under load.
+// npm run bench:api — authenticated reads and refresh rotation against a real
+// `switchboard serve`, each side in its own process.
 //
-// One process, one database: autocannon at 50 connections against a platform
-// endpoint with the three headers (Authorization: Bearer, x-client-id,
-// x-client-secret), then against a bare route of the same process, and the
-// ratio of their throughput. The platform endpoint is /calls/recent when this
-// build has it, otherwise a route behind the same guard that answers [].
+// Three processes, as a new user would run them: this one (setup, then the
+// load generator: autocannon at 50 connections), the server (`node
+// bin/switchboard.js serve`, default settings apart from the rate limits, which
+// would otherwise refuse a benchmark from one address) and a bare Fastify
+// process (bench/bare-server.js) whose GET / is the baseline. Rows:
+//   GET /                bare Fastify (baseline)
+//   GET /healthz         no credentials, no database
+//   GET /calls/recent    Authorization: Bearer + x-client-id + x-client-secret, 10k calls in the organization
+//   GET /locations       x-user-token, 10 locations
+//   POST /oauth/token    grant_type=refresh_token with rotation and reuse detection (REFRESH_REUSE_GRACE default):
+//                        every request presents the refresh token the previous answer returned
+// and a final line of ratios to the baseline.
 //
 // DATABASE_URL selects the PostgreSQL server; unset, an embedded one runs in a
 // temporary directory. BENCH_DURATION (seconds, default 10) sets each run's length.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { openSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { buildApp } from '../src/app.ts';
 import { issueSession } from '../src/auth/sessions.service.ts';
-import { loadConfig } from '../src/config/config.ts';
+import { insertCompletedCall } from '../src/calls/calls.queries.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool } from '../src/db/pool.ts';
+import { withOrg } from '../src/db/with-org.ts';
 import { withTransaction } from '../src/db/transaction.ts';
+import { createLocation } from '../src/locations/locations.service.ts';
 import { createClient } from '../src/oauth/clients.service.ts';
-import { requirePlatformToken } from '../src/oauth/platform-guard.ts';
 import { createGrant, issueTokenPair } from '../src/oauth/tokens.service.ts';
 import { insertOrganization } from '../src/orgs/organizations.queries.ts';
 import { createUser } from '../src/orgs/orgs.service.ts';
 
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CONNECTIONS = 50;
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CALLS = 10_000;
+const LOCATIONS = 10;
+/** Refresh chains: one per connection at a time, plus spares for chains a failed answer ends. */
+const REFRESH_CHAINS = 400;
+const TTLS = { accessTokenTtl: 3600, refreshTokenTtl: 5_184_000 };
 
 async function database(): Promise<{ url: string; stop(): Promise<void> }> {
   const server = process.env.DATABASE_URL;
@@ -62,50 +80,167 @@ async function database(): Promise<{ url: string; stop(): Promise<void> }> {
   };
 }
 
-function run(url: string, headers: Record<string, string> = {}) {
-  return autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Child {
+  process: ChildProcess;
+  url: string;
+  /** Milliseconds from spawn to the first successful `ready` probe. */
+  startupMs: number;
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** Spawns a server with its output in a file (never through this process), and waits until `readyPath` answers 200. */
+async function startChild(name: string, args: string[], env: NodeJS.ProcessEnv, readyPath: string, logDir: string): Promise<Child> {
+  const port = await freePort();
+  const logFile = path.join(logDir, `${name}.log`);
+  const fd = openSync(logFile, 'w');
+  const started = performance.now();
+  const child = spawn(process.execPath, [...args.map((a) => a.replace('$PORT', String(port)))], {
+    cwd: ROOT,
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', fd, fd],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const log = () => readFileSync(logFile, 'utf8');
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${log()}`);
+    const ok = await fetch(url + readyPath).then((r) => r.status === 200, () => false);
+    if (ok) break;
+    if (performance.now() - started > 120_000) throw new Error(`${name} not ready within 120 s:\n${log()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const startupMs = performance.now() - started;
+  return {
+    process: child,
+    url,
+    startupMs,
+    log,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+type Result = Awaited<ReturnType<typeof autocannon>>;
+
+function row(name: string, r: Result, unit = 'req/s', rate = r.requests.average): string {
+  return `${name.padEnd(44)} ${rate.toFixed(0).padStart(7)} ${unit.padEnd(11)} p50 ${String(r.latency.p50).padStart(3)} ms   p99 ${String(r.latency.p99).padStart(3)} ms   non-2xx ${r.non2xx}   errors ${r.errors + r.timeouts}`;
+}
+
+async function measure(options: Parameters<typeof autocannon>[0]): Promise<Result> {
+  // One unmeasured second first (JIT, pool connections, prepared statements).
+  await autocannon({ ...options, duration: 1 });
+  return autocannon({ ...options, duration: DURATION });
+}
+
+/** Every request presents a current refresh token and returns the successor to the pool. */
+function refreshRequests(chains: string[], basic: string) {
+  return [{
+    method: 'POST' as const,
+    path: '/oauth/token',
+    headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+    setupRequest(request: Record<string, unknown>, context: Record<string, unknown>) {
+      const token = chains.shift();
+      if (token === undefined) throw new Error('bench:api ran out of refresh chains (too many failed refreshes)');
+      context.token = token;
+      return { ...request, body: `grant_type=refresh_token&refresh_token=${encodeURIComponent(token)}` };
+    },
+    onResponse(status: number, body: string) {
+      if (status === 200) chains.push((JSON.parse(body) as { refresh_token: string }).refresh_token);
+    },
+  }];
 }
 
 async function main() {
   const db = await database();
-  const pool = createPool(db.url, 20);
+  const logDir = await mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-logs-'));
+  const pool = createPool(db.url, 5);
+  const children: Child[] = [];
   try {
     await migrate(pool);
-    const config = loadConfig({ ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn', SECRET_KEY: randomBytes(32).toString('base64') });
-    const app = await buildApp({ config, pool, logStream: process.stderr, rateLimitNamespace: 'bench' });
-    const hasCallsRecent = app.hasRoute({ method: 'GET', url: '/calls/recent' });
-    const guardedPath = hasCallsRecent ? '/calls/recent' : '/bench/guarded';
-    if (!hasCallsRecent) app.get('/bench/guarded', { preHandler: requirePlatformToken('calls:read') }, async () => []);
-    const address = await app.listen({ port: 0, host: '127.0.0.1' });
-
     const org = await insertOrganization(pool, 'Bench Org');
     const user = await createUser(pool, { email: 'bench@example.com', password: 'bench-password', organizationId: org.id, role: 'owner' });
-    await issueSession(pool, user, org.id);
+    const session = await issueSession(pool, user, org.id);
     const client = await createClient(pool, { name: 'Bench Platform', redirectUris: ['https://bench.example/cb'] });
-    const tokens = await withTransaction(pool, async (tx) => {
+    const pair = async () => withTransaction(pool, async (tx) => {
       const grant = await createGrant(tx, { clientUuid: client.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] });
-      return issueTokenPair(tx, config, { grantId: grant.id, accessScopes: ['calls:read'], refreshScopes: ['calls:read'] });
+      return issueTokenPair(tx, TTLS, { grantId: grant.id, accessScopes: ['calls:read'], refreshScopes: ['calls:read'] });
     });
-    const headers = { authorization: `Bearer ${tokens.access_token}`, 'x-client-id': client.client_id, 'x-client-secret': client.client_secret };
+    const tokens = await pair();
+    const chains: string[] = [];
+    for (let i = 0; i < REFRESH_CHAINS; i++) chains.push((await pair()).refresh_token);
+    await withOrg(pool, org.id, async (tx) => {
+      for (let i = 0; i < CALLS; i++) await insertCompletedCall(tx, { agentId: null, summary: `Bench call ${i}`, durationSeconds: i % 600 });
+    });
+    for (let i = 0; i < LOCATIONS; i++) {
+      await createLocation(pool, org.id, { name: `Location ${i}`, city: 'Springfield', country: 'US', is_primary: i === 0 } as never);
+    }
+    await pool.query('ANALYZE');
 
-    const probe = await fetch(address + guardedPath, { headers });
-    if (probe.status !== 200) throw new Error(`${guardedPath} answered ${probe.status} to the benchmark's credentials`);
+    const serverEnv: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATABASE_URL: db.url,
+      SECRET_KEY: randomBytes(32).toString('base64'),
+      // One address sends everything here; the default budgets are per address or token.
+      RATE_LIMIT: '100000000/min',
+      TOKEN_RATE_LIMIT: '100000000/min',
+    };
+    const bare = await startChild('bare', [path.join(ROOT, 'bench/bare-server.js'), '$PORT'], { PATH: process.env.PATH }, '/', logDir);
+    children.push(bare);
+    const server = await startChild('serve', [path.join(ROOT, 'bin/switchboard.js'), 'serve'], serverEnv, '/readyz', logDir);
+    children.push(server);
 
-    process.stdout.write(`bench:api — ${CONNECTIONS} connections, ${DURATION}s each, one process (${address})\n`);
-    // One unmeasured second on each path first (JIT, pool connections, prepared statement).
-    await autocannon({ url: address + guardedPath, connections: CONNECTIONS, duration: 1, headers });
-    await autocannon({ url: `${address}/healthz`, connections: CONNECTIONS, duration: 1 });
-    const guarded = await run(address + guardedPath, headers);
-    const bare = await run(`${address}/healthz`);
-    const row = (name: string, r: Awaited<ReturnType<typeof run>>) =>
-      `${name.padEnd(36)} ${r.requests.average.toFixed(0).padStart(8)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`;
-    process.stdout.write(`${row(`GET ${guardedPath} (3 headers)`, guarded)}\n`);
-    process.stdout.write(`${row('GET /healthz (bare)', bare)}\n`);
-    process.stdout.write(`ratio guarded/bare: ${(guarded.requests.average / bare.requests.average).toFixed(2)}\n`);
-    await app.close();
+    const platform = { authorization: `Bearer ${tokens.access_token}`, 'x-client-id': client.client_id, 'x-client-secret': client.client_secret };
+    const user_ = { 'x-user-token': session.token };
+    for (const [p, h] of [['/calls/recent', platform], ['/locations', user_]] as const) {
+      const probe = await fetch(server.url + p, { headers: h });
+      if (probe.status !== 200) throw new Error(`${p} answered ${probe.status} to the benchmark's credentials: ${await probe.text()}`);
+    }
+
+    process.stdout.write(`bench:api — autocannon ${CONNECTIONS} connections, ${DURATION}s per row (+1s warm-up), server and baseline in their own processes\n`);
+    process.stdout.write(`serve: ready (/readyz 200) ${server.startupMs.toFixed(0)} ms after spawn\n`);
+    const baseline = await measure({ url: `${bare.url}/`, connections: CONNECTIONS });
+    process.stdout.write(`${row('GET / (bare Fastify, baseline)', baseline)}\n`);
+    const healthz = await measure({ url: `${server.url}/healthz`, connections: CONNECTIONS });
+    process.stdout.write(`${row('GET /healthz', healthz)}\n`);
+    const recent = await measure({ url: `${server.url}/calls/recent`, connections: CONNECTIONS, headers: platform });
+    process.stdout.write(`${row(`GET /calls/recent (3 headers, ${CALLS / 1000}k calls)`, recent)}\n`);
+    const locations = await measure({ url: `${server.url}/locations`, connections: CONNECTIONS, headers: user_ });
+    process.stdout.write(`${row('GET /locations (x-user-token)', locations)}\n`);
+    const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
+    const refresh = await measure({ url: server.url, connections: CONNECTIONS, requests: refreshRequests(chains, basic) });
+    const rotations = refresh['2xx'] / DURATION;
+    process.stdout.write(`${row('POST /oauth/token (refresh, rotation)', refresh, 'rotations/s', rotations)}\n`);
+    const memory = await fetch(`${server.url}/metrics`).then((r) => r.text()).then((t) => /^switchboard_process_resident_memory_bytes (\S+)/m.exec(t)?.[1]);
+    if (memory) process.stdout.write(`serve: resident memory after the runs ${(Number(memory) / 2 ** 20).toFixed(0)} MiB\n`);
+
+    const ratio = (r: Result) => (r.requests.average / baseline.requests.average).toFixed(2);
+    const verdict = (ok: boolean) => (ok ? 'ok' : 'BELOW GOAL');
+    process.stdout.write(
+      `ratio vs bare: healthz ${ratio(healthz)}× (goal ≥0.9, ${verdict(healthz.requests.average >= 0.9 * baseline.requests.average)})`
+      + ` | calls/recent ${ratio(recent)}× p99 ${recent.latency.p99} ms (goal ≥0.25, p99 ≤20, ${verdict(recent.requests.average >= 0.25 * baseline.requests.average && recent.latency.p99 <= 20)})`
+      + ` | locations ${ratio(locations)}× (goal ≥0.25, ${verdict(locations.requests.average >= 0.25 * baseline.requests.average)})`
+      + ` | refresh ${rotations.toFixed(0)}/s (goal ≥1000, ${verdict(rotations >= 1000)})\n`,
+    );
   } finally {
+    for (const child of children.reverse()) await child.stop();
     await pool.end();
     await db.stop();
+    await rm(logDir, { recursive: true, force: true });
   }
 }
 

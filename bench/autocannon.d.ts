@@ -1,11 +1,20 @@
 // The part of autocannon's API the benchmarks use (it ships no types).
 declare module 'autocannon' {
+  interface Request {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    setupRequest?(request: Record<string, unknown>, context: Record<string, unknown>): Record<string, unknown>;
+    onResponse?(status: number, body: string, context: Record<string, unknown>): void;
+  }
   interface Options {
     url: string;
     connections?: number;
     duration?: number;
     pipelining?: number;
     headers?: Record<string, string>;
+    requests?: Request[];
   }
   interface Histogram {
     average: number;

@@ -24,6 +24,8 @@ export interface Config {
   webhookRetryScheduleMs: number[];
   webhookAllowPrivateTargets: boolean;
   rateLimit: RateLimitSetting;
+  /** Per address on /oauth/token and /oauth/revoke; each client gets half of it per address. */
+  tokenRateLimit: RateLimitSetting;
   logLevel: string;
 }
 
@@ -128,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     webhookAllowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     rateLimit: rateLimit(env, 'RATE_LIMIT', '300/min'),
+    tokenRateLimit: rateLimit(env, 'TOKEN_RATE_LIMIT', '600/min'),
     logLevel,
   };
 }

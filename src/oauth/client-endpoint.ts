@@ -8,12 +8,16 @@ import type { RawParams } from './checks/context.ts';
 import { presentedClientId } from './checks/check-client-authentication.ts';
 import { InvalidRequest, TemporarilyUnavailable } from './oauth.errors.ts';
 
-export const TOKEN_LIMIT_PER_IP = { max: 600, timeWindow: 60_000 };
-export const TOKEN_LIMIT_PER_CLIENT = { max: 300, timeWindow: 60_000 };
+/** TOKEN_RATE_LIMIT (default 600/min) per address, for the route's config.rateLimit. */
+export function tokenLimitPerIp(app: FastifyInstance) {
+  return { max: app.config.tokenRateLimit.max, timeWindow: app.config.tokenRateLimit.windowMs };
+}
 
+/** Half the address budget per client and address, so one client cannot use up an address shared with others. */
 export function clientRateLimit(app: FastifyInstance) {
   const check = app.createRateLimit({
-    ...TOKEN_LIMIT_PER_CLIENT,
+    max: Math.max(1, Math.floor(app.config.tokenRateLimit.max / 2)),
+    timeWindow: app.config.tokenRateLimit.windowMs,
     keyGenerator: (request) => {
       const body = request.body && typeof request.body === 'object' ? (request.body as RawParams) : {};
       return `oauth-client:${presentedClientId(body, request.headers.authorization) ?? '-'}:${request.ip}`;

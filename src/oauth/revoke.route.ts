@@ -1,13 +1,13 @@
 // POST /oauth/revoke (RFC 7009): client-authenticated; 200 for unknown tokens.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { clientRateLimit, documentOnly, paramsOf, TOKEN_LIMIT_PER_IP } from './client-endpoint.ts';
+import { clientRateLimit, documentOnly, paramsOf, tokenLimitPerIp } from './client-endpoint.ts';
 import { OAuthErrorSchema, RevokeRequestBody } from './oauth.schemas.ts';
 import { revokeToken } from './token.service.ts';
 
 export default async function revokeRoutes(app: FastifyInstance) {
   app.post('/oauth/revoke', {
-    config: { rateLimit: TOKEN_LIMIT_PER_IP },
+    config: { rateLimit: tokenLimitPerIp(app) },
     preHandler: clientRateLimit(app),
     validatorCompiler: documentOnly,
     schema: {

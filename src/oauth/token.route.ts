@@ -1,12 +1,12 @@
 // POST /oauth/token (RFC 6749 §3.2, §4.1.3, §6).
 import type { FastifyInstance } from 'fastify';
-import { clientRateLimit, documentOnly, paramsOf, TOKEN_LIMIT_PER_IP } from './client-endpoint.ts';
+import { clientRateLimit, documentOnly, paramsOf, tokenLimitPerIp } from './client-endpoint.ts';
 import { OAuthErrorSchema, TokenRequestBody, TokenResponseSchema } from './oauth.schemas.ts';
 import { exchangeToken } from './token.service.ts';
 
 export default async function tokenRoutes(app: FastifyInstance) {
   app.post('/oauth/token', {
-    config: { rateLimit: TOKEN_LIMIT_PER_IP },
+    config: { rateLimit: tokenLimitPerIp(app) },
     preHandler: clientRateLimit(app),
     validatorCompiler: documentOnly,
     schema: {

@@ -32,6 +32,7 @@ describe('configuration from the environment', () => {
     ['WEBHOOK_RETRY_SCHEDULE', '10s,soon'],
     ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'maybe'],
     ['RATE_LIMIT', 'lots'],
+    ['TOKEN_RATE_LIMIT', '0/min'],
     ['LOG_LEVEL', 'loud'],
   ];
   for (const [name, value] of invalid) {
@@ -46,9 +47,11 @@ describe('configuration from the environment', () => {
   }
 
   test('values are parsed', () => {
-    const config = loadConfig({ PORT: '8080', BASE_URL: 'https://sb.example.com/', RATE_LIMIT: '5/s', WEBHOOK_RETRY_SCHEDULE: '1s, 2m' });
+    const config = loadConfig({ PORT: '8080', BASE_URL: 'https://sb.example.com/', RATE_LIMIT: '5/s', TOKEN_RATE_LIMIT: '1200/min', WEBHOOK_RETRY_SCHEDULE: '1s, 2m' });
     assert.equal(config.baseUrl, 'https://sb.example.com');
     assert.deepEqual(config.rateLimit, { max: 5, windowMs: 1000 });
+    assert.deepEqual(config.tokenRateLimit, { max: 1200, windowMs: 60_000 });
+    assert.deepEqual(loadConfig({}).tokenRateLimit, { max: 600, windowMs: 60_000 });
     assert.deepEqual(config.webhookRetryScheduleMs, [1000, 120_000]);
   });
 });
