@@ -9,6 +9,8 @@ export interface Principal {
   /** OAuth scopes; a user session may do everything its organization allows. */
   scopes: readonly string[] | 'all';
   clientId?: string;
+  /** The OAuth grant behind the access token (the grant a subscription is made under). */
+  grantId?: string;
   session?: ActiveSession;
 }
 

@@ -91,6 +91,7 @@ function authorize(request: FastifyRequest, reply: FastifyReply, active: ActiveA
     organizationId: active.organization_id,
     scopes: active.scopes,
     clientId: active.client_id,
+    grantId: active.grant_id,
   };
 }
 

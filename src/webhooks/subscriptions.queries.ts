@@ -4,6 +4,8 @@
 import type { Queryable } from '../db/pool.ts';
 
 export type SubscriptionStatus = 'active' | 'disabled';
+/** Why a subscription is disabled (migration 0007): its deliveries failed for five days, or its grant stopped standing. */
+export type DisabledReason = 'delivery_failures' | 'grant_revoked' | 'user_deactivated' | 'organization_deactivated' | 'membership_removed';
 
 export interface Subscription {
   id: string;
@@ -15,31 +17,34 @@ export interface Subscription {
   status: SubscriptionStatus;
   failing_since: Date | null;
   disabled_at: Date | null;
+  disabled_reason: DisabledReason | null;
   created_at: Date;
   updated_at: Date;
 }
 
 const COLUMNS = `id, organization_id, client_id, event, callback_url, secret_ciphertext IS NOT NULL AS has_secret,
-  status, failing_since, disabled_at, created_at, updated_at`;
+  status, failing_since, disabled_at,
+  CASE WHEN status = 'disabled' THEN coalesce(disabled_reason, 'delivery_failures') END AS disabled_reason, created_at, updated_at`;
 
 /**
  * Creates the subscription, or returns the existing one for the same
  * organization, client, event and URL (`inserted` false). Subscribing again
  * replaces the secret when one is given and re-activates a disabled hook: the
- * platform is asking for deliveries.
+ * platform is asking for deliveries, under the grant it asks with now.
  */
 export async function upsertSubscription(
   db: Queryable,
-  input: { clientId: string; event: string; callbackUrl: string; secretCiphertext: Buffer | null },
+  input: { clientId: string; grantId: string; event: string; callbackUrl: string; secretCiphertext: Buffer | null },
 ): Promise<Subscription & { inserted: boolean }> {
   const { rows } = await db.query<Subscription & { inserted: boolean }>(
-    `INSERT INTO webhook_subscriptions (organization_id, client_id, event, callback_url, secret_ciphertext)
-     VALUES (app_current_org(), $1, $2, $3, $4)
+    `INSERT INTO webhook_subscriptions (organization_id, client_id, grant_id, event, callback_url, secret_ciphertext)
+     VALUES (app_current_org(), $1, $2, $3, $4, $5)
      ON CONFLICT (organization_id, client_id, event, md5(callback_url)) DO UPDATE
         SET secret_ciphertext = COALESCE(EXCLUDED.secret_ciphertext, webhook_subscriptions.secret_ciphertext),
-            status = 'active', disabled_at = NULL, failing_since = NULL, updated_at = now()
+            grant_id = EXCLUDED.grant_id,
+            status = 'active', disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, updated_at = now()
      RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
-    [input.clientId, input.event, input.callbackUrl, input.secretCiphertext],
+    [input.clientId, input.grantId, input.event, input.callbackUrl, input.secretCiphertext],
   );
   return rows[0]!;
 }
@@ -78,14 +83,18 @@ export async function deleteSubscription(db: Queryable, input: { id: string; cli
   return (rowCount ?? 0) > 0;
 }
 
-/** Re-enables a disabled subscription (a no-op on an active one); its paused deliveries resume. */
+/**
+ * Re-enables a disabled subscription (a no-op on an active one); its paused
+ * deliveries resume. Only while its grant still stands: undefined when the
+ * subscription is not visible or its grant has ended (findSubscription tells which).
+ */
 export async function enableSubscription(db: Queryable, input: { id: string; clientId: string | undefined }): Promise<Subscription | undefined> {
   const { rows } = await db.query<Subscription>(
     `UPDATE webhook_subscriptions
-        SET status = 'active', disabled_at = NULL,
+        SET status = 'active', disabled_at = NULL, disabled_reason = NULL,
             failing_since = CASE WHEN status = 'disabled' THEN NULL ELSE failing_since END,
             updated_at = CASE WHEN status = 'disabled' THEN now() ELSE updated_at END
-      WHERE id = $1 AND ($2::text IS NULL OR client_id = $2)
+      WHERE id = $1 AND ($2::text IS NULL OR client_id = $2) AND app_grant_is_live(grant_id)
      RETURNING ${COLUMNS}`,
     [input.id, input.clientId ?? null],
   );

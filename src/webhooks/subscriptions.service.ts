@@ -18,6 +18,7 @@ import {
   findSubscription,
   listSubscriptions,
   upsertSubscription,
+  type DisabledReason,
   type Subscription,
   type SubscriptionStatus,
 } from './subscriptions.queries.ts';
@@ -34,6 +35,7 @@ export interface SubscriptionView extends SubscriptionSummary {
   has_secret: boolean;
   failing_since: string | null;
   disabled_at: string | null;
+  disabled_reason: DisabledReason | null;
   created_at: string;
   updated_at: string;
 }
@@ -54,6 +56,7 @@ export function subscriptionView(row: Subscription): SubscriptionView {
     has_secret: row.has_secret,
     failing_since: row.failing_since?.toISOString() ?? null,
     disabled_at: row.disabled_at?.toISOString() ?? null,
+    disabled_reason: row.disabled_reason,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
@@ -63,6 +66,12 @@ export function subscriptionView(row: Subscription): SubscriptionView {
 function platformClient(principal: Principal): string {
   if (principal.kind !== 'oauth' || !principal.clientId) throw new Error('platform route reached without the platform guard');
   return principal.clientId;
+}
+
+/** The grant the platform's access token belongs to: the subscription lives and ends with it. */
+function platformGrant(principal: Principal): string {
+  if (principal.kind !== 'oauth' || !principal.grantId) throw new Error('platform route reached without the platform guard');
+  return principal.grantId;
 }
 
 /** Which client's subscriptions the caller may see: all of the organization's for a user. */
@@ -81,11 +90,12 @@ export async function subscribe(
   input: { hookUrl: string; event?: string; secret?: string },
 ): Promise<{ subscription: SubscriptionSummary; created: boolean }> {
   const clientId = platformClient(principal);
+  const grantId = platformGrant(principal);
   hookUrlProblem(await checkHookUrl(input.hookUrl, deps.urlCheck));
   const event = input.event ?? CALL_COMPLETED;
   const secretCiphertext = input.secret === undefined ? null : deps.secretBox.seal(input.secret, principal.organizationId);
   const row = await withOrg(deps.pool, principal.organizationId, (db) =>
-    upsertSubscription(db, { clientId, event, callbackUrl: input.hookUrl, secretCiphertext }),
+    upsertSubscription(db, { clientId, grantId, event, callbackUrl: input.hookUrl, secretCiphertext }),
   );
   return { subscription: { id: row.id, event: row.event, callback_url: row.callback_url }, created: row.inserted };
 }
@@ -118,12 +128,21 @@ export async function removeSubscription(pool: Pool, principal: Principal, id: s
   if (!removed) throw new errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND(id);
 }
 
-/** Re-enables a disabled subscription; its paused deliveries resume at once. */
+/**
+ * Re-enables a disabled subscription; its paused deliveries resume at once.
+ * Refused once the grant it was made under has ended: the platform must be
+ * connected again and subscribe anew.
+ */
 export async function reenableSubscription(pool: Pool, principal: Principal, id: string): Promise<SubscriptionView> {
   const row = await withOrg(pool, principal.organizationId, async (db) => {
-    const enabled = await enableSubscription(db, { id, clientId: visibleClient(principal) });
-    if (enabled) await notifyDeliveriesDue(db);
-    return enabled;
+    const clientId = visibleClient(principal);
+    const enabled = await enableSubscription(db, { id, clientId });
+    if (enabled) {
+      await notifyDeliveriesDue(db);
+      return enabled;
+    }
+    if (await findSubscription(db, { id, clientId })) throw new errors.WEBHOOK_SUBSCRIPTION_GRANT_ENDED(id);
+    return undefined;
   });
   if (!row) throw new errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND(id);
   return subscriptionView(row);

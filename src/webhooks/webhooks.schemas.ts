@@ -42,6 +42,10 @@ export const SubscriptionSchema = Type.Object({
   has_secret: Type.Boolean(),
   failing_since: NullableTimestamp,
   disabled_at: NullableTimestamp,
+  disabled_reason: Type.Union([
+    Type.Literal('delivery_failures'), Type.Literal('grant_revoked'), Type.Literal('user_deactivated'),
+    Type.Literal('organization_deactivated'), Type.Literal('membership_removed'), Type.Null(),
+  ], { description: "why the subscription is disabled: five days of failed deliveries, or the app's access ended (grant revoked; user or organization deactivated; membership removed)" }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

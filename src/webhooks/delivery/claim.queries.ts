@@ -9,7 +9,20 @@
 // sees every lease committed by the previous holder. The leasing UPDATE
 // repeats the "still pending, not leased" test, which PostgreSQL re-checks on
 // the newest row version, so a delivery finished meanwhile is never re-leased.
+//
+// Live grant (security review item 1): a subscription is claimed only while
+// the OAuth grant it was made under stands — not revoked, its user,
+// organization and membership active (the oauth_grant_status view, the same
+// definition the token check uses). Revocation disables the subscription in
+// its own transaction (migration 0007 triggers), and the subscription row lock
+// above orders the two; the grant test here also covers a delivery enqueued
+// by a call that completed while the revocation committed. Any rewrite of
+// the claim must keep LIVE_GRANT in both statements.
 import type { Queryable } from '../../db/pool.ts';
+
+/** The subscription `s` may be delivered to: its grant stands for an active principal. */
+const LIVE_GRANT = `EXISTS (SELECT 1 FROM oauth_grant_status g
+                     WHERE g.grant_id = s.grant_id AND NOT g.grant_revoked AND g.principal_active)`;
 
 export interface ClaimedDelivery {
   id: string;
@@ -46,7 +59,7 @@ export async function lockClaimableSubscriptions(db: Queryable, input: { limit: 
      earliest AS (SELECT subscription_id, min(due_at) AS due_at FROM due GROUP BY subscription_id)
      SELECT s.id
        FROM webhook_subscriptions s JOIN earliest e ON e.subscription_id = s.id
-      WHERE s.status = 'active'
+      WHERE s.status = 'active' AND ${LIVE_GRANT}
         AND (SELECT count(*) FROM webhook_deliveries l
               WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL AND l.lease_expires_at > now()) < $2
       ORDER BY e.due_at
@@ -67,7 +80,7 @@ export async function leaseDueDeliveries(
               $2::int - (SELECT count(*) FROM webhook_deliveries l
                           WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL AND l.lease_expires_at > now())::int AS free
          FROM webhook_subscriptions s
-        WHERE s.id = ANY ($1::uuid[]) AND s.status = 'active'
+        WHERE s.id = ANY ($1::uuid[]) AND s.status = 'active' AND ${LIVE_GRANT}
      ),
      picked AS (
        SELECT c.id, c.lease_token AS old_token, c.attempts AS old_attempts, c.last_attempt_at AS old_attempt_at,
