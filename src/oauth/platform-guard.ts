@@ -94,19 +94,3 @@ function authorize(request: FastifyRequest, reply: FastifyReply, active: ActiveA
     grantId: active.grant_id,
   };
 }
-
-/**
- * A plain RFC 6750 bearer token with `scope`, without the client headers: for
- * routes beyond the platform endpoints (calls ingest, webhook management).
- */
-export function requireBearerToken(scope: string): preHandlerAsyncHookHandler {
-  return async function bearerGuard(request: FastifyRequest, reply: FastifyReply) {
-    const token = bearerToken(request);
-    if (token === undefined) {
-      return fail(reply, new errors.OAUTH_TOKEN_MISSING(), request.headers.authorization ? 'invalid_token' : undefined);
-    }
-    const active = await resolveAccessToken(request.server.db, token);
-    if (!active) return fail(reply, new errors.OAUTH_TOKEN_INVALID(), 'invalid_token');
-    authorize(request, reply, active, scope);
-  };
-}

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { requirePrincipal } from '../auth/principal.ts';
-import { requireUserOrPlatformToken } from '../auth/user-or-platform.hook.ts';
+import { requireUserOrPlatformToken, USER_OR_PLATFORM_SECURITY } from '../auth/user-or-platform.hook.ts';
 import { resolveSecretKey } from '../config/secret-key.ts';
 import { setNextLink } from '../http/pagination.ts';
 import { PLATFORM_SECURITY, requirePlatformToken } from '../oauth/platform-guard.ts';
@@ -33,7 +33,7 @@ import {
 } from './webhooks.schemas.ts';
 
 const authErrors = { 401: ProblemSchema, 403: ProblemSchema };
-const security: Record<string, string[]>[] = [{ userToken: [] }, { bearer: [] }];
+const security = USER_OR_PLATFORM_SECURITY;
 
 export default async function webhooksRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -110,24 +110,49 @@ describe('calls ingest and reading', () => {
     assert.deepEqual(completedOnly.json(), []);
   });
 
-  test('an OAuth token with calls:write may ingest; calls:read may read but not write', async () => {
+  test('an OAuth caller with calls:write may ingest; calls:read may read but not write', async () => {
     const writer = await connectPlatform(t, { scopes: ['calls:read', 'calls:write'] });
-    const bearer = { authorization: `Bearer ${writer.accessToken}` };
-    const created = await t.app.inject({ method: 'POST', url: '/calls', headers: bearer, payload: { summary: 'via oauth', duration_seconds: 5 } });
+    const created = await t.app.inject({ method: 'POST', url: '/calls', headers: writer.headers, payload: { summary: 'via oauth', duration_seconds: 5 } });
     assert.equal(created.statusCode, 201);
     assert.equal(created.json().organization_id, writer.member.org.id);
-    const withClient = await t.app.inject({ method: 'POST', url: '/calls', headers: writer.headers, payload: {} });
-    assert.equal(withClient.statusCode, 201, 'the three platform headers work too');
-    const read = await t.app.inject({ url: `/calls/${created.json().id}`, headers: bearer });
+    const read = await t.app.inject({ url: `/calls/${created.json().id}`, headers: writer.headers });
     assert.equal(read.statusCode, 200);
 
     const reader = await connectPlatform(t, { scopes: ['calls:read'] });
-    const refused = await t.app.inject({ method: 'POST', url: '/calls', headers: { authorization: `Bearer ${reader.accessToken}` }, payload: {} });
+    const refused = await t.app.inject({ method: 'POST', url: '/calls', headers: reader.headers, payload: {} });
     assert.equal(refused.statusCode, 403);
     assert.equal(refused.json().code, 'OAUTH_INSUFFICIENT_SCOPE');
     const writeOnly = await connectPlatform(t, { scopes: ['calls:write'] });
-    const noRead = await t.app.inject({ url: '/calls', headers: { authorization: `Bearer ${writeOnly.accessToken}` } });
+    const noRead = await t.app.inject({ url: '/calls', headers: writeOnly.headers });
     assert.equal(noRead.statusCode, 403);
+  });
+
+  // Security review item 5: a stolen access token without the client's secret does nothing.
+  test('an access token alone neither reads nor writes calls: every OAuth route needs the client headers', async () => {
+    const writer = await connectPlatform(t, { scopes: ['calls:read', 'calls:write'] });
+    const existing = await t.app.inject({ method: 'POST', url: '/calls', headers: writer.headers, payload: {} });
+    assert.equal(existing.statusCode, 201);
+    const id = existing.json().id as string;
+    const bare = { authorization: `Bearer ${writer.accessToken}` };
+    const wrongSecret = { ...writer.headers, 'x-client-secret': 'not-the-secret' };
+    const attempts = [
+      { method: 'GET' as const, url: '/calls' },
+      { method: 'POST' as const, url: '/calls', payload: { summary: 'forged', duration_seconds: 1 } },
+      { method: 'GET' as const, url: `/calls/${id}` },
+      { method: 'POST' as const, url: `/calls/${id}/complete`, payload: { summary: 'forged', duration_seconds: 1 } },
+      { method: 'GET' as const, url: '/calls/recent' },
+      { method: 'GET' as const, url: '/webhooks' },
+    ];
+    for (const attempt of attempts) {
+      for (const [name, headers, code] of [['bare token', bare, 'OAUTH_CLIENT_MISSING'], ['wrong secret', wrongSecret, 'OAUTH_CLIENT_INVALID']] as const) {
+        const res = await t.app.inject({ ...attempt, headers });
+        assert.equal(res.statusCode, 401, `${attempt.method} ${attempt.url} with a ${name}`);
+        assert.equal(res.json().code, code, `${attempt.method} ${attempt.url} with a ${name}`);
+        assert.match(String(res.headers['www-authenticate']), /^Bearer .*error="invalid_token"/);
+      }
+    }
+    const { rows } = await t.db.pool.query("SELECT status, count(*)::int AS n FROM calls WHERE organization_id = $1 GROUP BY status", [writer.member.org.id]);
+    assert.deepEqual(rows, [{ status: 'in_progress', n: 1 }], 'nothing was created or completed');
   });
 
   test('an agent of the organization can be named', async () => {

@@ -32,7 +32,7 @@ describe('Cache-Control on credentialed answers', () => {
     const recent = await t.app.inject({ url: '/calls/recent', headers: platformHeaders(tokens, client) });
     assert.equal(recent.statusCode, 200);
     assert.equal(recent.headers['cache-control'], 'no-store');
-    const calls = await t.app.inject({ url: '/calls', headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const calls = await t.app.inject({ url: '/calls', headers: platformHeaders(tokens, client) });
     assert.equal(calls.statusCode, 200);
     assert.equal(calls.headers['cache-control'], 'no-store');
   });

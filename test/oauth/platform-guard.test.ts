@@ -40,8 +40,10 @@ describe('platform guard: bearer token + x-client-id + x-client-secret', () => {
     const { member, headers } = await connected(['calls:read', 'contacts:read']);
     const res = await call(headers);
     assert.equal(res.statusCode, 200);
+    const { rows } = await t.db.pool.query('SELECT id FROM oauth_grants WHERE user_id = $1', [member.user.id]);
     assert.deepEqual(res.json(), {
       kind: 'oauth', userId: member.user.id, organizationId: member.org.id, scopes: ['calls:read', 'contacts:read'], clientId: client.client_id,
+      grantId: rows[0].id,
     });
   });
 

@@ -93,12 +93,15 @@ describe('webhook endpoints: credentials and organization boundaries', () => {
     assert.equal(still.statusCode, 200);
   });
 
-  test('management routes accept a plain bearer token with calls:read, and refuse none at all', async () => {
+  test('management routes need the three platform headers (or x-user-token), and refuse a bare bearer token', async () => {
     const org = await connectPlatform(t);
     const hook = await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/bearer' });
+    const platform = await t.app.inject({ url: '/webhooks', headers: org.headers });
+    assert.equal(platform.statusCode, 200);
+    assert.deepEqual(platform.json().map((s: { id: string }) => s.id), [hook.id]);
     const bearer = await t.app.inject({ url: '/webhooks', headers: { authorization: `Bearer ${org.accessToken}` } });
-    assert.equal(bearer.statusCode, 200);
-    assert.deepEqual(bearer.json().map((s: { id: string }) => s.id), [hook.id]);
+    assert.equal(bearer.statusCode, 401);
+    assert.equal(bearer.json().code, 'OAUTH_CLIENT_MISSING');
     const none = await t.app.inject({ url: '/webhooks' });
     assert.equal(none.statusCode, 401);
     const badUser = await t.app.inject({ url: '/webhooks', headers: { 'x-user-token': 'sbu_nope' } });
