@@ -32,7 +32,9 @@ import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
 import { createMetrics } from '../src/metrics/metrics.ts';
 import { createClient } from '../src/oauth/clients.service.ts';
+import { createGrant } from '../src/oauth/tokens.service.ts';
 import { insertOrganization } from '../src/orgs/organizations.queries.ts';
+import { insertMembership, insertUser } from '../src/orgs/users.queries.ts';
 import { startDeliveryWorker } from '../src/webhooks/delivery/worker.ts';
 import { createSecretBox } from '../src/webhooks/secret-box.ts';
 import { subscribe } from '../src/webhooks/subscriptions.service.ts';
@@ -136,7 +138,7 @@ async function rawLoop(targets: Target[], body: string, total: number, concurren
 async function bench(tlsDir: string) {
   const cert = readFileSync(path.join(tlsDir, 'server.pem'));
   const key = readFileSync(path.join(tlsDir, 'server-key.pem'));
-  const config = loadConfig({ ...process.env, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', SECRET_KEY: randomBytes(32).toString('base64'), DATABASE_URL: '' });
+  const config = loadConfig({ ...process.env, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_ALLOWED_PORTS: '*', SECRET_KEY: randomBytes(32).toString('base64'), DATABASE_URL: '' });
   const database = await openDatabase();
   const pool: Pool = createPool(database.url, 20);
   const committed = new Map<string, number>();
@@ -160,9 +162,15 @@ async function bench(tlsDir: string) {
     const org = await insertOrganization(pool, 'Bench Org');
     const client = await createClient(pool, { name: 'Bench Platform', redirectUris: ['https://bench.example/cb'] });
     const secretBox = createSecretBox(config.secretKey!);
-    const principal = { kind: 'oauth' as const, userId: randomUUID(), organizationId: org.id, scopes: ['calls:read'], clientId: client.client_id };
+    // Subscriptions belong to a live grant (migration 0007): a user of the organization approved the client.
+    const user = await insertUser(pool, { email: `bench-${randomUUID()}@example.test`, name: null, passwordHash: 'unused' });
+    await insertMembership(pool, org.id, user.id, 'owner');
+    const grant = await createGrant(pool, { clientUuid: client.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] });
+    const principal = {
+      kind: 'oauth' as const, userId: user.id, organizationId: org.id, scopes: ['calls:read'], clientId: client.client_id, grantId: grant.id,
+    };
     for (const target of targets) {
-      await subscribe({ pool, secretBox, urlCheck: { allowPrivate: true } }, principal, { hookUrl: target.url, secret: 'bench-secret' });
+      await subscribe({ pool, secretBox, urlCheck: { allowPrivate: true, allowedPorts: '*' } }, principal, { hookUrl: target.url, secret: 'bench-secret' });
     }
     const worker = await startDeliveryWorker({
       pool, databaseUrl: database.url, config, log: pino({ level: 'warn' }), metrics: createMetrics(), secretBox,

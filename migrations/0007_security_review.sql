@@ -126,3 +126,10 @@ CREATE FUNCTION app_grant_is_live(grant_id uuid) RETURNS boolean
 $$;
 REVOKE ALL ON FUNCTION app_grant_is_live(uuid) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION app_grant_is_live(uuid) TO switchboard_app;
+
+-- 6. Hook URL ports (WEBHOOK_ALLOWED_PORTS): an attempt to a port no longer
+--    allowed is logged as 'blocked_port'.
+ALTER TABLE webhook_attempts DROP CONSTRAINT webhook_attempts_error_check;
+ALTER TABLE webhook_attempts ADD CONSTRAINT webhook_attempts_error_check CHECK (error IN (
+  'timeout', 'connection', 'tls', 'blocked_address', 'blocked_port', 'invalid_url', 'lease_expired', 'internal'
+));

@@ -39,6 +39,7 @@ export const CALL_NOT_FOUND = createError('CALL_NOT_FOUND', 'Call %s does not ex
 export const CALL_ALREADY_COMPLETED = createError('CALL_ALREADY_COMPLETED', 'Call %s is already completed', 409);
 
 // Webhooks
+export const WEBHOOK_PORT_NOT_ALLOWED = createError('WEBHOOK_PORT_NOT_ALLOWED', 'The hookUrl port is not allowed (WEBHOOK_ALLOWED_PORTS)', 400);
 export const WEBHOOK_SUBSCRIPTION_NOT_FOUND = createError('WEBHOOK_SUBSCRIPTION_NOT_FOUND', 'Webhook subscription %s does not exist', 404);
 export const WEBHOOK_SUBSCRIPTION_DISABLED = createError('WEBHOOK_SUBSCRIPTION_DISABLED', 'Webhook subscription %s is disabled; enable it first', 409);
 export const WEBHOOK_SUBSCRIPTION_GRANT_ENDED = createError('WEBHOOK_SUBSCRIPTION_GRANT_ENDED', "Webhook subscription %s cannot be re-enabled: the app's access it was made under has ended; the app must be connected again and subscribe anew", 409);

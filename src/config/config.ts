@@ -23,6 +23,8 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookRetryScheduleMs: number[];
   webhookAllowPrivateTargets: boolean;
+  /** WEBHOOK_ALLOWED_PORTS: the ports a hook URL may name ('*': any). */
+  webhookAllowedPorts: readonly number[] | '*';
   rateLimit: RateLimitSetting;
   /** Per address on /oauth/token and /oauth/revoke; each client gets half of it per address. */
   tokenRateLimit: RateLimitSetting;
@@ -96,6 +98,19 @@ function rateLimit(env: NodeJS.ProcessEnv, name: string, fallback: string): Rate
   return { max: Number(match[1]), windowMs };
 }
 
+/** "443,8443" → [443, 8443]; "*" → any port (development and tests with loopback receivers). */
+function portList(env: NodeJS.ProcessEnv, name: string, fallback: string): readonly number[] | '*' {
+  const raw = (env[name] || fallback).trim();
+  if (raw === '*') return '*';
+  const ports = raw.split(',').map((item) => item.trim());
+  for (const port of ports) {
+    if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
+      throw new ConfigError(name, `must be * or a comma-separated list of ports 1-65535, got "${raw}"`);
+    }
+  }
+  return [...new Set(ports.map(Number))];
+}
+
 function secretKey(env: NodeJS.ProcessEnv): Buffer | undefined {
   const raw = env.SECRET_KEY;
   if (raw === undefined || raw === '') return undefined;
@@ -129,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       env.WEBHOOK_RETRY_SCHEDULE || '10s,1m,5m,30m,2h,5h,10h,14h,20h,24h',
     ),
     webhookAllowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    webhookAllowedPorts: portList(env, 'WEBHOOK_ALLOWED_PORTS', '443,8443'),
     rateLimit: rateLimit(env, 'RATE_LIMIT', '300/min'),
     tokenRateLimit: rateLimit(env, 'TOKEN_RATE_LIMIT', '600/min'),
     logLevel,

@@ -32,7 +32,8 @@ const TITLES: Record<number, string> = {
 
 /** An error thrown on purpose may carry field errors for the problem body. */
 export class ValidationProblem extends errors.REQUEST_VALIDATION {
-  constructor(readonly fieldErrors: FieldError[]) {
+  /** `problemCode`: a 400 code more specific than REQUEST_VALIDATION (e.g. WEBHOOK_PORT_NOT_ALLOWED). */
+  constructor(readonly fieldErrors: FieldError[], readonly problemCode = 'REQUEST_VALIDATION') {
     super();
     this.message = fieldErrors.map((e) => `${e.field} ${e.message}`).join('; ');
   }
@@ -111,7 +112,7 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest): { statu
     return { status: 400, code: 'REQUEST_VALIDATION', detail: fieldErrors.map((e) => `${e.field} ${e.message}`).join('; '), fieldErrors };
   }
   if (error instanceof ValidationProblem) {
-    return { status: 400, code: 'REQUEST_VALIDATION', detail: error.message, fieldErrors: error.fieldErrors };
+    return { status: 400, code: error.problemCode, detail: error.message, fieldErrors: error.fieldErrors };
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

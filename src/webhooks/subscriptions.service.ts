@@ -81,7 +81,8 @@ function visibleClient(principal: Principal): string | undefined {
 
 function hookUrlProblem(check: HookUrlCheck): void {
   if (check.ok) return;
-  throw new ValidationProblem([{ field: 'hookUrl', message: check.reason.replace(/^hookUrl /, '') }]);
+  const fieldErrors = [{ field: 'hookUrl', message: check.reason.replace(/^hookUrl /, '') }];
+  throw new ValidationProblem(fieldErrors, check.rule === 'port' ? new errors.WEBHOOK_PORT_NOT_ALLOWED().code : undefined);
 }
 
 export async function subscribe(

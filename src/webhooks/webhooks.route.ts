@@ -40,7 +40,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance) {
   const deps: SubscribeDeps = {
     pool: app.db,
     secretBox: createSecretBox(await resolveSecretKey(app.config)),
-    urlCheck: { allowPrivate: app.config.webhookAllowPrivateTargets },
+    urlCheck: { allowPrivate: app.config.webhookAllowPrivateTargets, allowedPorts: app.config.webhookAllowedPorts },
   };
   const platform = requirePlatformToken('calls:read');
   const userOrPlatform = requireUserOrPlatformToken('calls:read');

@@ -60,7 +60,7 @@ export const AttemptSchema = Type.Object({
   attempted_at: Timestamp,
   status_code: Type.Union([Type.Integer(), Type.Null()]),
   latency_ms: Type.Union([Type.Integer(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()], { description: 'timeout, connection, tls, blocked_address, invalid_url, lease_expired or internal' }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'timeout, connection, tls, blocked_address, blocked_port (the port is outside WEBHOOK_ALLOWED_PORTS), invalid_url, lease_expired or internal' }),
   error_message: Type.Union([Type.String(), Type.Null()]),
   response_body: Type.Union([Type.String(), Type.Null()], { description: 'the first 4 KiB of the answer' }),
   outcome: Type.String({ description: 'succeeded, retrying, failed, subscription_removed or superseded' }),

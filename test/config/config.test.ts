@@ -17,8 +17,14 @@ describe('configuration from the environment', () => {
     assert.deepEqual(config.webhookRetryScheduleMs.slice(0, 3), [10_000, 60_000, 300_000]);
     assert.equal(config.webhookRetryScheduleMs.length, 10);
     assert.equal(config.webhookAllowPrivateTargets, false);
+    assert.deepEqual(config.webhookAllowedPorts, [443, 8443]);
     assert.deepEqual(config.rateLimit, { max: 300, windowMs: 60_000 });
     assert.equal(config.logLevel, 'info');
+  });
+
+  test('WEBHOOK_ALLOWED_PORTS takes a list (duplicates dropped) or * for any port', () => {
+    assert.deepEqual(loadConfig({ WEBHOOK_ALLOWED_PORTS: ' 443, 9443 ,443' }).webhookAllowedPorts, [443, 9443]);
+    assert.equal(loadConfig({ WEBHOOK_ALLOWED_PORTS: '*' }).webhookAllowedPorts, '*');
   });
 
   const invalid: [string, string][] = [
@@ -31,6 +37,10 @@ describe('configuration from the environment', () => {
     ['ACCESS_TOKEN_TTL', '-5'],
     ['WEBHOOK_RETRY_SCHEDULE', '10s,soon'],
     ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'maybe'],
+    ['WEBHOOK_ALLOWED_PORTS', 'https'],
+    ['WEBHOOK_ALLOWED_PORTS', '443,0'],
+    ['WEBHOOK_ALLOWED_PORTS', '443,70000'],
+    ['WEBHOOK_ALLOWED_PORTS', '443;8443'],
     ['RATE_LIMIT', 'lots'],
     ['TOKEN_RATE_LIMIT', '0/min'],
     ['LOG_LEVEL', 'loud'],

@@ -9,9 +9,10 @@ import { createClient, issueTokens, platformHeaders, type TestClient } from './o
 import { createSecretBox } from '../../src/webhooks/secret-box.ts';
 import { startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/delivery/worker.ts';
 
-/** Deliveries to 127.0.0.1 allowed, retries after ~300 ms twice, attempts cut at 1.5 s. */
+/** Deliveries to 127.0.0.1 on any port (the receivers take random ones) allowed, retries after ~300 ms twice, attempts cut at 1.5 s. */
 export const WEBHOOK_TEST_ENV = {
   WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  WEBHOOK_ALLOWED_PORTS: '*',
   WEBHOOK_RETRY_SCHEDULE: '300ms,300ms',
   WEBHOOK_TIMEOUT_MS: '1500',
 };

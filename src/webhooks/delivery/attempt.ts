@@ -32,6 +32,7 @@ export interface AttemptDeps {
   log: Logger;
   timeoutMs: number;
   allowPrivate: boolean;
+  allowedPorts: readonly number[] | '*';
   retryScheduleMs: readonly number[];
   random?: () => number;
 }
@@ -52,7 +53,8 @@ async function send(deps: AttemptDeps, claimed: ClaimedDelivery): Promise<Attemp
     secret,
     timestamp: Math.floor(Date.now() / 1000),
   });
-  return deliver({ url: claimed.callback_url, body: claimed.body, headers, timeoutMs: deps.timeoutMs, allowPrivate: deps.allowPrivate });
+  return deliver({ url: claimed.callback_url, body: claimed.body, headers, timeoutMs: deps.timeoutMs, allowPrivate: deps.allowPrivate,
+    allowedPorts: deps.allowedPorts });
 }
 
 function attemptRecord(claimed: ClaimedDelivery, attemptedAt: Date, result: AttemptResult, outcome: AttemptOutcome): AttemptRecord {

@@ -4,7 +4,7 @@
 // does comes back as a value; the retry policy decides what it means.
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { checkUrlShape } from '../ssrf/check-hook-url.ts';
+import { checkPort, checkUrlShape } from '../ssrf/check-hook-url.ts';
 import { BLOCKED_ADDRESS_CODE, checkedConnector } from './checked-connect.ts';
 
 export const RESPONSE_EXCERPT_BYTES = 4096;
@@ -18,9 +18,11 @@ export interface DeliveryRequest {
   timeoutMs: number;
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: skip the public-address check when dialling. */
   allowPrivate: boolean;
+  /** WEBHOOK_ALLOWED_PORTS, checked again at send time: the list may have shrunk since the subscription was made. */
+  allowedPorts: readonly number[] | '*';
 }
 
-export type DeliveryErrorKind = 'timeout' | 'connection' | 'tls' | 'blocked_address' | 'invalid_url';
+export type DeliveryErrorKind = 'timeout' | 'connection' | 'tls' | 'blocked_address' | 'blocked_port' | 'invalid_url';
 
 export type DeliveryOutcome =
   | { kind: 'response'; status: number; retryAfter?: string; bodyExcerpt: string; latencyMs: number }
@@ -103,6 +105,8 @@ export async function deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
 
   const shape = checkUrlShape(req.url);
   if (!shape.ok) return { kind: 'error', error: 'invalid_url', message: shape.reason, latencyMs: latencyMs() };
+  const port = checkPort(shape.url, req.allowedPorts);
+  if (!port.ok) return { kind: 'error', error: 'blocked_port', message: port.reason, latencyMs: latencyMs() };
 
   const controller = new AbortController();
   let timedOut = false;

@@ -4,7 +4,7 @@
 import type { Queryable } from '../../db/pool.ts';
 
 export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed' | 'subscription_removed' | 'superseded';
-export type AttemptError = 'timeout' | 'connection' | 'tls' | 'blocked_address' | 'invalid_url' | 'lease_expired' | 'internal';
+export type AttemptError = 'timeout' | 'connection' | 'tls' | 'blocked_address' | 'blocked_port' | 'invalid_url' | 'lease_expired' | 'internal';
 
 export interface AttemptRecord {
   deliveryId: string;

@@ -36,7 +36,7 @@ export interface DeliveryWorkerOptions {
   pool: Pool;
   /** For the dedicated LISTEN connection. */
   databaseUrl: string;
-  config: Pick<Config, 'webhookTimeoutMs' | 'webhookRetryScheduleMs' | 'webhookAllowPrivateTargets'>;
+  config: Pick<Config, 'webhookTimeoutMs' | 'webhookRetryScheduleMs' | 'webhookAllowPrivateTargets' | 'webhookAllowedPorts'>;
   log: Logger;
   metrics: Metrics;
   secretBox: SecretBox;
@@ -98,6 +98,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     log,
     timeoutMs: options.config.webhookTimeoutMs,
     allowPrivate: options.config.webhookAllowPrivateTargets,
+    allowedPorts: options.config.webhookAllowedPorts,
     retryScheduleMs: options.config.webhookRetryScheduleMs,
     ...(options.random ? { random: options.random } : {}),
   };

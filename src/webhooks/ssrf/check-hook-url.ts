@@ -5,12 +5,17 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIpLiteral, isPublicAddress } from './ip-ranges.ts';
 
 export const HOOK_URL_MAX_LENGTH = 2048;
+/** WEBHOOK_ALLOWED_PORTS' default. */
+export const DEFAULT_ALLOWED_PORTS: readonly number[] = [443, 8443];
 
-export type HookUrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
+/** `rule` marks a refusal by the port allow-list (its own error code); other refusals are plain validation. */
+export type HookUrlCheck = { ok: true; url: URL } | { ok: false; reason: string; rule?: 'port' };
 
 export interface CheckHookUrlOptions {
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: lifts the address rule only. */
   allowPrivate: boolean;
+  /** WEBHOOK_ALLOWED_PORTS: the ports a hook URL may name ('*': any); the default list when absent. */
+  allowedPorts?: readonly number[] | '*';
   /** Resolves a host name to every address (A and AAAA); defaults to the system resolver. */
   lookup?: (host: string) => Promise<string[]>;
 }
@@ -66,9 +71,30 @@ function checkHostLiteral(hostname: string): string | undefined {
   return undefined;
 }
 
+/** https without a port is 443. */
+export function effectivePort(url: URL): number {
+  return url.port === '' ? 443 : Number(url.port);
+}
+
+/**
+ * The port allow-list (security review item 6): without it the delivery log
+ * (status, error, answer excerpt) would probe any port of any public host.
+ * Checked at subscribe and again before every attempt.
+ */
+export function checkPort(url: URL, allowedPorts: readonly number[] | '*'): HookUrlCheck {
+  if (allowedPorts === '*' || allowedPorts.includes(effectivePort(url))) return { ok: true, url };
+  return {
+    ok: false,
+    rule: 'port',
+    reason: `hookUrl port ${effectivePort(url)} is not allowed: webhook targets may use port ${allowedPorts.join(', ')} (WEBHOOK_ALLOWED_PORTS)`,
+  };
+}
+
 export async function checkHookUrl(raw: string, opts: CheckHookUrlOptions): Promise<HookUrlCheck> {
   const shape = checkUrlShape(raw);
-  if (!shape.ok || opts.allowPrivate) return shape;
+  if (!shape.ok) return shape;
+  const port = checkPort(shape.url, opts.allowedPorts ?? DEFAULT_ALLOWED_PORTS);
+  if (!port.ok || opts.allowPrivate) return port;
   const { hostname } = shape.url;
 
   const literalProblem = checkHostLiteral(hostname);

@@ -26,6 +26,7 @@ describe('one attempt under a lease', () => {
       log: pino({ level: 'silent' }),
       timeoutMs: t.config.webhookTimeoutMs,
       allowPrivate: true,
+      allowedPorts: '*',
       retryScheduleMs: t.config.webhookRetryScheduleMs,
     };
   });

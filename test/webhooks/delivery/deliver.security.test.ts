@@ -6,7 +6,7 @@ import { closeDeliveryAgents, deliver, type DeliveryOutcome } from '../../../src
 import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.ts';
 
 const send = (url: string, allowPrivate: boolean) =>
-  deliver({ url, body: '{"id":"call-1"}', headers: { 'content-type': 'application/json' }, timeoutMs: 5000, allowPrivate });
+  deliver({ url, body: '{"id":"call-1"}', headers: { 'content-type': 'application/json' }, timeoutMs: 5000, allowPrivate, allowedPorts: '*' });
 
 function errorOf(outcome: DeliveryOutcome): string {
   assert.equal(outcome.kind, 'error', JSON.stringify(outcome));

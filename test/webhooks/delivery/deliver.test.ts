@@ -12,7 +12,7 @@ import { generateTestTls } from '../../helpers/tls-certificates.ts';
 const body = JSON.stringify({ id: 'call-1', summary: 'Booked — “Tuesday” ✓' });
 const headers = { 'content-type': 'application/json', 'x-event': 'call.completed', 'x-delivery-id': 'd-1', 'user-agent': 'Switchboard-Webhooks/test' };
 const send = (url: string, extra: { timeoutMs?: number; allowPrivate?: boolean } = {}) =>
-  deliver({ url, body, headers, timeoutMs: extra.timeoutMs ?? 5000, allowPrivate: extra.allowPrivate ?? true });
+  deliver({ url, body, headers, timeoutMs: extra.timeoutMs ?? 5000, allowPrivate: extra.allowPrivate ?? true, allowedPorts: '*' });
 
 function assertResponse(outcome: DeliveryOutcome): asserts outcome is Extract<DeliveryOutcome, { kind: 'response' }> {
   assert.equal(outcome.kind, 'response', JSON.stringify(outcome));
