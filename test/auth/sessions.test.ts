@@ -155,4 +155,47 @@ describe('x-user-token sessions', () => {
     }
     assert.equal(last, 429);
   });
+
+  // Security review item 3: the throttle used to count after verifying, so
+  // concurrent guesses all read "not blocked" and all got checked.
+  test('50 concurrent wrong passwords for one email: at most 10 are verified, the rest are 429 with Retry-After', async () => {
+    const member = await createMember(t.db.pool);
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => t.app.inject({
+      method: 'POST', url: '/auth/sessions', payload: { email: member.email, password: `guess-${i}` },
+      remoteAddress: `10.20.${Math.floor(i / 200)}.${(i % 200) + 1}`,
+    })));
+    const verified = results.filter((r) => r.statusCode === 401);
+    const refused = results.filter((r) => r.statusCode === 429);
+    assert.equal(verified.length, 10, `statuses: ${results.map((r) => r.statusCode).join(',')}`);
+    assert.equal(refused.length, 40);
+    for (const res of refused) {
+      assert.equal(res.json().code, 'REQUEST_RATE_LIMITED');
+      assert.ok(Number(res.headers['retry-after']) > 0 && Number(res.headers['retry-after']) <= 15 * 60);
+    }
+    assert.equal((await login({ email: member.email, password: PASSWORD })).statusCode, 429, 'the right password waits too');
+  });
+
+  test('60 concurrent wrong attempts from one address: at most 30 are verified, the rest are 429 with Retry-After', async () => {
+    const results = await Promise.all(Array.from({ length: 60 }, () => t.app.inject({
+      method: 'POST', url: '/auth/sessions', payload: { email: uniqueEmail(), password: 'wrong' }, remoteAddress: '10.30.30.30',
+    })));
+    assert.equal(results.filter((r) => r.statusCode === 401).length, 30, `statuses: ${results.map((r) => r.statusCode).join(',')}`);
+    const refused = results.filter((r) => r.statusCode === 429);
+    assert.equal(refused.length, 30);
+    assert.ok(refused.every((r) => Number(r.headers['retry-after']) > 0));
+  });
+
+  test('an attempt refused for its email does not use up its address\'s budget', async () => {
+    const member = await createMember(t.db.pool);
+    for (let i = 0; i < 10; i++) {
+      await t.app.inject({ method: 'POST', url: '/auth/sessions', payload: { email: member.email, password: 'wrong' }, remoteAddress: `10.40.0.${i + 1}` });
+    }
+    for (let i = 0; i < 40; i++) {
+      const res = await t.app.inject({ method: 'POST', url: '/auth/sessions', payload: { email: member.email, password: 'wrong' }, remoteAddress: '10.40.1.1' });
+      assert.equal(res.statusCode, 429);
+    }
+    const other = await createMember(t.db.pool);
+    const res = await t.app.inject({ method: 'POST', url: '/auth/sessions', payload: { email: other.email, password: PASSWORD }, remoteAddress: '10.40.1.1' });
+    assert.equal(res.statusCode, 201);
+  });
 });
