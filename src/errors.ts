@@ -14,6 +14,8 @@ export const REQUEST_RATE_LIMITED = createError('REQUEST_RATE_LIMITED', 'Too man
 export const NOT_FOUND = createError('NOT_FOUND', '%s', 404);
 export const INTERNAL = createError('INTERNAL', 'An unexpected error occurred', 500);
 export const NOT_READY = createError('NOT_READY', 'Not ready: %s', 503);
+// (the database cannot be reached: connection refused or dropped, pool timeout; Retry-After says when to retry)
+export const SERVICE_UNAVAILABLE = createError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry after %s seconds', 503);
 
 // Authentication
 export const AUTH_INVALID_CREDENTIALS = createError('AUTH_INVALID_CREDENTIALS', 'Email or password is incorrect', 401);

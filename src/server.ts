@@ -14,6 +14,7 @@ import { resolveSecretKey } from './config/secret-key.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startDeliveryWorker } from './webhooks/delivery/worker.ts';
 import { createSecretBox } from './webhooks/secret-box.ts';
+import { connectRateLimitRedis } from './http/rate-limit-redis.ts';
 
 export interface RunOptions {
   http: boolean;
@@ -23,13 +24,6 @@ export interface RunOptions {
 export interface Running {
   url?: string;
   stop(): Promise<void>;
-}
-
-async function connectRedis(url: string): Promise<Redis> {
-  const { Redis } = await import('ioredis');
-  const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: false, lazyConnect: true });
-  await redis.connect();
-  return redis;
 }
 
 export async function run(config: Config, options: RunOptions): Promise<Running> {
@@ -64,7 +58,7 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
     }
     if (!options.http) return { stop };
 
-    if (config.redisUrl) redis = await connectRedis(config.redisUrl);
+    if (config.redisUrl) redis = await connectRateLimitRedis(config.redisUrl, log);
     app = await buildApp({ config, pool, metrics, ...(redis ? { redis } : {}) });
     const url = await app.listen({ port: config.port, host: config.host });
     return { url, stop };

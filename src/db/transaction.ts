@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from './availability.ts';
 import type { Pool, PoolClient } from './pool.ts';
 
 /**
@@ -7,6 +8,7 @@ import type { Pool, PoolClient } from './pool.ts';
  */
 export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const client = await pool.connect();
+  let failure: unknown;
   try {
     await client.query(begin);
     const result = await fn(client);
@@ -14,8 +16,10 @@ export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) =>
     return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
+    failure = error;
     throw error;
   } finally {
-    client.release();
+    // A connection that failed is destroyed, not handed to the next request.
+    client.release(isDatabaseUnavailable(failure) ? (failure as Error) : undefined);
   }
 }

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { listMigrations, pendingMigrations } from '../db/migrate.ts';
 import * as errors from '../errors.ts';
-import { sendProblem } from '../http/problem-details.plugin.ts';
+import { isDatabaseOutage, sendProblem } from '../http/problem-details.plugin.ts';
 import { ProblemSchema } from '../http/schemas.ts';
 import { Type } from '@sinclair/typebox';
 
@@ -28,7 +28,8 @@ export default async function healthRoutes(app: FastifyInstance) {
       }
       return { status: 'ready' };
     } catch (error) {
-      request.log.warn({ err: error }, 'readiness check failed');
+      // An outage is logged once (with Retry-After set), not on every probe.
+      if (!isDatabaseOutage(request, reply, error)) request.log.warn({ err: error }, 'readiness check failed');
       return sendProblem(reply, 503, new errors.NOT_READY().code, 'database unreachable');
     }
   });

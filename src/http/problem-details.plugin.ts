@@ -4,6 +4,7 @@
 // with the request id, which the 500 answer carries.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, outageLog, type OutageLog } from '../db/availability.ts';
 import * as errors from '../errors.ts';
 import { UUID_PATTERN } from './schemas.ts';
 
@@ -150,8 +151,33 @@ export function frameworkErrorProblem(error: FastifyError, request: FastifyReque
   });
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The HTTP side's record of database outages (one log line per outage). */
+    databaseOutage: OutageLog;
+  }
+}
+
+/**
+ * For every error handler (problem+json, OAuth JSON, web pages): when `error`
+ * means the database is away, records it, sets Retry-After and returns true;
+ * the caller then answers 503 in its own format.
+ */
+export function isDatabaseOutage(request: FastifyRequest, reply: FastifyReply, error: unknown): boolean {
+  if (!isDatabaseUnavailable(error)) return false;
+  request.server.databaseOutage.failed(error);
+  reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+  return true;
+}
+
 async function problemDetails(app: FastifyInstance) {
+  app.decorate('databaseOutage', outageLog(app.db, app.log, 'http'));
+
   app.setErrorHandler(function handleError(error: FastifyError, request, reply) {
+    if (isDatabaseOutage(request, reply, error)) {
+      const unavailable = new errors.SERVICE_UNAVAILABLE(DATABASE_RETRY_AFTER_SECONDS);
+      return sendProblem(reply, 503, unavailable.code, unavailable.message);
+    }
     const problem = fromFastifyError(error, request);
     const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
     if (problem.status === 429 && typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));

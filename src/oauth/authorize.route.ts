@@ -5,6 +5,7 @@
 // are redirected to the client with error, error_description, state and iss.
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { isDatabaseOutage } from '../http/problem-details.plugin.ts';
 import { listActiveMemberships } from '../orgs/users.queries.ts';
 import { createCsrf } from '../web/csrf.ts';
 import { sendPage } from '../web/layout.ts';
@@ -62,6 +63,12 @@ export default async function authorizeRoutes(app: FastifyInstance) {
 
   // A browser is on the other end of these routes: errors are pages, not JSON.
   app.setErrorHandler(function authorizeErrorPage(error: FastifyError, request, reply) {
+    if (isDatabaseOutage(request, reply, error)) {
+      return sendPage(reply, 503, errorPage({
+        title: 'Service unavailable',
+        message: 'Switchboard cannot reach its database right now. Please try again in a few seconds.',
+      }));
+    }
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'unhandled error');
     const message = status === 500 ? `Something went wrong on our side (request ${request.id}).` : 'The request could not be processed.';

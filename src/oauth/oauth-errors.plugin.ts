@@ -3,7 +3,8 @@
 // WWW-Authenticate on 401s (Basic for client authentication, RFC 6749 §5.2;
 // Bearer for access tokens, RFC 6750 §3) and no caching (RFC 6749 §5.1).
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { InvalidClient, InvalidRequest, InvalidToken, OAuthError, ServerError, TemporarilyUnavailable } from './oauth.errors.ts';
+import { isDatabaseOutage } from '../http/problem-details.plugin.ts';
+import { InvalidClient, InvalidRequest, InvalidToken, OAuthError, ServerError, ServiceUnavailable, TemporarilyUnavailable } from './oauth.errors.ts';
 import { bearerChallenge, REALM } from './platform-guard.ts';
 
 function toOAuthError(error: FastifyError): OAuthError {
@@ -33,6 +34,9 @@ export function sendOAuthError(reply: FastifyReply, error: OAuthError) {
 
 export function installOAuthErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler(function renderOAuthError(error: FastifyError, request, reply) {
+    if (isDatabaseOutage(request, reply, error)) {
+      return sendOAuthError(reply, new ServiceUnavailable('the service is temporarily unavailable; retry after the Retry-After delay'));
+    }
     const oauthError = toOAuthError(error);
     if (oauthError instanceof ServerError) request.log.error({ err: error }, 'unhandled error');
     else request.log.info({ oauth_error: oauthError.error, description: oauthError.description }, 'oauth request refused');

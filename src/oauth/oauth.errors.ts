@@ -70,6 +70,12 @@ export class TemporarilyUnavailable extends OAuthError {
   override readonly statusCode = 429;
 }
 
+/** The database is away: 503 with Retry-After, which clients retry (RFC 9110 §15.6.4). */
+export class ServiceUnavailable extends OAuthError {
+  readonly error = 'temporarily_unavailable';
+  override readonly statusCode = 503;
+}
+
 export class ServerError extends OAuthError {
   readonly error = 'server_error';
   override readonly statusCode = 500;

@@ -9,7 +9,7 @@ import { homeRoutes } from './home.route.ts';
 import { sendPage, STYLESHEET, STYLESHEET_PATH } from './layout.ts';
 import { locationPages } from './locations.route.ts';
 import { loginRoutes } from './login.route.ts';
-import { ValidationProblem } from '../http/problem-details.plugin.ts';
+import { isDatabaseOutage, ValidationProblem } from '../http/problem-details.plugin.ts';
 import { errorPage } from './pages/error.page.ts';
 import { serviceAreaPages } from './service-areas.route.ts';
 import { callPages } from './calls.route.ts';
@@ -23,6 +23,8 @@ function describeError(status: number, requestId: string): { title: string; mess
       return { title: 'Not allowed', message: 'You cannot do this in your current organization.' };
     case 429:
       return { title: 'Too many requests', message: 'Too many requests. Please wait a moment and try again.' };
+    case 503:
+      return { title: 'Service unavailable', message: 'Switchboard cannot reach its database right now. Please try again in a few seconds.' };
     case 500:
       return { title: 'Unexpected error', message: `Something went wrong on our side (request ${requestId}).` };
     default:
@@ -36,7 +38,8 @@ export default async function webPlugin(app: FastifyInstance) {
   app.decorateRequest('webNavigation', null);
 
   app.setErrorHandler(function renderErrorPage(error: FastifyError, request, reply) {
-    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    const outage = isDatabaseOutage(request, reply, error);
+    const status = outage ? 503 : error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'unhandled error');
     const nav = request.webNavigation;
     // Refused before any page could show it beside its field (the U+0000 check runs for every route).
