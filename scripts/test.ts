@@ -1,6 +1,9 @@
 // Test runner: one PostgreSQL for the whole run (DATABASE_URL's server, or an
 // embedded one in a temporary directory), one migrated template database, and
 // every test file clones its own database from it so files run in parallel.
+// Files named *.serial.test.ts run afterwards, one at a time, with nothing
+// else running: they may stop and restart the database server or Redis
+// (SB_TEST_SERIAL=1 tells them they are alone).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -68,24 +71,31 @@ async function main() {
     await migrate(pool);
     await pool.end();
 
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, '--test-timeout=120000', ...files],
-      {
-        stdio: 'inherit',
-        env: {
-          ...process.env,
-          SB_TEST_SERVER_URL: serverUrl,
-          SB_TEST_TEMPLATE: template,
-          SB_TEST_RUN_ID: runId,
-          DATABASE_URL: '',
-          NODE_EXTRA_CA_CERTS: tls.caCertPath,
-          SB_TEST_TLS_CERT: tls.certPath,
-          SB_TEST_TLS_KEY: tls.keyPath,
-        },
-      },
-    );
-    code = await new Promise<number>((resolve) => child.on('exit', (exitCode) => resolve(exitCode ?? 1)));
+    const env = {
+      ...process.env,
+      SB_TEST_SERVER_URL: serverUrl,
+      SB_TEST_TEMPLATE: template,
+      SB_TEST_RUN_ID: runId,
+      DATABASE_URL: '',
+      NODE_EXTRA_CA_CERTS: tls.caCertPath,
+      SB_TEST_TLS_CERT: tls.certPath,
+      SB_TEST_TLS_KEY: tls.keyPath,
+    };
+    const runFiles = (list: string[], concurrency: string, extra: Record<string, string> = {}) => {
+      if (list.length === 0) return Promise.resolve(0);
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=120000', ...list],
+        { stdio: 'inherit', env: { ...env, ...extra } },
+      );
+      return new Promise<number>((resolve) => child.on('exit', (exitCode) => resolve(exitCode ?? 1)));
+    };
+    const serial = files.filter((file) => file.endsWith('.serial.test.ts'));
+    const parallel = files.filter((file) => !file.endsWith('.serial.test.ts'));
+    const parallelCode = await runFiles(parallel, process.env.TEST_CONCURRENCY ?? '3');
+    if (serial.length) process.stdout.write(`tests: serial phase (${serial.length} file(s), one at a time)\n`);
+    const serialCode = await runFiles(serial, '1', { SB_TEST_SERIAL: '1' });
+    code = parallelCode || serialCode;
   } finally {
     const { rows } = await adminQuery(serverUrl, `SELECT datname FROM pg_database WHERE datname LIKE '${runId}%'`);
     for (const { datname } of rows as { datname: string }[]) {

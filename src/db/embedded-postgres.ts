@@ -168,8 +168,8 @@ async function initialise(bin: Binaries, dataDir: string, pgdata: string, runAs:
   }
 }
 
-async function startServer(bin: Binaries, pgdata: string, runAs: RunAs | undefined, log: (line: string) => void) {
-  const port = await freePort();
+async function startServer(bin: Binaries, pgdata: string, runAs: RunAs | undefined, log: (line: string) => void, fixedPort?: number) {
+  const port = fixedPort ?? (await freePort());
   const child: ChildProcess = spawn(
     bin.postgres,
     ['-D', pgdata, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
@@ -212,7 +212,12 @@ async function ensureDatabase(url: string): Promise<void> {
  * Attach to the server another process runs on DATA_DIR, or start one.
  * A postmaster.pid whose process is gone (after kill -9) is removed first.
  */
-export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void = () => {}): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  log: (line: string) => void = () => {},
+  /** Listen on this port instead of a free one (a test restarting its server keeps its URL). */
+  port?: number,
+): Promise<EmbeddedPostgres> {
   const pgdata = path.join(dataDir, 'pg');
   await mkdir(dataDir, { recursive: true });
   for (let attempt = 0; ; attempt++) {
@@ -243,8 +248,8 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
       await chownTree(pgdata, runAs);
     }
     try {
-      const { child, port, exited } = await startServer(bin, pgdata, runAs, log);
-      const url = urlFor(await readPassword(dataDir), port);
+      const { child, port: listening, exited } = await startServer(bin, pgdata, runAs, log, port);
+      const url = urlFor(await readPassword(dataDir), listening);
       await ensureDatabase(url);
       return {
         url,
