@@ -57,9 +57,12 @@ async function machineCluster(): Promise<ControllablePostgres | undefined> {
   const cluster = await clusterOnPort(Number(server.port || 5432));
   if (!cluster) return undefined;
   const ctl = (action: string) => exec('pg_ctlcluster', ['--skip-systemctl-redirect', cluster.version, cluster.name, action]);
-  const db = await createTestDatabase();
-  await db.pool.end();
+  const db = await createTestDatabase(); // its pool stays idle until drop()
   let stopped = false;
+  const start = async () => {
+    await ctl('start');
+    stopped = false;
+  };
   return {
     description: `the machine's PostgreSQL cluster ${cluster.version}/${cluster.name} (pg_ctlcluster)`,
     databaseUrl: db.url,
@@ -67,12 +70,9 @@ async function machineCluster(): Promise<ControllablePostgres | undefined> {
       await ctl('stop');
       stopped = true;
     },
-    async start() {
-      await ctl('start');
-      stopped = false;
-    },
+    start,
     async close() {
-      if (stopped) await this.start();
+      if (stopped) await start();
       await db.drop();
     },
   };
