@@ -4,7 +4,7 @@
 // requests), then workers, then the pool, then the embedded PostgreSQL.
 import { pino, type Logger } from 'pino';
 import type { Redis } from 'ioredis';
-import { buildApp } from './app.ts';
+import { buildApp, buildWorkerApp } from './app.ts';
 import { startMaintenance, type BackgroundTask } from './background.ts';
 import type { Config } from './config/config.ts';
 import { openDatabase, type Database } from './db/database.ts';
@@ -56,7 +56,12 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
       const secretBox = createSecretBox(await resolveSecretKey(config));
       tasks.push(await startDeliveryWorker({ pool, databaseUrl: database.url, config, log, metrics, secretBox }));
     }
-    if (!options.http) return { stop };
+    if (!options.http) {
+      // A standalone worker still answers probes and scrapes (WORKER_PORT).
+      app = await buildWorkerApp({ config, pool, metrics });
+      const url = await app.listen({ port: config.workerPort, host: config.host });
+      return { url, stop };
+    }
 
     if (config.redisUrl) redis = await connectRateLimitRedis(config.redisUrl, log);
     app = await buildApp({ config, pool, metrics, ...(redis ? { redis } : {}) });
@@ -71,8 +76,8 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
 /** Runs until SIGINT or SIGTERM, then stops cleanly and exits. */
 export async function runUntilSignalled(config: Config, options: RunOptions): Promise<void> {
   const running = await run(config, options);
-  if (running.url) process.stdout.write(`Switchboard listening on ${running.url} (BASE_URL ${config.baseUrl})\n`);
-  else process.stdout.write('Switchboard worker running\n');
+  if (options.http) process.stdout.write(`Switchboard listening on ${running.url} (BASE_URL ${config.baseUrl})\n`);
+  else process.stdout.write(`Switchboard worker running; health and metrics on ${running.url}\n`);
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) return;

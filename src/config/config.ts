@@ -10,6 +10,8 @@ export interface RateLimitSetting {
 export interface Config {
   port: number;
   host: string;
+  /** WORKER_PORT: where `switchboard worker` serves /healthz, /readyz and /metrics (0: a free port, printed at start). */
+  workerPort: number;
   baseUrl: string;
   databaseUrl: string | undefined;
   dataDir: string;
@@ -129,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port,
     host: env.HOST || '127.0.0.1',
+    workerPort: integer(env, 'WORKER_PORT', 0, 0, 65535),
     baseUrl: baseUrl.replace(/\/+$/, ''),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: path.resolve(env.DATA_DIR || './.data'),

@@ -15,13 +15,17 @@ export const FLEET_SECRET_KEY = Buffer.alloc(32, 9).toString('base64');
 
 /** The environment of a fleet process: the test CA, fast retries, private targets allowed. */
 export function fleetEnv(databaseUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return baseEnv({ ...WEBHOOK_TEST_ENV, DATABASE_URL: databaseUrl, SECRET_KEY: FLEET_SECRET_KEY, PORT: '0', LOG_LEVEL: 'warn', ...extra });
+  return baseEnv({
+    ...WEBHOOK_TEST_ENV, DATABASE_URL: databaseUrl, SECRET_KEY: FLEET_SECRET_KEY, PORT: '0', WORKER_PORT: '0', LOG_LEVEL: 'warn', ...extra,
+  });
 }
 
 export { startServe, type Served };
 
 export interface WorkerProcess {
   child: ChildProcess;
+  /** Where it serves /healthz, /readyz and /metrics (WORKER_PORT). */
+  url: string;
   output: () => string;
   exited: Promise<number | null>;
 }
@@ -34,12 +38,13 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<Worker
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const deadline = Date.now() + 60_000;
-  while (!output.includes('Switchboard worker running')) {
+  let match: RegExpExecArray | null;
+  while (!(match = /Switchboard worker running; health and metrics on (\S+)/.exec(output))) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`worker exited before starting:\n${output}`);
     if (Date.now() > deadline) throw new Error(`worker did not start within 60 s:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { child, output: () => output, exited };
+  return { child, url: match[1]!, output: () => output, exited };
 }
 
 /** Sends `signal` to a fleet process and waits for it to end. */
