@@ -4,10 +4,16 @@ import type { FastifyRequest } from 'fastify';
 import * as errors from '../errors.ts';
 import { resolveSession } from './sessions.service.ts';
 
-export async function requireUserToken(request: FastifyRequest): Promise<void> {
+/** The x-user-token header, or the 401 its absence or length earns; no database involved. */
+export function presentedUserToken(request: FastifyRequest): string {
   const token = request.headers['x-user-token'];
   if (typeof token !== 'string' || token.length === 0) throw new errors.AUTH_TOKEN_MISSING();
   if (token.length > 256) throw new errors.AUTH_TOKEN_INVALID();
+  return token;
+}
+
+export async function requireUserToken(request: FastifyRequest): Promise<void> {
+  const token = presentedUserToken(request);
   const session = await resolveSession(request.server.db, token);
   if (!session) throw new errors.AUTH_TOKEN_INVALID();
   request.principal = {

@@ -93,3 +93,34 @@ export async function listRecentCompletedCalls(db: Queryable, limit: number): Pr
   );
   return rows;
 }
+
+/** Why a platform read was refused, or 'ok' (app_platform_recent_calls, migration 0010). */
+export type PlatformReadOutcome = 'ok' | 'token_invalid' | 'client_invalid' | 'insufficient_scope';
+
+export interface PlatformRecentCalls {
+  outcome: PlatformReadOutcome;
+  user_id: string | null;
+  organization_id: string | null;
+  client_id: string | null;
+  grant_id: string | null;
+  scopes: string[] | null;
+  /** The JSON array of call.completed events, set only when outcome is 'ok'. */
+  body: string | null;
+}
+
+/**
+ * GET /calls/recent in one statement: the platform's credentials are checked
+ * and the calls read as switchboard_app in the token's organization (see the
+ * migration). Runs on the pool, outside any transaction.
+ */
+export async function readRecentCallsAsPlatform(
+  db: Queryable,
+  input: { tokenHash: Buffer; clientId: string; secretHash: Buffer; scope: string; limit: number },
+): Promise<PlatformRecentCalls> {
+  const { rows } = await db.query<PlatformRecentCalls>({
+    name: 'calls_recent_as_platform',
+    text: 'SELECT * FROM app_platform_recent_calls($1, $2, $3, $4, $5)',
+    values: [input.tokenHash, input.clientId, input.secretHash, input.scope, input.limit],
+  });
+  return rows[0]!;
+}

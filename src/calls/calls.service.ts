@@ -2,6 +2,7 @@
 // call.completed deliveries happen in one transaction (the outbox), so a
 // completed call without its deliveries, or the reverse, cannot exist.
 import * as errors from '../errors.ts';
+import { hashToken } from '../auth/tokens.ts';
 import type { Pool } from '../db/pool.ts';
 import { FOREIGN_KEY_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
 import { withOrg } from '../db/with-org.ts';
@@ -16,6 +17,7 @@ import {
   insertCompletedCall,
   listCalls,
   listRecentCompletedCalls,
+  readRecentCallsAsPlatform,
   type Call,
   type CallStatus,
 } from './calls.queries.ts';
@@ -143,6 +145,33 @@ export async function listCallsPage(
 export async function recentCalls(pool: Pool, organizationId: string, limit: number): Promise<CallCompletedEvent[]> {
   const calls = await withOrg(pool, organizationId, (db) => listRecentCompletedCalls(db, limit));
   return calls.map(callCompletedEvent);
+}
+
+/** Tokens are 47 characters and secrets 47: anything far longer is not ours and is not worth hashing. */
+const MAX_TOKEN_LENGTH = 512;
+const MAX_SECRET_LENGTH = 500;
+const NO_DIGEST = Buffer.alloc(32);
+
+/**
+ * GET /calls/recent for a platform: its three credentials checked and the
+ * calls read in one statement (readRecentCallsAsPlatform). The body is the
+ * JSON text PostgreSQL wrote; refused credentials come back as the outcome.
+ */
+export async function recentCallsForPlatform(
+  pool: Pool,
+  credentials: { token: string; clientId: string; clientSecret: string },
+  scope: string,
+  limit: number,
+) {
+  if (credentials.token.length > MAX_TOKEN_LENGTH) return { outcome: 'token_invalid' as const, body: null };
+  return readRecentCallsAsPlatform(pool, {
+    tokenHash: hashToken(credentials.token),
+    clientId: credentials.clientId,
+    // An over-long secret is wrong, but the token is still checked first (same order as the guard).
+    secretHash: credentials.clientSecret.length > MAX_SECRET_LENGTH ? NO_DIGEST : hashToken(credentials.clientSecret),
+    scope,
+    limit,
+  });
 }
 
 export async function createAgent(pool: Pool, organizationId: string, name: string): Promise<Agent> {

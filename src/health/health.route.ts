@@ -10,11 +10,15 @@ import { Type } from '@sinclair/typebox';
 export default async function healthRoutes(app: FastifyInstance) {
   const known = await listMigrations();
 
+  // Probes arrive every few seconds from every load balancer and orchestrator:
+  // their request logs would drown the real ones, so only warnings are logged.
   app.get('/healthz', {
+    logLevel: 'warn',
     schema: { tags: ['health'], summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
   }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', {
+    logLevel: 'warn',
     schema: {
       tags: ['health'],
       summary: 'Readiness: the database answers and every migration is applied',

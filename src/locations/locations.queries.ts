@@ -90,3 +90,26 @@ export async function deleteLocation(db: Queryable, id: string): Promise<boolean
   const { rowCount } = await db.query('DELETE FROM locations WHERE id = $1', [id]);
   return (rowCount ?? 0) > 0;
 }
+
+export interface SessionLocations {
+  outcome: 'ok' | 'token_invalid';
+  session_id: string | null;
+  user_id: string | null;
+  organization_id: string | null;
+  /** The JSON array of locations, set only when outcome is 'ok'. */
+  body: string | null;
+}
+
+/**
+ * GET /locations in one statement: the x-user-token session is checked and
+ * the locations read as switchboard_app in its organization (migration 0010).
+ * Runs on the pool, outside any transaction.
+ */
+export async function readLocationsForSession(db: Queryable, tokenHash: Buffer): Promise<SessionLocations> {
+  const { rows } = await db.query<SessionLocations>({
+    name: 'locations_for_session',
+    text: 'SELECT * FROM app_session_locations($1)',
+    values: [tokenHash],
+  });
+  return rows[0]!;
+}

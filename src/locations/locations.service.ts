@@ -2,12 +2,13 @@
 // work runs under row-level security (withOrg), and at most one location per
 // organization is primary. Another organization's location is indistinguishable
 // from a missing one (404).
+import { hashToken } from '../auth/tokens.ts';
 import * as errors from '../errors.ts';
 import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
 import { mapConstraintError, ONE_PRIMARY_INDEX, violatedConstraint } from './constraint-errors.ts';
 import {
-  clearPrimary, deleteLocation as deleteLocationRow, findLocation, insertLocation, listLocations as listLocationRows,
+  clearPrimary, deleteLocation as deleteLocationRow, findLocation, insertLocation, listLocations as listLocationRows, readLocationsForSession,
   lockPrimary, updateLocation as updateLocationRow, type LocationFields,
 } from './locations.queries.ts';
 import type { Location, LocationCreateBody, LocationPatchBody } from './locations.schemas.ts';
@@ -44,6 +45,17 @@ function newLocationFields(body: LocationCreateBody): LocationFields {
     longitude: body.longitude ?? null,
     is_primary: body.is_primary ?? false,
   };
+}
+
+/**
+ * GET /locations: the x-user-token session checked and the locations read in
+ * one statement (readLocationsForSession); the body is the JSON text
+ * PostgreSQL wrote. An unknown or inactive session is AUTH_TOKEN_INVALID.
+ */
+export async function locationsForSession(pool: Pool, token: string): Promise<{ organizationId: string; userId: string; body: string }> {
+  const result = await readLocationsForSession(pool, hashToken(token));
+  if (result.outcome !== 'ok') throw new errors.AUTH_TOKEN_INVALID();
+  return { organizationId: result.organization_id!, userId: result.user_id!, body: result.body! };
 }
 
 export function listLocations(pool: Pool, organizationId: string): Promise<Location[]> {

@@ -57,27 +57,50 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
+/** The three platform headers of a request (interface §5.1). */
+export interface PlatformCredentials {
+  token: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** The three headers, or the 401 their absence or shape earns; no database involved. */
+export function platformCredentials(request: FastifyRequest, reply: FastifyReply): PlatformCredentials {
+  const token = bearerToken(request);
+  if (token === undefined) {
+    // A credential in the wrong shape is an invalid token; no credential at all gets a bare challenge.
+    return fail(reply, new errors.OAUTH_TOKEN_MISSING(), request.headers.authorization ? 'invalid_token' : undefined);
+  }
+  const clientId = header(request, 'x-client-id');
+  const clientSecret = header(request, 'x-client-secret');
+  if (clientId === undefined || clientSecret === undefined) {
+    return fail(reply, new errors.OAUTH_CLIENT_MISSING(), 'invalid_token');
+  }
+  return { token, clientId, clientSecret };
+}
+
+export type PlatformRefusal = 'token_invalid' | 'client_invalid' | 'insufficient_scope';
+
+/** The answer to platform credentials that did not verify, in the order the guard checks them. */
+export function refusePlatform(reply: FastifyReply, refusal: PlatformRefusal, scope: string): never {
+  if (refusal === 'token_invalid') return fail(reply, new errors.OAUTH_TOKEN_INVALID(), 'invalid_token');
+  if (refusal === 'client_invalid') return fail(reply, new errors.OAUTH_CLIENT_INVALID(), 'invalid_token');
+  return fail(reply, new errors.OAUTH_INSUFFICIENT_SCOPE(scope), 'insufficient_scope', scope);
+}
+
 /**
  * A Fastify preHandler for a platform endpoint that needs `scope`. On success
  * it sets request.principal = {kind: 'oauth', userId, organizationId, scopes, clientId}.
+ * (GET /calls/recent checks the same credentials inside its one statement instead.)
  */
 export function requirePlatformToken(scope: string): preHandlerAsyncHookHandler {
   return async function platformGuard(request: FastifyRequest, reply: FastifyReply) {
-    const token = bearerToken(request);
-    if (token === undefined) {
-      // A credential in the wrong shape is an invalid token; no credential at all gets a bare challenge.
-      return fail(reply, new errors.OAUTH_TOKEN_MISSING(), request.headers.authorization ? 'invalid_token' : undefined);
-    }
-    const clientId = header(request, 'x-client-id');
-    const clientSecret = header(request, 'x-client-secret');
-    if (clientId === undefined || clientSecret === undefined) {
-      return fail(reply, new errors.OAUTH_CLIENT_MISSING(), 'invalid_token');
-    }
+    const { token, clientId, clientSecret } = platformCredentials(request, reply);
     const active = await resolveAccessToken(request.server.db, token);
-    if (!active) return fail(reply, new errors.OAUTH_TOKEN_INVALID(), 'invalid_token');
+    if (!active) return refusePlatform(reply, 'token_invalid', scope);
     // Both checks always run so a wrong id and a wrong secret cost the same.
     const secretOk = clientSecret.length <= 500 && secretMatches(active.client_secret_hash, clientSecret);
-    if (active.client_id !== clientId || !secretOk) return fail(reply, new errors.OAUTH_CLIENT_INVALID(), 'invalid_token');
+    if (active.client_id !== clientId || !secretOk) return refusePlatform(reply, 'client_invalid', scope);
     authorize(request, reply, active, scope);
   };
 }

@@ -1,0 +1,97 @@
+import { Type } from '@sinclair/typebox';
+import { requirePrincipal } from '../auth/principal.js';
+import { requireUserOrPlatformToken } from '../auth/user-or-platform.hook.js';
+import { sendJsonText } from '../http/json-text.js';
+import { setNextLink } from '../http/pagination.js';
+import { PLATFORM_SECURITY, platformCredentials, refusePlatform } from '../oauth/platform-guard.js';
+import { CallCompletedEventSchema, CallSchema, CompleteCallBody, CreateCallBody, IdParams, ListCallsQuery, ProblemSchema, RecentCallsQuery, } from './calls.schemas.js';
+import { completeCall, createCall, getCall, listCallsPage, recentCallsForPlatform } from './calls.service.js';
+const errorsFor = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema };
+const security = [{ userToken: [] }, { bearer: [] }];
+export default async function callsRoutes(fastify) {
+    const app = fastify.withTypeProvider();
+    const canWrite = requireUserOrPlatformToken('calls:write');
+    const canRead = requireUserOrPlatformToken('calls:read');
+    // The platform's polling endpoint is the hottest read: the guard's checks
+    // and the read are one statement (calls.queries.ts readRecentCallsAsPlatform)
+    // and PostgreSQL writes the JSON, so a request costs one round trip.
+    app.get('/calls/recent', {
+        schema: {
+            tags: ['calls'],
+            summary: 'Recent completed calls (sample data for the call.completed trigger), newest first',
+            security: PLATFORM_SECURITY,
+            querystring: RecentCallsQuery,
+            response: { 200: Type.Array(CallCompletedEventSchema), ...errorsFor },
+        },
+    }, async (request, reply) => {
+        const scope = 'calls:read';
+        const result = await recentCallsForPlatform(app.db, platformCredentials(request, reply), scope, request.query.limit);
+        if (result.outcome !== 'ok')
+            return refusePlatform(reply, result.outcome, scope);
+        request.principal = {
+            kind: 'oauth',
+            userId: result.user_id,
+            organizationId: result.organization_id,
+            scopes: result.scopes,
+            clientId: result.client_id,
+        };
+        return sendJsonText(reply, result.body);
+    });
+    app.post('/calls', {
+        preHandler: canWrite,
+        // Every field is optional (DESIGN: POST /calls {agent_id?}), so no body at all means an empty one.
+        preValidation: async (request) => {
+            request.body ??= {};
+        },
+        schema: {
+            tags: ['calls'],
+            summary: 'Record a call (in progress, or completed when summary and duration_seconds are given)',
+            security,
+            body: CreateCallBody,
+            response: { 201: CallSchema, ...errorsFor },
+        },
+    }, async (request, reply) => {
+        const call = await createCall(app.db, requirePrincipal(request.principal).organizationId, request.body);
+        return reply.code(201).header('location', `/calls/${call.id}`).send(call);
+    });
+    app.post('/calls/:id/complete', {
+        preHandler: canWrite,
+        schema: {
+            tags: ['calls'],
+            summary: 'Complete a call; fires call.completed',
+            security,
+            params: IdParams,
+            body: CompleteCallBody,
+            response: { 200: CallSchema, ...errorsFor, 404: ProblemSchema, 409: ProblemSchema },
+        },
+    }, async (request) => {
+        return completeCall(app.db, requirePrincipal(request.principal).organizationId, request.params.id, request.body);
+    });
+    app.get('/calls', {
+        preHandler: canRead,
+        schema: {
+            tags: ['calls'],
+            summary: 'List calls, newest first (next page in the Link header)',
+            security,
+            querystring: ListCallsQuery,
+            response: { 200: Type.Array(CallSchema), ...errorsFor },
+        },
+    }, async (request, reply) => {
+        const { calls, nextCursor } = await listCallsPage(app.db, requirePrincipal(request.principal).organizationId, request.query);
+        setNextLink(request, reply, app.config.baseUrl, nextCursor);
+        return calls;
+    });
+    app.get('/calls/:id', {
+        preHandler: canRead,
+        schema: {
+            tags: ['calls'],
+            summary: 'One call',
+            security,
+            params: IdParams,
+            response: { 200: CallSchema, ...errorsFor, 404: ProblemSchema },
+        },
+    }, async (request) => {
+        return getCall(app.db, requirePrincipal(request.principal).organizationId, request.params.id);
+    });
+}
+//# sourceMappingURL=calls.route.js.map

@@ -1,0 +1,41 @@
+import { Type } from '@sinclair/typebox';
+import { IdParams, ProblemSchema, Uuid } from '../http/schemas.js';
+import { DURATION_MAX_SECONDS, SUMMARY_MAX_LENGTH } from './calls.service.js';
+const Timestamp = Type.String({ format: 'date-time' });
+const Summary = Type.String({ minLength: 1, maxLength: SUMMARY_MAX_LENGTH, description: 'text summary of the call' });
+const Duration = Type.Integer({ minimum: 0, maximum: DURATION_MAX_SECONDS, description: 'call length in seconds' });
+export const CallSchema = Type.Object({
+    id: Uuid,
+    organization_id: Uuid,
+    agent_id: Type.Union([Uuid, Type.Null()]),
+    status: Type.Union([Type.Literal('in_progress'), Type.Literal('completed')]),
+    created_at: Timestamp,
+    completed_at: Type.Union([Timestamp, Type.Null()]),
+    duration_seconds: Type.Union([Type.Integer(), Type.Null()]),
+    summary: Type.Union([Type.String(), Type.Null()]),
+});
+/** Interface §2.3: the call.completed webhook body, and each /calls/recent element. */
+export const CallCompletedEventSchema = Type.Object({
+    id: Uuid,
+    organization_id: Uuid,
+    created_at: Timestamp,
+    summary: Type.String(),
+    duration_seconds: Type.Integer(),
+    agent_id: Type.Union([Uuid, Type.Null()]),
+}, { description: 'A completed call, exactly as the call.completed webhook delivers it' });
+export const CreateCallBody = Type.Object({
+    agent_id: Type.Optional(Type.Union([Uuid, Type.Null()])),
+    summary: Type.Optional(Summary),
+    duration_seconds: Type.Optional(Duration),
+}, { additionalProperties: false, description: 'Give summary and duration_seconds together to record a call that has already completed.' });
+export const CompleteCallBody = Type.Object({ summary: Summary, duration_seconds: Duration }, { additionalProperties: false });
+export const ListCallsQuery = Type.Object({
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(Type.String({ format: 'uuid', description: 'next page: the value from the Link rel="next" header' })),
+    status: Type.Optional(Type.Union([Type.Literal('in_progress'), Type.Literal('completed')])),
+});
+export const RecentCallsQuery = Type.Object({
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+});
+export { IdParams, ProblemSchema };
+//# sourceMappingURL=calls.schemas.js.map

@@ -1,0 +1,47 @@
+import { issueSession } from '../../auth/sessions.service.js';
+import { createUser, OrgsError } from '../../orgs/orgs.service.js';
+import { findUserByEmail, listUsers, setUserActiveByEmail } from '../../orgs/users.queries.js';
+import { optionalString, output, requireString, requireUuid, UsageError, withDatabase } from '../context.js';
+const ROLES = ['owner', 'admin', 'member'];
+export async function userCreate(ctx) {
+    const email = requireString(ctx, 'email');
+    const password = requireString(ctx, 'password');
+    const organizationId = requireUuid('--org', requireString(ctx, 'org'));
+    const name = optionalString(ctx, 'name');
+    const role = (optionalString(ctx, 'role') ?? 'member');
+    if (!ROLES.includes(role))
+        throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+    const user = await withDatabase(ctx.config, (pool) => createUser(pool, { email, password, organizationId, role, ...(name ? { name } : {}) }).catch((error) => {
+        throw error instanceof OrgsError ? new UsageError(error.message) : error;
+    }));
+    const did = user.created ? 'created user' : 'added existing user';
+    output(ctx, { id: user.id, email: user.email }, `${did} ${user.id} (${user.email}) to organization ${organizationId} as ${role}`);
+}
+export async function userList(ctx) {
+    const org = optionalString(ctx, 'org');
+    const organizationId = org ? requireUuid('--org', org) : undefined;
+    const users = await withDatabase(ctx.config, (pool) => listUsers(pool, organizationId));
+    output(ctx, { users }, users.map((u) => `${u.id}  ${u.active ? 'active  ' : 'inactive'}  ${u.email}${u.role ? `  ${u.role}` : ''}`).join('\n') || '(no users)');
+}
+export async function userDeactivate(ctx) {
+    const email = requireString(ctx, 'email');
+    const user = await withDatabase(ctx.config, (pool) => setUserActiveByEmail(pool, email, false));
+    if (!user)
+        throw new UsageError(`no user with email ${email}`);
+    output(ctx, { id: user.id, active: false }, `deactivated user ${user.id} (${user.email})`);
+}
+export async function userTokenCreate(ctx) {
+    const email = requireString(ctx, 'email');
+    const org = optionalString(ctx, 'org');
+    const organizationId = org ? requireUuid('--org', org) : undefined;
+    const session = await withDatabase(ctx.config, async (pool) => {
+        const user = await findUserByEmail(pool, email);
+        if (!user || !user.active)
+            throw new UsageError(`no active user with email ${email}`);
+        return issueSession(pool, user, organizationId).catch((error) => {
+            throw new UsageError(error.message);
+        });
+    });
+    output(ctx, { token: session.token, expires_at: session.expires_at.toISOString() }, session.token);
+}
+//# sourceMappingURL=users.js.map

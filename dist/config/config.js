@@ -1,0 +1,108 @@
+// Configuration comes only from the environment (DESIGN §3). Every variable is
+// parsed here once; a bad value stops the process with a message naming it.
+import path from 'node:path';
+export class ConfigError extends Error {
+    variable;
+    constructor(variable, message) {
+        super(`${variable}: ${message}`);
+        this.variable = variable;
+        this.name = 'ConfigError';
+    }
+}
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+function integer(env, name, fallback, min, max) {
+    const raw = env[name];
+    if (raw === undefined || raw === '')
+        return fallback;
+    if (!/^\d+$/.test(raw.trim()))
+        throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+    const value = Number(raw.trim());
+    if (value < min || value > max)
+        throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+    return value;
+}
+function boolean(env, name, fallback) {
+    const raw = env[name];
+    if (raw === undefined || raw === '')
+        return fallback;
+    if (['true', '1', 'yes'].includes(raw.toLowerCase()))
+        return true;
+    if (['false', '0', 'no'].includes(raw.toLowerCase()))
+        return false;
+    throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+function url(env, name, protocols) {
+    const raw = env[name];
+    if (raw === undefined || raw === '')
+        return undefined;
+    let parsed;
+    try {
+        parsed = new URL(raw);
+    }
+    catch {
+        throw new ConfigError(name, 'must be an absolute URL');
+    }
+    if (!protocols.includes(parsed.protocol)) {
+        throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
+    }
+    return raw;
+}
+/** "10s,1m,5m" → [10000, 60000, 300000] */
+export function parseDurationList(name, raw) {
+    const items = raw.split(',').map((item) => item.trim());
+    return items.map((item) => {
+        const match = /^(\d+)(ms|s|m|h|d)$/.exec(item);
+        if (!match)
+            throw new ConfigError(name, `"${item}" is not a duration like 10s, 5m or 2h`);
+        return Number(match[1]) * UNIT_MS[match[2]];
+    });
+}
+/** "300/min" → {max: 300, windowMs: 60000} */
+function rateLimit(env, name, fallback) {
+    const raw = env[name] || fallback;
+    const match = /^(\d+)\s*\/\s*(s|sec|second|m|min|minute|h|hour)$/.exec(raw.trim());
+    if (!match || Number(match[1]) < 1) {
+        throw new ConfigError(name, `must look like 300/min (per s, min or hour), got "${raw}"`);
+    }
+    const unit = match[2];
+    const windowMs = unit.startsWith('s') ? 1000 : unit.startsWith('h') ? 3_600_000 : 60_000;
+    return { max: Number(match[1]), windowMs };
+}
+function secretKey(env) {
+    const raw = env.SECRET_KEY;
+    if (raw === undefined || raw === '')
+        return undefined;
+    const key = Buffer.from(raw, 'base64');
+    if (key.length !== 32)
+        throw new ConfigError('SECRET_KEY', 'must be 32 bytes encoded as base64');
+    return key;
+}
+export function loadConfig(env = process.env) {
+    const port = integer(env, 'PORT', 3000, 0, 65535);
+    const logLevel = (env.LOG_LEVEL || 'info').toLowerCase();
+    if (!LOG_LEVELS.includes(logLevel)) {
+        throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+    }
+    const baseUrl = url(env, 'BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
+    return {
+        port,
+        host: env.HOST || '127.0.0.1',
+        baseUrl: baseUrl.replace(/\/+$/, ''),
+        databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+        dataDir: path.resolve(env.DATA_DIR || './.data'),
+        redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+        secretKey: secretKey(env),
+        accessTokenTtl: integer(env, 'ACCESS_TOKEN_TTL', 3600, 1, 31_536_000),
+        refreshTokenTtl: integer(env, 'REFRESH_TOKEN_TTL', 5_184_000, 1, 315_360_000),
+        authCodeTtl: integer(env, 'AUTH_CODE_TTL', 600, 1, 3600),
+        refreshReuseGrace: integer(env, 'REFRESH_REUSE_GRACE', 60, 0, 3600),
+        webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+        webhookRetryScheduleMs: parseDurationList('WEBHOOK_RETRY_SCHEDULE', env.WEBHOOK_RETRY_SCHEDULE || '10s,1m,5m,30m,2h,5h,10h,14h,20h,24h'),
+        webhookAllowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+        rateLimit: rateLimit(env, 'RATE_LIMIT', '300/min'),
+        tokenRateLimit: rateLimit(env, 'TOKEN_RATE_LIMIT', '600/min'),
+        logLevel,
+    };
+}
+//# sourceMappingURL=config.js.map

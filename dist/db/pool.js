@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+/** Statement names by SQL text; the texts are the constants of the *.queries.ts files, so the map stays small. */
+const statementNames = new Map();
+function statementName(text) {
+    let name = statementNames.get(text);
+    if (name === undefined) {
+        name = `sb_${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`;
+        statementNames.set(text, name);
+    }
+    return name;
+}
+/**
+ * Every parameterised query is a named prepared statement on its connection:
+ * PostgreSQL parses and plans it once per connection instead of on every
+ * call (planning a join through oauth_grant_status costs more than running
+ * it). Queries without parameters are sent as they are: they may hold
+ * several statements (withOrg's BEGIN), which the extended protocol refuses.
+ */
+class PreparingClient extends pg.Client {
+    query(...args) {
+        const [text, values] = args;
+        if (typeof text === 'string' && Array.isArray(values) && values.length > 0) {
+            args = [{ name: statementName(text), text, values }, ...args.slice(2)];
+        }
+        return super.query(...args);
+    }
+}
+// timestamptz columns are returned as Date objects; JSON renders them as ISO 8601 UTC.
+export function createPool(connectionString, max = 10) {
+    const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, Client: PreparingClient });
+    // An idle client losing its connection must not crash the process; the pool replaces it.
+    pool.on('error', () => { });
+    return pool;
+}
+//# sourceMappingURL=pool.js.map

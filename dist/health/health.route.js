@@ -1,0 +1,35 @@
+import { listMigrations, pendingMigrations } from '../db/migrate.js';
+import * as errors from '../errors.js';
+import { sendProblem } from '../http/problem-details.plugin.js';
+import { ProblemSchema } from '../http/schemas.js';
+import { Type } from '@sinclair/typebox';
+export default async function healthRoutes(app) {
+    const known = await listMigrations();
+    // Probes arrive every few seconds from every load balancer and orchestrator:
+    // their request logs would drown the real ones, so only warnings are logged.
+    app.get('/healthz', {
+        logLevel: 'warn',
+        schema: { tags: ['health'], summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+    }, async () => ({ status: 'ok' }));
+    app.get('/readyz', {
+        logLevel: 'warn',
+        schema: {
+            tags: ['health'],
+            summary: 'Readiness: the database answers and every migration is applied',
+            response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: ProblemSchema },
+        },
+    }, async (request, reply) => {
+        try {
+            const pending = await pendingMigrations(app.db, known);
+            if (pending.length > 0) {
+                return sendProblem(reply, 503, new errors.NOT_READY().code, `migrations not applied: ${pending.join(', ')}`);
+            }
+            return { status: 'ready' };
+        }
+        catch (error) {
+            request.log.warn({ err: error }, 'readiness check failed');
+            return sendProblem(reply, 503, new errors.NOT_READY().code, 'database unreachable');
+        }
+    });
+}
+//# sourceMappingURL=health.route.js.map

@@ -1,0 +1,46 @@
+import fp from 'fastify-plugin';
+import { ValidationProblem } from './problem-details.plugin.js';
+function pathOf(visit, prefix, last) {
+    const keys = last === undefined ? [] : [last];
+    for (let at = visit; at?.key !== undefined; at = at.parent)
+        keys.unshift(at.key);
+    return [...prefix, ...keys].join('.') || 'body';
+}
+/**
+ * Path of the first string (or key) holding a NUL character, or undefined.
+ * Walks with an explicit stack and parent links: a body of 64 KiB can nest
+ * ~30 000 levels deep, which would overflow a recursive walk (a 500).
+ */
+export function findNul(value, path = []) {
+    const pending = [{ value }];
+    while (pending.length > 0) {
+        const visit = pending.pop();
+        if (typeof visit.value === 'string') {
+            if (visit.value.includes('\u0000'))
+                return pathOf(visit, path);
+            continue;
+        }
+        if (!visit.value || typeof visit.value !== 'object')
+            continue;
+        const entries = Array.isArray(visit.value)
+            ? visit.value.map((child, i) => [String(i), child])
+            : Object.entries(visit.value);
+        for (const [key] of entries) {
+            if (key.includes('\u0000'))
+                return pathOf(visit, path, key.replace(/\u0000/g, '\\u0000'));
+        }
+        // Reversed so that the first field is looked at first, as a reader would.
+        for (let i = entries.length - 1; i >= 0; i--)
+            pending.push({ value: entries[i][1], key: entries[i][0], parent: visit });
+    }
+    return undefined;
+}
+async function rejectNul(app) {
+    app.addHook('preValidation', async function rejectNulCharacters(request) {
+        const field = findNul(request.body) ?? findNul(request.query);
+        if (field !== undefined)
+            throw new ValidationProblem([{ field, message: 'must not contain NUL (U+0000) characters' }]);
+    });
+}
+export default fp(rejectNul, { name: 'reject-nul' });
+//# sourceMappingURL=reject-nul.plugin.js.map

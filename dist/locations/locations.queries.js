@@ -1,0 +1,66 @@
+/** The columns an update may set; the keys of a patch are checked against this list. */
+const UPDATABLE = [
+    'name', 'address_line1', 'address_line2', 'city', 'state', 'postal_code', 'country', 'latitude', 'longitude', 'is_primary',
+];
+const COLUMNS = `id, organization_id, name, address_line1, address_line2, city, state, postal_code, country,
+  latitude, longitude, is_primary, created_at, updated_at`;
+function toLocation(row) {
+    return { ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
+}
+/** Primary first, then by name (case-insensitive), ties broken stably. */
+export async function listLocations(db) {
+    const { rows } = await db.query(`SELECT ${COLUMNS} FROM locations ORDER BY is_primary DESC, lower(name), name, created_at, id`);
+    return rows.map(toLocation);
+}
+export async function findLocation(db, id) {
+    const { rows } = await db.query(`SELECT ${COLUMNS} FROM locations WHERE id = $1`, [id]);
+    return rows[0] && toLocation(rows[0]);
+}
+export async function insertLocation(db, fields) {
+    const { rows } = await db.query(`INSERT INTO locations (organization_id, name, address_line1, address_line2, city, state, postal_code, country,
+                            latitude, longitude, is_primary)
+     VALUES (app_current_org(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     RETURNING ${COLUMNS}`, [fields.name, fields.address_line1, fields.address_line2, fields.city, fields.state, fields.postal_code,
+        fields.country, fields.latitude, fields.longitude, fields.is_primary]);
+    return toLocation(rows[0]);
+}
+/** Sets only the columns present in the patch; an empty patch reads the row unchanged. */
+export async function updateLocation(db, id, patch) {
+    const columns = UPDATABLE.filter((column) => patch[column] !== undefined);
+    if (columns.length === 0)
+        return findLocation(db, id);
+    const assignments = columns.map((column, index) => `${column} = $${index + 2}`).join(', ');
+    const { rows } = await db.query(`UPDATE locations SET ${assignments} WHERE id = $1 RETURNING ${COLUMNS}`, [id, ...columns.map((column) => patch[column])]);
+    return rows[0] && toLocation(rows[0]);
+}
+/** Unmarks the current primary, if it is another location than keepId. */
+export async function clearPrimary(db, keepId) {
+    await db.query('UPDATE locations SET is_primary = false WHERE is_primary AND id IS DISTINCT FROM $1', [keepId]);
+}
+/**
+ * Serialises the changes of one organization's primary location. Taken first
+ * in every transaction that marks a primary, so those transactions queue in
+ * the same order and each one, once it holds the lock, sees (and clears) the
+ * primary the previous one committed.
+ */
+export async function lockPrimary(db) {
+    await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('switchboard.locations.primary:' || app_current_org()::text, 0))`);
+}
+export async function deleteLocation(db, id) {
+    const { rowCount } = await db.query('DELETE FROM locations WHERE id = $1', [id]);
+    return (rowCount ?? 0) > 0;
+}
+/**
+ * GET /locations in one statement: the x-user-token session is checked and
+ * the locations read as switchboard_app in its organization (migration 0010).
+ * Runs on the pool, outside any transaction.
+ */
+export async function readLocationsForSession(db, tokenHash) {
+    const { rows } = await db.query({
+        name: 'locations_for_session',
+        text: 'SELECT * FROM app_session_locations($1)',
+        values: [tokenHash],
+    });
+    return rows[0];
+}
+//# sourceMappingURL=locations.queries.js.map

@@ -1,0 +1,71 @@
+import { Type } from '@sinclair/typebox';
+import { requirePrincipal } from '../auth/principal.js';
+import { presentedUserToken, requireUserToken } from '../auth/user-token.hook.js';
+import { sendJsonText } from '../http/json-text.js';
+import { IdParams, ProblemSchema } from '../http/schemas.js';
+import { Location, LocationCreateBody, LocationList, LocationPatchBody } from './locations.schemas.js';
+import { createLocation, deleteLocation, getLocation, locationsForSession, makePrimary, updateLocation } from './locations.service.js';
+export default async function locationsRoutes(fastify) {
+    const app = fastify.withTypeProvider();
+    const guarded = { onRequest: app.userTokenRateLimit, preHandler: requireUserToken };
+    const common = { tags: ['locations'], security: [{ userToken: [] }] };
+    const failures = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
+    // The hot read: the session check and the read are one statement
+    // (locationsForSession), so the list costs one round trip.
+    app.get('/locations', {
+        onRequest: app.userTokenRateLimit,
+        schema: { ...common, summary: 'List the organization\'s locations, primary first, then by name', response: { 200: LocationList, 401: ProblemSchema, 429: ProblemSchema } },
+    }, async (request, reply) => {
+        const found = await locationsForSession(app.db, presentedUserToken(request));
+        request.principal = { kind: 'user', userId: found.userId, organizationId: found.organizationId, scopes: 'all' };
+        return sendJsonText(reply, found.body);
+    });
+    app.post('/locations', {
+        ...guarded,
+        schema: {
+            ...common,
+            summary: 'Create a location',
+            body: LocationCreateBody,
+            response: { 201: Location, 400: ProblemSchema, 401: ProblemSchema, 409: ProblemSchema, 429: ProblemSchema },
+        },
+    }, async (request, reply) => {
+        const location = await createLocation(app.db, requirePrincipal(request.principal).organizationId, request.body);
+        return reply.code(201).header('location', `/locations/${location.id}`).send(location);
+    });
+    app.get('/locations/:id', {
+        ...guarded,
+        schema: { ...common, summary: 'Get one location', params: IdParams, response: { 200: Location, ...failures } },
+    }, async (request) => getLocation(app.db, requirePrincipal(request.principal).organizationId, request.params.id));
+    app.patch('/locations/:id', {
+        ...guarded,
+        schema: {
+            ...common,
+            summary: 'Update a location (partial; null clears a nullable field)',
+            params: IdParams,
+            body: LocationPatchBody,
+            response: { 200: Location, ...failures, 409: ProblemSchema },
+        },
+    }, async (request) => updateLocation(app.db, requirePrincipal(request.principal).organizationId, request.params.id, request.body));
+    app.delete('/locations/:id', {
+        ...guarded,
+        schema: {
+            ...common,
+            summary: 'Delete a location; linked service areas stay, unlinked',
+            params: IdParams,
+            response: { 204: Type.Null(), ...failures },
+        },
+    }, async (request, reply) => {
+        await deleteLocation(app.db, requirePrincipal(request.principal).organizationId, request.params.id);
+        return reply.code(204).send(null);
+    });
+    app.post('/locations/:id/primary', {
+        ...guarded,
+        schema: {
+            ...common,
+            summary: 'Make this the primary location (the previous primary is cleared in the same transaction)',
+            params: IdParams,
+            response: { 200: Location, ...failures, 409: ProblemSchema },
+        },
+    }, async (request) => makePrimary(app.db, requirePrincipal(request.principal).organizationId, request.params.id));
+}
+//# sourceMappingURL=locations.route.js.map

@@ -1,0 +1,54 @@
+// Prometheus metrics. Each application instance (and each test) has its own
+// registry instead of prom-client's global one, so two instances in one
+// process never collide; `serve` shares one between the HTTP app and its
+// delivery worker.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+export function createMetrics(options = {}) {
+    const registry = new Registry();
+    if (options.processMetrics)
+        collectDefaultMetrics({ register: registry, prefix: 'switchboard_' });
+    const metrics = {
+        registry,
+        deliveries: new Counter({
+            name: 'switchboard_webhook_delivery_attempts_total',
+            help: 'Webhook delivery attempts, by outcome (succeeded, retrying, failed, subscription_removed, superseded)',
+            labelNames: ['outcome'],
+            registers: [registry],
+        }),
+        deliveryLatency: new Histogram({
+            name: 'switchboard_webhook_delivery_attempt_duration_seconds',
+            help: 'Duration of one webhook delivery attempt, by outcome',
+            labelNames: ['outcome'],
+            buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+            registers: [registry],
+        }),
+        httpRequests: new Counter({
+            name: 'switchboard_http_requests_total',
+            help: 'HTTP requests answered, by method, route template and status code',
+            labelNames: ['method', 'route', 'status'],
+            registers: [registry],
+        }),
+        httpDuration: new Histogram({
+            name: 'switchboard_http_request_duration_seconds',
+            help: 'Time to answer an HTTP request, by method and route template',
+            labelNames: ['method', 'route'],
+            buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+            registers: [registry],
+        }),
+    };
+    new Gauge({
+        name: 'switchboard_webhook_deliveries_queued',
+        help: 'Webhook deliveries not finished yet: waiting for an attempt (pending) or being attempted now (in_flight)',
+        labelNames: ['state'],
+        registers: [registry],
+        async collect() {
+            if (!metrics.queueDepthSource)
+                return;
+            const depth = await metrics.queueDepthSource();
+            this.set({ state: 'pending' }, depth.pending);
+            this.set({ state: 'in_flight' }, depth.in_flight);
+        },
+    });
+    return metrics;
+}
+//# sourceMappingURL=metrics.js.map

@@ -1,0 +1,127 @@
+// GET /oauth/authorize (RFC 6749 §4.1.1): validate, then the login page when
+// nobody is signed in, then the consent page. POST /oauth/authorize is the
+// consent form's answer: Allow issues a code, Deny answers access_denied.
+// Failures before the redirect URI is trusted are error pages; after it, they
+// are redirected to the client with error, error_description, state and iss.
+import formbody from '@fastify/formbody';
+import { listActiveMemberships } from '../orgs/users.queries.js';
+import { createCsrf } from '../web/csrf.js';
+import { sendPage } from '../web/layout.js';
+import { consentPage } from '../web/pages/consent.page.js';
+import { errorPage } from '../web/pages/error.page.js';
+import { loginUrl, webSession } from '../web/session.js';
+import { AUTHORIZATION_PARAMETERS, authorizationResponseUrl, issueAuthorizationCode, validateAuthorizationRequest, } from './authorize.service.js';
+import { AccessDenied } from './oauth.errors.js';
+const optionalText = (description) => ({ type: 'string', description });
+const AUTHORIZE_QUERY_DOC = {
+    type: 'object',
+    required: ['response_type', 'client_id'],
+    properties: {
+        response_type: { type: 'string', enum: ['code'], description: 'code' },
+        client_id: { type: 'string', description: 'the registered client' },
+        redirect_uri: optionalText('exactly one of the registered redirect URIs; optional when the client has exactly one'),
+        scope: optionalText('space-separated scopes; default calls:read'),
+        state: optionalText('returned unchanged with the code or the error'),
+        code_challenge: optionalText('PKCE (RFC 7636): BASE64URL(SHA-256(code_verifier)); required from public clients'),
+        code_challenge_method: { type: 'string', enum: ['S256'], description: 'S256 (plain is refused)' },
+    },
+};
+function pageOrRedirect(reply, issuer, failure, redirectStatus) {
+    if (failure.redirectUri === undefined) {
+        return sendPage(reply, 400, errorPage({ title: 'This application cannot be connected', message: failure.error.message, code: failure.error.error }));
+    }
+    return reply.redirect(authorizationResponseUrl(failure.redirectUri, issuer, {
+        error: failure.error.error,
+        error_description: failure.error.description,
+        state: failure.state,
+    }), redirectStatus);
+}
+function pick(body) {
+    const params = {};
+    for (const name of AUTHORIZATION_PARAMETERS)
+        if (body[name] !== undefined)
+            params[name] = body[name];
+    return params;
+}
+export default async function authorizeRoutes(app) {
+    await app.register(formbody, { bodyLimit: 16 * 1024 });
+    const csrf = await createCsrf(app.config);
+    const issuer = app.config.baseUrl;
+    // A browser is on the other end of these routes: errors are pages, not JSON.
+    app.setErrorHandler(function authorizeErrorPage(error, request, reply) {
+        const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+        if (status === 500)
+            request.log.error({ err: error }, 'unhandled error');
+        const message = status === 500 ? `Something went wrong on our side (request ${request.id}).` : 'The request could not be processed.';
+        return sendPage(reply, status, errorPage({ title: 'Authorization failed', message }));
+    });
+    app.get('/oauth/authorize', {
+        schema: {
+            tags: ['oauth'],
+            summary: 'Authorization endpoint (RFC 6749 §4.1.1): login and consent pages',
+            produces: ['text/html'],
+            querystring: AUTHORIZE_QUERY_DOC,
+        },
+        // Documentation only: the checks in ./checks answer a bad request with an
+        // error page or an error redirect (RFC 6749 §4.1.2.1), never a 400 problem.
+        validatorCompiler: () => () => true,
+    }, async (request, reply) => {
+        const validation = await validateAuthorizationRequest(app.db, request.query);
+        if (!validation.ok)
+            return pageOrRedirect(reply, issuer, validation, 302);
+        const session = await webSession(request);
+        if (!session)
+            return reply.redirect(loginUrl(request.url), 302);
+        const { request: authorization } = validation;
+        return sendPage(reply, 200, consentPage({
+            csrf: csrf.token(request, reply),
+            clientName: authorization.client.name,
+            redirectOrigin: new URL(authorization.redirectUri).origin,
+            scopes: authorization.scopes,
+            email: session.email,
+            organizations: await listActiveMemberships(app.db, session.user_id),
+            selectedOrganizationId: session.organization_id,
+            params: authorization.params,
+        }), { formTargets: [new URL(authorization.redirectUri).origin] });
+    });
+    app.post('/oauth/authorize', {
+        schema: { tags: ['oauth'], summary: 'Consent decision (the consent page form)', produces: ['text/html'], hide: true },
+    }, async (request, reply) => {
+        const body = request.body && typeof request.body === 'object' ? request.body : {};
+        const params = pick(body);
+        const session = await webSession(request);
+        if (!session) {
+            const retry = new URLSearchParams();
+            for (const [name, value] of Object.entries(params))
+                if (typeof value === 'string')
+                    retry.append(name, value);
+            return reply.redirect(loginUrl(`/oauth/authorize?${retry}`), 303);
+        }
+        if (!csrf.verify(request, body.csrf)) {
+            return sendPage(reply, 403, errorPage({ title: 'Form expired', message: 'The consent form expired or did not come from this site. Go back to the application and connect again.' }));
+        }
+        const validation = await validateAuthorizationRequest(app.db, params);
+        if (!validation.ok)
+            return pageOrRedirect(reply, issuer, validation, 303);
+        const { request: authorization } = validation;
+        if (body.decision === 'deny') {
+            const denied = new AccessDenied('the user denied the request (RFC 6749 §4.1.2.1)');
+            return reply.redirect(authorizationResponseUrl(authorization.redirectUri, issuer, {
+                error: denied.error,
+                error_description: denied.description,
+                state: authorization.state,
+            }), 303);
+        }
+        if (body.decision !== 'allow') {
+            return sendPage(reply, 400, errorPage({ title: 'Choose Allow or Deny', message: 'The consent form was submitted without a decision.' }));
+        }
+        const memberships = await listActiveMemberships(app.db, session.user_id);
+        const organizationId = typeof body.organization_id === 'string' ? body.organization_id : session.organization_id;
+        if (!memberships.some((m) => m.id === organizationId)) {
+            return sendPage(reply, 403, errorPage({ title: 'Organization not available', message: 'You are not an active member of the organization you chose.' }));
+        }
+        const code = await issueAuthorizationCode(app.db, app.config, authorization, { userId: session.user_id, organizationId });
+        return reply.redirect(authorizationResponseUrl(authorization.redirectUri, issuer, { code, state: authorization.state }), 303);
+    });
+}
+//# sourceMappingURL=authorize.route.js.map

@@ -1,0 +1,12 @@
+// RFC 6749 §5.2 invalid_grant: the grant was revoked, or its user,
+// organization or membership is no longer active (DESIGN §5: every credential
+// of a deactivated user or organization stops working at once).
+import { InvalidGrant } from '../oauth.errors.js';
+export function checkGrantActive(ctx) {
+    const record = 'code' in ctx ? ctx.code : ctx.token;
+    if (record.grant_revoked)
+        throw new InvalidGrant('the authorization grant has been revoked (RFC 6749 §5.2)');
+    if (!record.principal_active)
+        throw new InvalidGrant('the user or organization of this grant is no longer active (RFC 6749 §5.2)');
+}
+//# sourceMappingURL=check-grant-active.js.map

@@ -1,0 +1,38 @@
+// grant_type=authorization_code (RFC 6749 §4.1.3): exchange a code for the
+// first access/refresh pair of its grant.
+import { hashToken } from '../../auth/tokens.js';
+import { withTransaction } from '../../db/transaction.js';
+import { AUTHORIZATION_CODE_CHECKS, runChecks } from '../checks/index.js';
+import { stringParam } from '../checks/context.js';
+import { lockAuthorizationCode, markAuthorizationCodeUsed, revokeGrant } from '../grants.queries.js';
+import { InvalidGrant, InvalidRequest, OAuthError } from '../oauth.errors.js';
+import { issueTokenPair } from '../tokens.service.js';
+export const handleAuthorizationCode = async function handleAuthorizationCode(pool, ttls, client, params) {
+    const code = stringParam(params, 'code');
+    if (code === undefined)
+        throw new InvalidRequest('code is required (RFC 6749 §4.1.3)');
+    const codeHash = hashToken(code);
+    // The revocation a failed check asks for must be committed, so failures come
+    // back from the transaction as values and are thrown after it.
+    const outcome = await withTransaction(pool, async (tx) => {
+        const record = await lockAuthorizationCode(tx, codeHash);
+        if (!record)
+            return new InvalidGrant('authorization code is unknown (RFC 6749 §5.2)');
+        try {
+            await runChecks(AUTHORIZATION_CODE_CHECKS, { client, params, code: record });
+        }
+        catch (error) {
+            if (!(error instanceof OAuthError))
+                throw error;
+            if (error.revokeGrant)
+                await revokeGrant(tx, record.grant_id, error.revokeGrant);
+            return error;
+        }
+        await markAuthorizationCodeUsed(tx, codeHash);
+        return issueTokenPair(tx, ttls, { grantId: record.grant_id, accessScopes: record.scopes, refreshScopes: record.scopes });
+    });
+    if (outcome instanceof OAuthError)
+        throw outcome;
+    return outcome;
+};
+//# sourceMappingURL=authorization-code.js.map

@@ -1,0 +1,27 @@
+import { SUPPORTED_GRANT_TYPES } from './checks/check-grant-type.js';
+import { MetadataSchema } from './oauth.schemas.js';
+import { SUPPORTED_SCOPES } from './scopes.js';
+export function authorizationServerMetadata(issuer) {
+    return {
+        issuer,
+        authorization_endpoint: `${issuer}/oauth/authorize`,
+        token_endpoint: `${issuer}/oauth/token`,
+        userinfo_endpoint: `${issuer}/oauth/userinfo`,
+        revocation_endpoint: `${issuer}/oauth/revoke`,
+        scopes_supported: [...SUPPORTED_SCOPES],
+        response_types_supported: ['code'],
+        response_modes_supported: ['query'],
+        grant_types_supported: [...SUPPORTED_GRANT_TYPES],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        code_challenge_methods_supported: ['S256'],
+        authorization_response_iss_parameter_supported: true,
+    };
+}
+export default async function metadataRoutes(app) {
+    const metadata = authorizationServerMetadata(app.config.baseUrl);
+    app.get('/.well-known/oauth-authorization-server', {
+        schema: { tags: ['oauth'], summary: 'Authorization server metadata (RFC 8414)', response: { 200: MetadataSchema } },
+    }, async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(metadata));
+}
+//# sourceMappingURL=metadata.route.js.map

@@ -1,0 +1,42 @@
+import { InvalidClient, InvalidRequest, InvalidToken, OAuthError, ServerError, TemporarilyUnavailable } from './oauth.errors.js';
+import { bearerChallenge, REALM } from './platform-guard.js';
+function toOAuthError(error) {
+    if (error instanceof OAuthError)
+        return error;
+    if (error.validation)
+        return new InvalidRequest(`the request is malformed: ${error.message} (RFC 6749 §5.2)`);
+    if (error.statusCode === 429)
+        return new TemporarilyUnavailable(`${error.message} (rate limit)`);
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+        return new InvalidRequest('the request body is too large');
+    if (error.code?.startsWith('FST_ERR_CTP_')) {
+        return new InvalidRequest('send the parameters as application/x-www-form-urlencoded (or JSON) (RFC 6749 §3.2)');
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
+        return new InvalidRequest(error.message);
+    return new ServerError('an unexpected error occurred');
+}
+export function sendOAuthError(reply, error) {
+    if (error instanceof InvalidClient)
+        reply.header('www-authenticate', `Basic realm="${REALM}", charset="UTF-8"`);
+    if (error instanceof InvalidToken && !reply.hasHeader('www-authenticate')) {
+        reply.header('www-authenticate', bearerChallenge({ code: error.error, description: error.description }));
+    }
+    return reply
+        .code(error.statusCode)
+        .header('cache-control', 'no-store')
+        .header('pragma', 'no-cache')
+        .type('application/json; charset=utf-8')
+        .send({ error: error.error, error_description: error.description });
+}
+export function installOAuthErrorHandler(app) {
+    app.setErrorHandler(function renderOAuthError(error, request, reply) {
+        const oauthError = toOAuthError(error);
+        if (oauthError instanceof ServerError)
+            request.log.error({ err: error }, 'unhandled error');
+        else
+            request.log.info({ oauth_error: oauthError.error, description: oauthError.description }, 'oauth request refused');
+        return sendOAuthError(reply, oauthError);
+    });
+}
+//# sourceMappingURL=oauth-errors.plugin.js.map

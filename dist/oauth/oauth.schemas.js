@@ -1,0 +1,50 @@
+// OpenAPI shapes of the OAuth endpoints. Request parameters are documented
+// here but validated by the named checks in checks/, which answer in RFC 6749
+// §5.2 form rather than problem+json.
+import { Type } from '@sinclair/typebox';
+export const OAuthErrorSchema = Type.Object({ error: Type.String(), error_description: Type.Optional(Type.String()) }, { description: 'RFC 6749 §5.2 error response' });
+export const TokenRequestBody = Type.Object({
+    grant_type: Type.Optional(Type.String({ enum: ['authorization_code', 'refresh_token'] })),
+    code: Type.Optional(Type.String()),
+    redirect_uri: Type.Optional(Type.String()),
+    code_verifier: Type.Optional(Type.String()),
+    refresh_token: Type.Optional(Type.String()),
+    scope: Type.Optional(Type.String()),
+    client_id: Type.Optional(Type.String()),
+    client_secret: Type.Optional(Type.String()),
+}, { description: 'application/x-www-form-urlencoded (or JSON). Client authentication: HTTP Basic or client_id + client_secret.' });
+export const TokenResponseSchema = Type.Object({
+    access_token: Type.String(),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer(),
+    refresh_token: Type.String(),
+    scope: Type.String(),
+});
+export const RevokeRequestBody = Type.Object({
+    token: Type.Optional(Type.String()),
+    token_type_hint: Type.Optional(Type.String({ enum: ['access_token', 'refresh_token'] })),
+    client_id: Type.Optional(Type.String()),
+    client_secret: Type.Optional(Type.String()),
+});
+export const UserinfoSchema = Type.Object({
+    sub: Type.String({ format: 'uuid' }),
+    email: Type.String(),
+    name: Type.String(),
+    organization: Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }),
+});
+export const MetadataSchema = Type.Object({
+    issuer: Type.String(),
+    authorization_endpoint: Type.String(),
+    token_endpoint: Type.String(),
+    userinfo_endpoint: Type.String(),
+    revocation_endpoint: Type.String(),
+    scopes_supported: Type.Array(Type.String()),
+    response_types_supported: Type.Array(Type.String()),
+    response_modes_supported: Type.Array(Type.String()),
+    grant_types_supported: Type.Array(Type.String()),
+    token_endpoint_auth_methods_supported: Type.Array(Type.String()),
+    revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
+    code_challenge_methods_supported: Type.Array(Type.String()),
+    authorization_response_iss_parameter_supported: Type.Boolean(),
+}, { description: 'RFC 8414 authorization server metadata' });
+//# sourceMappingURL=oauth.schemas.js.map

@@ -1,0 +1,23 @@
+// POST /oauth/revoke (RFC 7009): client-authenticated; 200 for unknown tokens.
+import { Type } from '@sinclair/typebox';
+import { clientRateLimit, documentOnly, paramsOf, tokenLimitPerIp } from './client-endpoint.js';
+import { OAuthErrorSchema, RevokeRequestBody } from './oauth.schemas.js';
+import { revokeToken } from './token.service.js';
+export default async function revokeRoutes(app) {
+    app.post('/oauth/revoke', {
+        config: { rateLimit: tokenLimitPerIp(app) },
+        preHandler: clientRateLimit(app),
+        validatorCompiler: documentOnly,
+        schema: {
+            tags: ['oauth'],
+            summary: 'Token revocation (RFC 7009): 200 whether or not the token was known',
+            consumes: ['application/x-www-form-urlencoded', 'application/json'],
+            body: RevokeRequestBody,
+            response: { 200: Type.Null({ description: 'Revoked, or not a known token' }), 400: OAuthErrorSchema, 401: OAuthErrorSchema, 429: OAuthErrorSchema },
+        },
+    }, async (request, reply) => {
+        await revokeToken(app.db, paramsOf(request), request.headers.authorization);
+        return reply.code(200).header('cache-control', 'no-store').send();
+    });
+}
+//# sourceMappingURL=revoke.route.js.map

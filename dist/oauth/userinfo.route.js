@@ -1,0 +1,35 @@
+import { InvalidToken } from './oauth.errors.js';
+import { OAuthErrorSchema, UserinfoSchema } from './oauth.schemas.js';
+import { bearerChallenge, bearerToken } from './platform-guard.js';
+import { resolveAccessToken } from './tokens.service.js';
+export default async function userinfoRoutes(app) {
+    app.route({
+        method: ['GET', 'POST'],
+        url: '/oauth/userinfo',
+        schema: {
+            tags: ['oauth'],
+            summary: 'The signed-in user and organization of a bearer token',
+            security: [{ bearer: [] }],
+            response: { 200: UserinfoSchema, 401: OAuthErrorSchema },
+        },
+        handler: async (request, reply) => {
+            const token = bearerToken(request);
+            if (token === undefined) {
+                // RFC 6750 §3.1: no error code in the challenge when no credentials were sent.
+                if (!request.headers.authorization)
+                    reply.header('www-authenticate', bearerChallenge());
+                throw new InvalidToken('an access token is required: Authorization: Bearer <token> (RFC 6750 §2.1)');
+            }
+            const active = await resolveAccessToken(app.db, token);
+            if (!active)
+                throw new InvalidToken('the access token is invalid, expired or revoked, or its user or organization is inactive (RFC 6750 §3.1)');
+            return reply.header('cache-control', 'no-store').send({
+                sub: active.user_id,
+                email: active.email,
+                name: active.user_name ?? active.email,
+                organization: { id: active.organization_id, name: active.organization_name },
+            });
+        },
+    });
+}
+//# sourceMappingURL=userinfo.route.js.map

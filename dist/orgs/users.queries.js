@@ -1,0 +1,37 @@
+const COLUMNS = 'id, email, name, active, created_at';
+export async function insertUser(db, user) {
+    const { rows } = await db.query(`INSERT INTO users (email, name, password_hash) VALUES ($1, $2, $3) RETURNING ${COLUMNS}`, [user.email, user.name, user.passwordHash]);
+    return rows[0];
+}
+export async function findUserByEmail(db, email) {
+    const { rows } = await db.query(`SELECT ${COLUMNS}, password_hash FROM users WHERE lower(email) = lower($1)`, [email]);
+    return rows[0];
+}
+/** All users, or the members of one organization (with their role there). */
+export async function listUsers(db, organizationId) {
+    if (!organizationId) {
+        const { rows } = await db.query(`SELECT ${COLUMNS} FROM users ORDER BY created_at, id`);
+        return rows;
+    }
+    const { rows } = await db.query(`SELECT u.id, u.email, u.name, u.active, u.created_at, m.role
+       FROM users u JOIN memberships m ON m.user_id = u.id
+      WHERE m.organization_id = $1 ORDER BY u.created_at, u.id`, [organizationId]);
+    return rows;
+}
+export async function setUserActiveByEmail(db, email, active) {
+    const { rows } = await db.query(`UPDATE users SET active = $2 WHERE lower(email) = lower($1) RETURNING ${COLUMNS}`, [email, active]);
+    return rows[0];
+}
+export async function insertMembership(db, organizationId, userId, role) {
+    await db.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, $3)
+     ON CONFLICT (organization_id, user_id) DO UPDATE SET role = EXCLUDED.role`, [organizationId, userId, role]);
+}
+/** The active organizations a user may act in, oldest membership first. */
+export async function listActiveMemberships(db, userId) {
+    const { rows } = await db.query(`SELECT o.id, o.name, m.role
+       FROM memberships m JOIN organizations o ON o.id = m.organization_id
+      WHERE m.user_id = $1 AND o.active
+      ORDER BY m.created_at, o.id`, [userId]);
+    return rows;
+}
+//# sourceMappingURL=users.queries.js.map

@@ -1,0 +1,35 @@
+/** The columns an update may set; the keys of a patch are checked against this list. */
+const UPDATABLE = ['label', 'area_type', 'value', 'country', 'radius_km', 'location_id'];
+const COLUMNS = 'id, organization_id, label, area_type, value, country, radius_km, location_id, created_at, updated_at';
+function toServiceArea(row) {
+    return { ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
+}
+/** By label (case-insensitive), ties broken stably. */
+export async function listServiceAreas(db) {
+    const { rows } = await db.query(`SELECT ${COLUMNS} FROM service_areas ORDER BY lower(label), label, created_at, id`);
+    return rows.map(toServiceArea);
+}
+export async function findServiceArea(db, id) {
+    const { rows } = await db.query(`SELECT ${COLUMNS} FROM service_areas WHERE id = $1`, [id]);
+    return rows[0] && toServiceArea(rows[0]);
+}
+export async function insertServiceArea(db, fields) {
+    const { rows } = await db.query(`INSERT INTO service_areas (organization_id, label, area_type, value, country, radius_km, location_id)
+     VALUES (app_current_org(), $1, $2, $3, $4, $5, $6)
+     RETURNING ${COLUMNS}`, [fields.label, fields.area_type, fields.value, fields.country, fields.radius_km, fields.location_id]);
+    return toServiceArea(rows[0]);
+}
+/** Sets only the columns present in the patch; an empty patch reads the row unchanged. */
+export async function updateServiceArea(db, id, patch) {
+    const columns = UPDATABLE.filter((column) => patch[column] !== undefined);
+    if (columns.length === 0)
+        return findServiceArea(db, id);
+    const assignments = columns.map((column, index) => `${column} = $${index + 2}`).join(', ');
+    const { rows } = await db.query(`UPDATE service_areas SET ${assignments} WHERE id = $1 RETURNING ${COLUMNS}`, [id, ...columns.map((column) => patch[column])]);
+    return rows[0] && toServiceArea(rows[0]);
+}
+export async function deleteServiceArea(db, id) {
+    const { rowCount } = await db.query('DELETE FROM service_areas WHERE id = $1', [id]);
+    return (rowCount ?? 0) > 0;
+}
+//# sourceMappingURL=service-areas.queries.js.map

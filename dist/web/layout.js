@@ -1,0 +1,88 @@
+import { html } from './html.js';
+import { STYLESHEET_PATH } from './stylesheet.js';
+export { STYLESHEET, STYLESHEET_PATH } from './stylesheet.js';
+export const SECTIONS = [
+    { id: 'locations', label: 'Locations', path: '/ui/locations' },
+    { id: 'service-areas', label: 'Service areas', path: '/ui/service-areas' },
+    { id: 'calls', label: 'Calls', path: '/ui/calls' },
+    { id: 'webhooks', label: 'Webhooks', path: '/ui/webhooks' },
+    { id: 'connected-apps', label: 'Connected apps', path: '/connected-apps' },
+];
+function logoutForm(csrf) {
+    return html `<form method="post" action="/logout" class="inline">
+          <input type="hidden" name="csrf" value="${csrf}">
+          <button type="submit" class="link">Log out</button>
+        </form>`;
+}
+function switcher(nav) {
+    if (nav.organizations.length < 2)
+        return html `<span>${nav.organizationName}</span>`;
+    const returnTo = SECTIONS.find((s) => s.id === nav.current)?.path ?? '/';
+    return html `<form method="post" action="/ui/organization" class="switcher">
+          <input type="hidden" name="csrf" value="${nav.csrf}">
+          <input type="hidden" name="return_to" value="${returnTo}">
+          <label for="switch-organization" class="visually-hidden">Organization</label>
+          <select id="switch-organization" name="organization_id">
+            ${nav.organizations.map((o) => html `<option value="${o.id}"${o.id === nav.organizationId ? html ` selected` : ''}>${o.name}</option>`)}
+          </select>
+          <button type="submit" class="secondary">Switch</button>
+        </form>`;
+}
+function navigationBar(nav) {
+    return html `<nav class="sections" aria-label="Sections">
+        ${SECTIONS.map((s) => html `<a href="${s.path}"${s.id === nav.current ? html ` aria-current="page"` : ''}>${s.label}</a>`)}
+      </nav>
+      <nav class="session" aria-label="Account">
+        ${switcher(nav)}
+        <span class="who" title="${nav.email}">${nav.email}</span>
+        ${logoutForm(nav.csrf)}
+      </nav>`;
+}
+export function layout(frame) {
+    const header = frame.nav
+        ? navigationBar(frame.nav)
+        : frame.session
+            ? html `<nav class="session">
+        <span>${frame.session.email} · ${frame.session.organizationName}</span>
+        <a href="/connected-apps">Connected apps</a>
+        ${logoutForm(frame.session.csrf)}
+      </nav>`
+            : '';
+    const brand = frame.nav ? html `<a href="/" class="brand"><strong>Switchboard</strong></a>` : html `<strong class="brand">Switchboard</strong>`;
+    return html `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${frame.title} · Switchboard</title>
+<link rel="stylesheet" href="${STYLESHEET_PATH}">
+</head>
+<body>
+<header>${brand}${header}</header>
+<main${frame.wide ? html ` class="wide"` : ''}>
+${frame.body}
+</main>
+</body>
+</html>
+`;
+}
+/**
+ * Sends a page with the headers every page carries: no framing (clickjacking
+ * on the consent page), no referrer (authorization URLs carry state), no
+ * caching, and no script at all. `formTargets` widens form-action for pages
+ * whose form submission redirects elsewhere (the consent page redirects to the
+ * client, and browsers apply form-action to that redirect too).
+ */
+export function sendPage(reply, status, page, options = {}) {
+    const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ');
+    return reply
+        .code(status)
+        .header('content-type', 'text/html; charset=utf-8')
+        .header('content-security-policy', `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`)
+        .header('x-frame-options', 'DENY')
+        .header('referrer-policy', 'no-referrer')
+        .header('cache-control', 'no-store')
+        .send(page.value);
+}
+//# sourceMappingURL=layout.js.map

@@ -1,0 +1,64 @@
+import { LoginThrottled, throttledLogin } from '../auth/login-throttle.js';
+import * as errors from '../errors.js';
+import { authenticate, issueSession, logout } from '../auth/sessions.service.js';
+import { sendPage } from './layout.js';
+import { loginPage } from './pages/login.page.js';
+import { clearSessionCookie, safeReturnTo, setSessionCookie, webSession } from './session.js';
+const text = (value) => (typeof value === 'string' ? value : '');
+export function loginRoutes(csrf) {
+    return async function registerLoginRoutes(app) {
+        app.get('/login', { schema: { hide: true } }, async (request, reply) => {
+            const returnTo = safeReturnTo(request.query.return_to);
+            if (await webSession(request))
+                return reply.redirect(returnTo, 302);
+            return sendPage(reply, 200, loginPage({ csrf: csrf.token(request, reply), returnTo }));
+        });
+        app.post('/login', { schema: { hide: true } }, async (request, reply) => {
+            const form = request.body ?? {};
+            const returnTo = safeReturnTo(form.return_to);
+            const email = text(form.email).slice(0, 254);
+            const again = (status, error) => sendPage(reply, status, loginPage({ csrf: csrf.token(request, reply), returnTo, email, error }));
+            if (!csrf.verify(request, form.csrf))
+                return again(403, 'Your sign-in form expired. Please try again.');
+            const password = text(form.password);
+            if (email === '' || password === '' || password.length > 1024)
+                return again(400, 'Enter your email and password.');
+            let user;
+            try {
+                user = await throttledLogin(app.db, email, request.ip, () => authenticate(app.db, email, password));
+            }
+            catch (error) {
+                if (error instanceof LoginThrottled) {
+                    reply.header('retry-after', String(error.retryAfterSeconds));
+                    return again(429, 'Too many sign-in attempts. Please wait a few minutes and try again.');
+                }
+                if (error instanceof errors.AUTH_INVALID_CREDENTIALS)
+                    return again(401, 'Email or password is incorrect.');
+                throw error;
+            }
+            let session;
+            try {
+                session = await issueSession(app.db, user);
+            }
+            catch {
+                return again(403, 'Your account belongs to no active organization.');
+            }
+            // Signing in again in the same browser replaces its session: the old one ends now, not at its expiry.
+            const previous = await webSession(request);
+            if (previous)
+                await logout(app.db, previous);
+            setSessionCookie(reply, app.config, session.token, session.expires_at);
+            return reply.redirect(returnTo, 303);
+        });
+        app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
+            if (!csrf.verify(request, request.body?.csrf))
+                return reply.redirect('/login', 303);
+            const session = await webSession(request);
+            if (session)
+                await logout(app.db, session);
+            clearSessionCookie(reply, app.config);
+            return reply.redirect('/login', 303);
+        });
+    };
+}
+//# sourceMappingURL=login.route.js.map

@@ -1,0 +1,32 @@
+import { SCOPE_DESCRIPTIONS } from '../../oauth/scopes.js';
+import { html } from '../html.js';
+import { layout } from '../layout.js';
+import { notice } from './fields.js';
+export function connectedAppsPage(input) {
+    const { csrf } = input.nav;
+    const rows = input.apps.map((app) => html `<tr>
+      <td><strong>${app.client_name}</strong><br><span class="muted">connected ${app.connected_at.toISOString().slice(0, 10)}</span></td>
+      <td>${app.scopes.map((s) => html `<div title="${SCOPE_DESCRIPTIONS[s] ?? s}"><code>${s}</code></div>`)}</td>
+      <td class="row-actions">
+        <form method="post" action="/connected-apps/revoke" class="inline">
+          <input type="hidden" name="csrf" value="${csrf}">
+          <input type="hidden" name="client_id" value="${app.client_id}">
+          <button type="submit" class="danger small">Revoke</button>
+        </form>
+      </td>
+    </tr>`);
+    return layout({
+        title: 'Connected apps',
+        nav: input.nav,
+        wide: true,
+        body: html `<div class="page-head"><h1>Connected apps</h1></div>
+${notice(input.notice)}
+<div class="card">
+  <p class="lead">Applications that can act for ${input.nav.organizationName}. Revoking one ends its access at once.</p>
+  ${input.apps.length === 0
+            ? html `<p class="muted">No applications are connected.</p>`
+            : html `<table><thead><tr><th>Application</th><th>Access</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
+</div>`,
+    });
+}
+//# sourceMappingURL=connected-apps.page.js.map

@@ -1,0 +1,35 @@
+import { SCOPE_DESCRIPTIONS } from '../../oauth/scopes.js';
+import { html } from '../html.js';
+import { layout } from '../layout.js';
+export function consentPage(input) {
+    const selected = input.organizations.find((o) => o.id === input.selectedOrganizationId) ?? input.organizations[0];
+    const organization = input.organizations.length > 1
+        ? html `<label for="organization_id">Organization</label>
+    <select id="organization_id" name="organization_id">
+      ${input.organizations.map((o) => html `<option value="${o.id}"${o.id === selected.id ? html ` selected` : ''}>${o.name}</option>`)}
+    </select>`
+        : html `<p>Organization: <strong>${selected.name}</strong></p>
+    <input type="hidden" name="organization_id" value="${selected.id}">`;
+    return layout({
+        title: `Connect ${input.clientName}`,
+        session: { email: input.email, organizationName: selected.name, csrf: input.csrf },
+        body: html `<div class="card">
+  <h1><span class="client-name">${input.clientName}</span> wants to connect to your Switchboard account</h1>
+  <p class="lead">Signed in as ${input.email}. If you allow it, ${input.clientName} will be able to:</p>
+  <ul class="scopes">
+    ${input.scopes.map((s) => html `<li>${SCOPE_DESCRIPTIONS[s] ?? s} <code>${s}</code></li>`)}
+  </ul>
+  <form method="post" action="/oauth/authorize">
+    <input type="hidden" name="csrf" value="${input.csrf}">
+    ${Object.entries(input.params).map(([name, value]) => html `<input type="hidden" name="${name}" value="${value}">`)}
+    ${organization}
+    <p class="muted">You will be sent back to ${input.redirectOrigin}. You can disconnect it at any time under Connected apps.</p>
+    <div class="actions">
+      <button type="submit" name="decision" value="allow">Allow</button>
+      <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+    </div>
+  </form>
+</div>`,
+    });
+}
+//# sourceMappingURL=consent.page.js.map

@@ -1,0 +1,35 @@
+import { html } from '../html.js';
+import { layout } from '../layout.js';
+import { notice } from './fields.js';
+const dash = html `<span class="muted">—</span>`;
+export function serviceAreasPage(input) {
+    const locationName = new Map(input.locations.map((l) => [l.id, l.name]));
+    const rows = input.areas.map((area) => html `<tr>
+      <td class="wrap"><strong>${area.label}</strong></td>
+      <td class="wrap">${area.area_type ?? dash}</td>
+      <td class="wrap">${area.value ?? dash}</td>
+      <td class="wrap">${area.country ?? dash}</td>
+      <td class="num">${area.radius_km === null ? dash : `${area.radius_km} km`}</td>
+      <td class="wrap">${area.location_id ? html `<a href="/ui/locations/${area.location_id}/edit">${locationName.get(area.location_id) ?? 'Location'}</a>` : dash}</td>
+      <td class="row-actions">
+        <a class="button secondary small" href="/ui/service-areas/${area.id}/edit">Edit</a>
+        <a class="button secondary small" href="/ui/service-areas/${area.id}/delete">Delete</a>
+      </td>
+    </tr>`);
+    return layout({
+        title: 'Service areas',
+        nav: input.nav,
+        wide: true,
+        body: html `<div class="page-head">
+  <h1>Service areas</h1>
+  <a class="button" href="/ui/service-areas/new">New service area</a>
+</div>
+${notice(input.notice)}
+<div class="card">
+  ${input.areas.length === 0
+            ? html `<p class="muted">No service areas yet. Describe where your organization takes calls for: a city, a region, a radius around a location.</p>`
+            : html `<table><thead><tr><th>Label</th><th>Type</th><th>Value</th><th>Country</th><th class="num">Radius</th><th>Location</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
+</div>`,
+    });
+}
+//# sourceMappingURL=service-areas.page.js.map

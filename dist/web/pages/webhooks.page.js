@@ -1,0 +1,41 @@
+import { html } from '../html.js';
+import { layout } from '../layout.js';
+import { notice, postButton } from './fields.js';
+import { formatTime } from './format.js';
+export function subscriptionStatus(subscription) {
+    if (subscription.status === 'disabled')
+        return html `<span class="badge bad">Disabled</span>`;
+    if (subscription.failing_since)
+        return html `<span class="badge warn" title="failing since ${formatTime(subscription.failing_since)}">Failing</span>`;
+    return html `<span class="badge ok">Active</span>`;
+}
+/** The organization's webhook subscriptions, each with its status and a way to its delivery attempts. */
+export function webhooksPage(input) {
+    const { csrf } = input.nav;
+    const rows = input.subscriptions.map((s) => html `<tr>
+      <td class="wrap"><a href="/ui/webhooks/${s.id}">${s.callback_url}</a></td>
+      <td><code>${s.event}</code></td>
+      <td>${subscriptionStatus(s)}</td>
+      <td class="wrap">${input.clients.get(s.client_id) ?? s.client_id}</td>
+      <td class="nowrap">${formatTime(s.created_at).slice(0, 10)}</td>
+      <td class="row-actions">
+        <a class="button secondary small" href="/ui/webhooks/${s.id}">Deliveries</a>
+        ${s.status === 'disabled' ? postButton({ action: `/ui/webhooks/${s.id}/enable`, csrf, label: 'Re-enable' }) : ''}
+        <a class="button secondary small" href="/ui/webhooks/${s.id}/delete">Delete</a>
+      </td>
+    </tr>`);
+    return layout({
+        title: 'Webhooks',
+        nav: input.nav,
+        wide: true,
+        body: html `<div class="page-head"><h1>Webhooks</h1></div>
+${notice(input.notice)}
+<div class="card">
+  <p class="lead">Where Switchboard sends <code>call.completed</code> events. Connected apps create these subscriptions; a subscription whose deliveries only failed for five days is disabled until you re-enable it.</p>
+  ${input.subscriptions.length === 0
+            ? html `<p class="muted">No webhook subscriptions. They appear when a connected app subscribes to call events.</p>`
+            : html `<table><thead><tr><th>Target URL</th><th>Event</th><th>Status</th><th>App</th><th>Since</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
+</div>`,
+    });
+}
+//# sourceMappingURL=webhooks.page.js.map

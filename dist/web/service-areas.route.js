@@ -1,0 +1,119 @@
+import { listLocations } from '../locations/locations.service.js';
+import { ServiceAreaCreateBody, ServiceAreaPatchBody } from '../service-areas/service-areas.schemas.js';
+import { createServiceArea, deleteServiceArea, getServiceArea, listServiceAreas, updateServiceArea, } from '../service-areas/service-areas.service.js';
+import { fieldErrorsOf, formValidator, formValues, pathId, noticeFor, nullableNumber, nullableText, } from './forms.js';
+import { sendPage } from './layout.js';
+import { confirmDeletePage } from './pages/confirm-delete.page.js';
+import { serviceAreaFormPage } from './pages/service-area-form.page.js';
+import { serviceAreasPage } from './pages/service-areas.page.js';
+import { sectionAccess } from './signed-in.js';
+const FIELDS = ['label', 'area_type', 'value', 'country', 'radius_km', 'location_id'];
+const LABELS = { location_id: 'The location', radius_km: 'Radius' };
+const NOTICES = { created: 'Service area created.', updated: 'Service area saved.', deleted: 'Service area deleted.' };
+/** The form's text as the API's JSON: empty optional fields are null, the radius a number. */
+function editableFields(values) {
+    return {
+        label: values.label,
+        area_type: nullableText(values.area_type),
+        value: nullableText(values.value),
+        country: nullableText(values.country),
+        radius_km: nullableNumber(values.radius_km),
+        location_id: nullableText(values.location_id),
+    };
+}
+function storedValues(area) {
+    return {
+        label: area.label,
+        area_type: area.area_type ?? '',
+        value: area.value ?? '',
+        country: area.country ?? '',
+        radius_km: area.radius_km === null ? '' : String(area.radius_km),
+        location_id: area.location_id ?? '',
+    };
+}
+export function serviceAreaPages(csrf) {
+    return async function registerServiceAreaPages(app) {
+        const validateCreate = formValidator(ServiceAreaCreateBody);
+        const validatePatch = formValidator(ServiceAreaPatchBody);
+        const hide = { schema: { hide: true } };
+        const { page, form } = sectionAccess(csrf, 'service-areas');
+        const showForm = async (reply, ctx, values, errors, id) => sendPage(reply, 400, serviceAreaFormPage({
+            nav: ctx.nav, values, errors, locations: await listLocations(app.db, ctx.organizationId), ...(id ? { id } : {}),
+        }));
+        app.get('/ui/service-areas', hide, async (request, reply) => {
+            const ctx = await page(request, reply);
+            if (!ctx)
+                return reply;
+            const [areas, locations] = await Promise.all([
+                listServiceAreas(app.db, ctx.organizationId),
+                listLocations(app.db, ctx.organizationId),
+            ]);
+            const message = noticeFor(NOTICES, request.query.done);
+            return sendPage(reply, 200, serviceAreasPage({ nav: ctx.nav, areas, locations, ...(message ? { notice: message } : {}) }));
+        });
+        app.get('/ui/service-areas/new', hide, async (request, reply) => {
+            const ctx = await page(request, reply);
+            if (!ctx)
+                return reply;
+            const locations = await listLocations(app.db, ctx.organizationId);
+            return sendPage(reply, 200, serviceAreaFormPage({ nav: ctx.nav, locations, values: {}, errors: {} }));
+        });
+        app.post('/ui/service-areas', hide, async (request, reply) => {
+            const ctx = await form(request, reply);
+            if (!ctx)
+                return reply;
+            const values = formValues(request.body, FIELDS);
+            const result = validateCreate(editableFields(values));
+            if (!result.ok)
+                return showForm(reply, ctx, values, result.errors);
+            const failed = await fieldErrorsOf(() => createServiceArea(app.db, ctx.organizationId, result.value), LABELS);
+            if (failed)
+                return showForm(reply, ctx, values, failed);
+            return reply.redirect('/ui/service-areas?done=created', 303);
+        });
+        app.get('/ui/service-areas/:id/edit', hide, async (request, reply) => {
+            const ctx = await page(request, reply);
+            if (!ctx)
+                return reply;
+            const area = await getServiceArea(app.db, ctx.organizationId, pathId(request.params.id, 'service area'));
+            const locations = await listLocations(app.db, ctx.organizationId);
+            return sendPage(reply, 200, serviceAreaFormPage({ nav: ctx.nav, id: area.id, locations, values: storedValues(area), errors: {} }));
+        });
+        app.post('/ui/service-areas/:id', hide, async (request, reply) => {
+            const ctx = await form(request, reply);
+            if (!ctx)
+                return reply;
+            const id = pathId(request.params.id, 'service area');
+            const values = formValues(request.body, FIELDS);
+            const result = validatePatch(editableFields(values));
+            if (!result.ok)
+                return showForm(reply, ctx, values, result.errors, id);
+            const failed = await fieldErrorsOf(() => updateServiceArea(app.db, ctx.organizationId, id, result.value), LABELS);
+            if (failed)
+                return showForm(reply, ctx, values, failed, id);
+            return reply.redirect('/ui/service-areas?done=updated', 303);
+        });
+        app.get('/ui/service-areas/:id/delete', hide, async (request, reply) => {
+            const ctx = await page(request, reply);
+            if (!ctx)
+                return reply;
+            const area = await getServiceArea(app.db, ctx.organizationId, pathId(request.params.id, 'service area'));
+            return sendPage(reply, 200, confirmDeletePage({
+                nav: ctx.nav,
+                title: `Delete ${area.label}?`,
+                message: `The service area is removed for everyone in ${ctx.nav.organizationName}.`,
+                action: `/ui/service-areas/${area.id}/delete`,
+                cancelHref: '/ui/service-areas',
+                button: 'Delete service area',
+            }));
+        });
+        app.post('/ui/service-areas/:id/delete', hide, async (request, reply) => {
+            const ctx = await form(request, reply);
+            if (!ctx)
+                return reply;
+            await deleteServiceArea(app.db, ctx.organizationId, pathId(request.params.id, 'service area'));
+            return reply.redirect('/ui/service-areas?done=deleted', 303);
+        });
+    };
+}
+//# sourceMappingURL=service-areas.route.js.map

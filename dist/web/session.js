@@ -1,0 +1,59 @@
+import { resolveSession } from '../auth/sessions.service.js';
+export const SESSION_COOKIE = 'sb_session';
+export function isSecureDeployment(config) {
+    return config.baseUrl.startsWith('https:');
+}
+/**
+ * Over https a cookie's name carries the `__Host-` prefix: browsers then accept
+ * it only when Secure, for path /, with no Domain, so a sibling subdomain cannot
+ * plant or overwrite it (which would defeat the CSRF cookie). Plain-http
+ * development cannot use the prefix and keeps the bare name.
+ */
+export function cookieName(config, name) {
+    return isSecureDeployment(config) ? `__Host-${name}` : name;
+}
+export async function webSession(request) {
+    const token = request.cookies[cookieName(request.server.config, SESSION_COOKIE)];
+    if (typeof token !== 'string' || token.length === 0 || token.length > 256)
+        return undefined;
+    return resolveSession(request.server.db, token);
+}
+export function setSessionCookie(reply, config, token, expiresAt) {
+    reply.setCookie(cookieName(config, SESSION_COOKIE), token, {
+        path: '/',
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: isSecureDeployment(config),
+        expires: expiresAt,
+    });
+}
+export function clearSessionCookie(reply, config) {
+    reply.clearCookie(cookieName(config, SESSION_COOKIE), { path: '/', httpOnly: true, sameSite: 'lax', secure: isSecureDeployment(config) });
+}
+/**
+ * Where to go after logging in: a path on this site only. "//evil.example"
+ * and "/\evil.example" are protocol-relative to browsers, so they are refused.
+ * Characters outside printable ASCII are percent-encoded (as a browser would
+ * send them): a Location header cannot carry them, and Node refuses to write
+ * one that does, which turned a crafted link into a 500 after signing in.
+ */
+export function safeReturnTo(value, fallback = '/') {
+    if (typeof value !== 'string' || value.length > 4000)
+        return fallback;
+    if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\'))
+        return fallback;
+    if (/[\u0000-\u001f\u007f\\]/.test(value))
+        return fallback;
+    try {
+        return value.replace(/[^\u0021-\u007e]+/g, encodeURIComponent);
+    }
+    catch {
+        // A lone surrogate has no UTF-8 form.
+        return fallback;
+    }
+}
+/** /login?return_to=… for a request that needs a signed-in user. */
+export function loginUrl(returnTo) {
+    return `/login?${new URLSearchParams({ return_to: returnTo })}`;
+}
+//# sourceMappingURL=session.js.map

@@ -1,0 +1,74 @@
+// The one stylesheet of the web UI, served at STYLESHEET_PATH (a file of its
+// own, since the CSP allows styles from 'self' only: no inline styles).
+export const STYLESHEET_PATH = '/assets/web.css';
+export const STYLESHEET = `
+:root { color-scheme: light; --ink: #1d2330; --muted: #5b6475; --line: #d9dee7; --accent: #2656d9; --danger: #b42318; --ok: #067647; --bg: #f5f7fb; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
+a { color: var(--accent); }
+header { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 8px 20px; padding: 10px 24px; background: #fff; border-bottom: 1px solid var(--line); }
+.brand { font-size: 18px; }
+nav.session { display: flex; gap: 14px; align-items: center; color: var(--muted); font-size: 14px; }
+nav.session .who { max-width: 170px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+nav.sections { display: flex; gap: 2px; margin-right: auto; overflow-x: auto; }
+nav.sections a { color: var(--ink); text-decoration: none; padding: 6px 9px; border-radius: 6px; font-size: 15px; white-space: nowrap; }
+nav.sections a:hover { background: var(--bg); }
+nav.sections a[aria-current=page] { background: #e8eefc; color: var(--accent); font-weight: 600; }
+form.switcher { display: flex; gap: 6px; align-items: center; margin: 0; }
+form.switcher select { width: auto; max-width: 170px; padding: 5px 8px; font-size: 14px; }
+form.switcher button { padding: 5px 10px; font-size: 14px; }
+main { max-width: 560px; margin: 40px auto; padding: 0 16px; }
+main.wide { max-width: 1080px; margin-top: 28px; }
+.card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 28px; }
+.card + .card { margin-top: 20px; }
+.page-head { display: flex; align-items: center; justify-content: space-between; gap: 16px; margin-bottom: 16px; }
+.page-head h1 { margin: 0; }
+h1 { font-size: 22px; margin: 0 0 16px; }
+h2 { font-size: 18px; margin: 0 0 12px; }
+p.lead { color: var(--muted); margin-top: 0; }
+label { display: block; font-weight: 600; margin: 16px 0 6px; }
+label.check { display: flex; gap: 8px; align-items: center; font-weight: 400; }
+input[type=email], input[type=password], input[type=text], input[type=number], select, textarea { width: 100%; padding: 10px 12px; border: 1px solid var(--line); border-radius: 6px; font: inherit; background: #fff; }
+input[aria-invalid=true], select[aria-invalid=true] { border-color: var(--danger); }
+.field-error { color: var(--danger); font-size: 14px; margin: 4px 0 0; }
+.hint { color: var(--muted); font-size: 14px; margin: 4px 0 0; }
+.row { display: grid; grid-template-columns: 1fr 1fr; gap: 0 16px; }
+fieldset { border: none; padding: 0; margin: 0; }
+button, a.button { display: inline-block; font: inherit; padding: 10px 18px; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; line-height: 1.5; }
+button.secondary, a.button.secondary { background: #fff; color: var(--ink); border-color: var(--line); }
+button.danger { background: #fff; color: var(--danger); border-color: var(--danger); }
+button.small, a.button.small { padding: 4px 10px; font-size: 14px; }
+button.link { background: none; border: none; color: var(--accent); padding: 0; }
+form.inline { display: inline; margin: 0; }
+.actions { display: flex; gap: 12px; margin-top: 24px; align-items: center; }
+td.row-actions { text-align: right; white-space: nowrap; width: 1%; }
+td.row-actions > * + * { margin-left: 6px; }
+.error { background: #fef3f2; border: 1px solid #fecdca; color: var(--danger); padding: 10px 12px; border-radius: 6px; }
+.notice { background: #ecfdf3; border: 1px solid #abefc6; color: var(--ok); padding: 10px 12px; border-radius: 6px; }
+.badge { display: inline-block; white-space: nowrap; font-size: 12px; font-weight: 600; padding: 1px 8px; border-radius: 999px; background: #e8eefc; color: var(--accent); vertical-align: middle; margin-left: 6px; }
+.badge.ok { background: #ecfdf3; color: var(--ok); }
+.badge.warn { background: #fffaeb; color: #b54708; }
+.badge.bad { background: #fef3f2; color: var(--danger); }
+ul.scopes { padding-left: 20px; }
+ul.scopes li { margin: 6px 0; }
+ul.scopes code, td code { font-size: 13px; color: var(--muted); }
+table { width: 100%; border-collapse: collapse; }
+th, td { text-align: left; padding: 10px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-size: 13px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); font-weight: 600; }
+td.num, th.num { text-align: right; white-space: nowrap; }
+td.nowrap { white-space: nowrap; }
+.wrap { overflow-wrap: anywhere; }
+pre { background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; font-size: 13px; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 160px; overflow: auto; margin: 0; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 6px 20px; margin: 0; }
+dl.facts dt { color: var(--muted); }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+.muted { color: var(--muted); font-size: 14px; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+a.brand { color: var(--ink); text-decoration: none; }
+p.summary { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
+details summary { cursor: pointer; color: var(--muted); font-size: 14px; overflow-wrap: anywhere; }
+details pre { margin-top: 6px; }
+.pager { display: flex; justify-content: space-between; margin-top: 16px; }
+@media (max-width: 640px) { .row { grid-template-columns: 1fr; } main.wide { padding: 0 8px; } td.row-actions { white-space: normal; } }
+`;
+//# sourceMappingURL=stylesheet.js.map

@@ -1,0 +1,57 @@
+// The server-rendered web UI (DESIGN §6), encapsulated: form bodies are parsed
+// only here, and errors render as HTML pages instead of problem+json.
+// Another feature's pages register here too, using layout.ts and csrf.ts.
+import formbody from '@fastify/formbody';
+import { connectedAppsRoutes } from './connected-apps.route.js';
+import { createCsrf } from './csrf.js';
+import { homeRoutes } from './home.route.js';
+import { sendPage, STYLESHEET, STYLESHEET_PATH } from './layout.js';
+import { locationPages } from './locations.route.js';
+import { loginRoutes } from './login.route.js';
+import { ValidationProblem } from '../http/problem-details.plugin.js';
+import { errorPage } from './pages/error.page.js';
+import { serviceAreaPages } from './service-areas.route.js';
+import { callPages } from './calls.route.js';
+import { webhookPages } from './webhooks.route.js';
+function describeError(status, requestId) {
+    switch (status) {
+        case 404:
+            return { title: 'Not found', message: 'There is nothing here. It may have been deleted, or it belongs to another organization.' };
+        case 403:
+            return { title: 'Not allowed', message: 'You cannot do this in your current organization.' };
+        case 429:
+            return { title: 'Too many requests', message: 'Too many requests. Please wait a moment and try again.' };
+        case 500:
+            return { title: 'Unexpected error', message: `Something went wrong on our side (request ${requestId}).` };
+        default:
+            return { title: 'Request refused', message: 'The request could not be processed.' };
+    }
+}
+export default async function webPlugin(app) {
+    await app.register(formbody, { bodyLimit: 16 * 1024 });
+    const csrf = await createCsrf(app.config);
+    app.decorateRequest('webNavigation', null);
+    app.setErrorHandler(function renderErrorPage(error, request, reply) {
+        const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+        if (status === 500)
+            request.log.error({ err: error }, 'unhandled error');
+        const nav = request.webNavigation;
+        // Refused before any page could show it beside its field (the U+0000 check runs for every route).
+        const fields = error instanceof ValidationProblem ? error.fieldErrors.map((e) => `${e.field} ${e.message}`).join('; ') : '';
+        const described = describeError(status, request.id);
+        return sendPage(reply, status, errorPage({
+            ...described,
+            ...(fields ? { message: `${described.message} The field ${fields}.` } : {}),
+            ...(nav ? { nav, hint: 'Use the navigation above to carry on.' } : {}),
+        }));
+    });
+    app.get(STYLESHEET_PATH, { schema: { hide: true } }, async (_request, reply) => reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET));
+    await app.register(loginRoutes(csrf));
+    await app.register(homeRoutes(csrf));
+    await app.register(locationPages(csrf));
+    await app.register(serviceAreaPages(csrf));
+    await app.register(callPages(csrf));
+    await app.register(webhookPages(csrf));
+    await app.register(connectedAppsRoutes(csrf));
+}
+//# sourceMappingURL=web.plugin.js.map

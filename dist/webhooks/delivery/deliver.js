@@ -1,0 +1,115 @@
+// One webhook HTTP attempt (DESIGN §2 "Outbound HTTP", §5 "Webhooks"):
+// HTTPS only, POST, no redirects followed, the dialled address checked, a
+// total time limit, at most 4 KiB of the answer read. Whatever the target
+// does comes back as a value; the retry policy decides what it means.
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import { checkUrlShape } from '../ssrf/check-hook-url.js';
+import { BLOCKED_ADDRESS_CODE, checkedConnector } from './checked-connect.js';
+export const RESPONSE_EXCERPT_BYTES = 4096;
+const MAX_CONNECT_TIMEOUT_MS = 10_000;
+// Agents are shared so connections to a target are kept alive across deliveries.
+const agents = new Map();
+function agentFor(allowPrivate, timeoutMs) {
+    const connectTimeoutMs = Math.min(timeoutMs, MAX_CONNECT_TIMEOUT_MS);
+    const key = `${allowPrivate}:${connectTimeoutMs}`;
+    let agent = agents.get(key);
+    if (!agent) {
+        agent = new Agent({ connect: checkedConnector({ allowPrivate, connectTimeoutMs }), allowH2: false });
+        agents.set(key, agent);
+    }
+    return agent;
+}
+/** Closes the shared connection pools (on shutdown, so idle keep-alive sockets do not hold the process). */
+export async function closeDeliveryAgents() {
+    const all = [...agents.values()];
+    agents.clear();
+    await Promise.all(all.map((agent) => agent.close()));
+}
+function errorChain(err) {
+    const chain = [];
+    let current = err;
+    while (current && typeof current === 'object' && chain.length < 5) {
+        chain.push(current);
+        current = current.cause;
+    }
+    return chain;
+}
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|EPROTO$)|CERT|SIGNED|UNABLE_TO_|HOSTNAME_MISMATCH/;
+function classify(err) {
+    const chain = errorChain(err);
+    const codes = chain.map((e) => (typeof e.code === 'string' ? e.code : ''));
+    const deepest = chain.at(-1);
+    const message = typeof deepest?.message === 'string' && deepest.message ? deepest.message : String(err);
+    if (codes.includes(BLOCKED_ADDRESS_CODE))
+        return { error: 'blocked_address', message };
+    if (codes.some((code) => TIMEOUT_CODES.has(code)))
+        return { error: 'timeout', message };
+    if (codes.some((code) => TLS_CODE.test(code)))
+        return { error: 'tls', message };
+    return { error: 'connection', message };
+}
+function firstHeader(value) {
+    return Array.isArray(value) ? value[0] : value;
+}
+/** Reads at most RESPONSE_EXCERPT_BYTES, then drops the rest (and with it the connection). */
+async function readExcerpt(body) {
+    const chunks = [];
+    let size = 0;
+    try {
+        for await (const chunk of body) {
+            const take = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - size);
+            chunks.push(take);
+            size += take.length;
+            if (size >= RESPONSE_EXCERPT_BYTES)
+                break;
+        }
+    }
+    catch {
+        // The status has arrived; a body cut off by the time limit or a reset keeps what was read.
+    }
+    finally {
+        body.destroy();
+    }
+    // stream: true holds back a multi-byte character split at the cut instead of mangling it.
+    const text = new TextDecoder('utf-8').decode(Buffer.concat(chunks), { stream: true });
+    // PostgreSQL text cannot hold NUL; the excerpt is for people to read.
+    return text.replaceAll('\u0000', '\uFFFD');
+}
+export async function deliver(req) {
+    const started = performance.now();
+    const latencyMs = () => Math.round(performance.now() - started);
+    const shape = checkUrlShape(req.url);
+    if (!shape.ok)
+        return { kind: 'error', error: 'invalid_url', message: shape.reason, latencyMs: latencyMs() };
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new Error(`no complete answer within ${req.timeoutMs} ms`));
+    }, req.timeoutMs);
+    try {
+        const res = await request(shape.url, {
+            method: 'POST',
+            headers: req.headers,
+            body: req.body,
+            dispatcher: agentFor(req.allowPrivate, req.timeoutMs),
+            signal: controller.signal,
+            headersTimeout: req.timeoutMs,
+            bodyTimeout: req.timeoutMs,
+        });
+        const bodyExcerpt = await readExcerpt(res.body);
+        const retryAfter = firstHeader(res.headers['retry-after']);
+        return { kind: 'response', status: res.statusCode, ...(retryAfter !== undefined && { retryAfter }), bodyExcerpt, latencyMs: latencyMs() };
+    }
+    catch (err) {
+        if (timedOut)
+            return { kind: 'error', error: 'timeout', message: `no response within ${req.timeoutMs} ms`, latencyMs: latencyMs() };
+        return { kind: 'error', ...classify(err), latencyMs: latencyMs() };
+    }
+    finally {
+        clearTimeout(timer);
+    }
+}
+//# sourceMappingURL=deliver.js.map

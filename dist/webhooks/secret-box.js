@@ -1,0 +1,37 @@
+// Webhook secrets must be sent back verbatim (X-Signature), so they cannot be
+// hashed: they are sealed with AES-256-GCM under SECRET_KEY. The organization
+// id is the associated data, so a sealed secret copied onto another
+// organization's row does not open.
+//
+// Layout: version byte (1) | 12-byte IV | 16-byte tag | ciphertext.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+const VERSION = 1;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+function associatedData(organizationId) {
+    return Buffer.from(`switchboard:webhook-secret:${organizationId}`, 'utf8');
+}
+export function createSecretBox(key) {
+    if (key.length !== 32)
+        throw new Error('the webhook secret key must be 32 bytes');
+    return {
+        seal(secret, organizationId) {
+            const iv = randomBytes(IV_BYTES);
+            const cipher = createCipheriv('aes-256-gcm', key, iv);
+            cipher.setAAD(associatedData(organizationId));
+            const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+            return Buffer.concat([Buffer.from([VERSION]), iv, cipher.getAuthTag(), ciphertext]);
+        },
+        open(sealed, organizationId) {
+            if (sealed.length < 1 + IV_BYTES + TAG_BYTES || sealed[0] !== VERSION)
+                throw new Error('unknown sealed secret format');
+            const iv = sealed.subarray(1, 1 + IV_BYTES);
+            const tag = sealed.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES);
+            const decipher = createDecipheriv('aes-256-gcm', key, iv);
+            decipher.setAAD(associatedData(organizationId));
+            decipher.setAuthTag(tag);
+            return Buffer.concat([decipher.update(sealed.subarray(1 + IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+        },
+    };
+}
+//# sourceMappingURL=secret-box.js.map

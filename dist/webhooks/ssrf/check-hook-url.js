@@ -1,0 +1,82 @@
+// The subscribe-time rule for `hookUrl` (DESIGN §5). Delivery re-checks the
+// address actually dialled (delivery/checked-lookup.ts), because DNS answers
+// may change between subscribing and delivering.
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIpLiteral, isPublicAddress } from './ip-ranges.js';
+export const HOOK_URL_MAX_LENGTH = 2048;
+export async function resolveAll(host) {
+    const answers = await dnsLookup(host, { all: true, verbatim: true });
+    return answers.map((answer) => answer.address);
+}
+/**
+ * The authority as written, before WHATWG parsing drops an empty user-info
+ * (`https://@host`): any `@` in it means the URL carried user-info.
+ */
+function rawAuthority(raw) {
+    const match = /^[a-z][a-z\d+.-]*:[/\\]*([^/\\?#]*)/i.exec(raw.trim());
+    return match?.[1] ?? '';
+}
+/** `localhost`, `*.localhost` (RFC 6761), with or without the root dot, any case. */
+export function isLocalhostName(hostname) {
+    const name = hostname.toLowerCase().replace(/\.+$/, '');
+    return name === 'localhost' || name.endsWith('.localhost');
+}
+function fail(reason) {
+    return { ok: false, reason };
+}
+/** Static rules every target URL obeys, even with private targets allowed. */
+export function checkUrlShape(raw) {
+    if (raw.length > HOOK_URL_MAX_LENGTH)
+        return fail(`hookUrl must be at most ${HOOK_URL_MAX_LENGTH} characters`);
+    let url;
+    try {
+        url = new URL(raw);
+    }
+    catch {
+        return fail('hookUrl must be an absolute URL');
+    }
+    if (url.protocol !== 'https:')
+        return fail('hookUrl must use https');
+    if (url.username || url.password || rawAuthority(raw).includes('@')) {
+        return fail('hookUrl must not contain user-info (user:password@)');
+    }
+    if (!url.hostname)
+        return fail('hookUrl must name a host');
+    return { ok: true, url };
+}
+/** Whether `hostname` (from a parsed URL) is an allowed target before DNS. */
+function checkHostLiteral(hostname) {
+    if (isIpLiteral(hostname)) {
+        // WHATWG parsing has already turned decimal, octal, hex and short IPv4 forms into a.b.c.d.
+        return isPublicAddress(hostname) ? undefined : `hookUrl host ${hostname} is a private, loopback, link-local, multicast, reserved or metadata address`;
+    }
+    if (isLocalhostName(hostname))
+        return `hookUrl host ${hostname} is a local name`;
+    return undefined;
+}
+export async function checkHookUrl(raw, opts) {
+    const shape = checkUrlShape(raw);
+    if (!shape.ok || opts.allowPrivate)
+        return shape;
+    const { hostname } = shape.url;
+    const literalProblem = checkHostLiteral(hostname);
+    if (literalProblem)
+        return fail(literalProblem);
+    if (isIpLiteral(hostname))
+        return shape;
+    let addresses;
+    try {
+        addresses = await (opts.lookup ?? resolveAll)(hostname);
+    }
+    catch {
+        return fail(`hookUrl host ${hostname} could not be resolved`);
+    }
+    if (addresses.length === 0)
+        return fail(`hookUrl host ${hostname} could not be resolved`);
+    const blocked = addresses.find((address) => !isPublicAddress(address));
+    if (blocked !== undefined) {
+        return fail(`hookUrl host ${hostname} resolves to ${blocked}, a private, loopback, link-local, multicast, reserved or metadata address`);
+    }
+    return shape;
+}
+//# sourceMappingURL=check-hook-url.js.map

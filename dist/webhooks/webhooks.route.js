@@ -1,0 +1,128 @@
+import { Type } from '@sinclair/typebox';
+import { requirePrincipal } from '../auth/principal.js';
+import { requireUserOrPlatformToken } from '../auth/user-or-platform.hook.js';
+import { resolveSecretKey } from '../config/secret-key.js';
+import { setNextLink } from '../http/pagination.js';
+import { PLATFORM_SECURITY, requirePlatformToken } from '../oauth/platform-guard.js';
+import { listAttemptsPage, redeliver } from './deliveries.service.js';
+import { createSecretBox } from './secret-box.js';
+import { getVisibleSubscription, listVisibleSubscriptions, reenableSubscription, removeSubscription, subscribe, unsubscribe, } from './subscriptions.service.js';
+import { AttemptSchema, AttemptsQuery, DeliverySchema, IdParams, ProblemSchema, SubscribeBody, SubscriptionSchema, SubscriptionSummarySchema, UnsubscribeBody, UnsubscribeResponse, } from './webhooks.schemas.js';
+const authErrors = { 401: ProblemSchema, 403: ProblemSchema };
+const security = [{ userToken: [] }, { bearer: [] }];
+export default async function webhooksRoutes(fastify) {
+    const app = fastify.withTypeProvider();
+    const deps = {
+        pool: app.db,
+        secretBox: createSecretBox(await resolveSecretKey(app.config)),
+        urlCheck: { allowPrivate: app.config.webhookAllowPrivateTargets },
+    };
+    const platform = requirePlatformToken('calls:read');
+    const userOrPlatform = requireUserOrPlatformToken('calls:read');
+    // Interface §5.1 marks Content-Type optional on the platform's requests: in
+    // this scope any body (no Content-Type, text/plain, a form type) is read as
+    // JSON. Harmless for CSRF: these routes need an Authorization header, which
+    // no cross-site form can send.
+    await app.register(async function subscribeRoutes(scope) {
+        scope.removeContentTypeParser(['text/plain']);
+        scope.addContentTypeParser('*', { parseAs: 'string' }, scope.getDefaultJsonParser('error', 'error'));
+        const routes = scope.withTypeProvider();
+        routes.post('/webhooks/subscribe', {
+            preHandler: platform,
+            schema: {
+                tags: ['webhooks'],
+                summary: 'Subscribe a target URL to call.completed (201 new, 200 when it already exists)',
+                security: PLATFORM_SECURITY,
+                body: SubscribeBody,
+                response: { 200: SubscriptionSummarySchema, 201: SubscriptionSummarySchema, 400: ProblemSchema, ...authErrors },
+            },
+        }, async (request, reply) => {
+            const { subscription, created } = await subscribe(deps, requirePrincipal(request.principal), request.body);
+            return reply.code(created ? 201 : 200).send(subscription);
+        });
+        routes.delete('/webhooks/subscribe', {
+            preHandler: platform,
+            schema: {
+                tags: ['webhooks'],
+                summary: "Unsubscribe a target URL (idempotent)",
+                security: PLATFORM_SECURITY,
+                body: UnsubscribeBody,
+                response: { 200: UnsubscribeResponse, 400: ProblemSchema, ...authErrors },
+            },
+        }, async (request) => {
+            await unsubscribe(app.db, requirePrincipal(request.principal), request.body.hookUrl);
+            return { success: true };
+        });
+    });
+    app.get('/webhooks', {
+        preHandler: userOrPlatform,
+        schema: {
+            tags: ['webhooks'],
+            summary: "The organization's subscriptions with their status (a platform sees its own)",
+            security,
+            response: { 200: Type.Array(SubscriptionSchema), ...authErrors },
+        },
+    }, async (request) => listVisibleSubscriptions(app.db, requirePrincipal(request.principal)));
+    app.get('/webhooks/:id', {
+        preHandler: userOrPlatform,
+        schema: {
+            tags: ['webhooks'],
+            summary: 'One subscription',
+            security,
+            params: IdParams,
+            response: { 200: SubscriptionSchema, 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
+        },
+    }, async (request) => getVisibleSubscription(app.db, requirePrincipal(request.principal), request.params.id));
+    app.delete('/webhooks/:id', {
+        preHandler: userOrPlatform,
+        schema: {
+            tags: ['webhooks'],
+            summary: 'Delete a subscription (its pending deliveries are dropped)',
+            security,
+            params: IdParams,
+            response: { 204: Type.Null(), 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
+        },
+    }, async (request, reply) => {
+        await removeSubscription(app.db, requirePrincipal(request.principal), request.params.id);
+        return reply.code(204).send(null);
+    });
+    app.post('/webhooks/:id/enable', {
+        preHandler: userOrPlatform,
+        schema: {
+            tags: ['webhooks'],
+            summary: 'Re-enable a disabled subscription; its paused deliveries resume',
+            security,
+            params: IdParams,
+            response: { 200: SubscriptionSchema, 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
+        },
+    }, async (request) => reenableSubscription(app.db, requirePrincipal(request.principal), request.params.id));
+    app.get('/webhooks/:id/deliveries', {
+        preHandler: userOrPlatform,
+        schema: {
+            tags: ['webhooks'],
+            summary: 'Delivery attempts of a subscription, newest first (next page in the Link header)',
+            security,
+            params: IdParams,
+            querystring: AttemptsQuery,
+            response: { 200: Type.Array(AttemptSchema), 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
+        },
+    }, async (request, reply) => {
+        const { attempts, nextCursor } = await listAttemptsPage(app.db, requirePrincipal(request.principal), request.params.id, request.query);
+        setNextLink(request, reply, app.config.baseUrl, nextCursor);
+        return attempts;
+    });
+    app.post('/webhooks/deliveries/:id/redeliver', {
+        preHandler: userOrPlatform,
+        schema: {
+            tags: ['webhooks'],
+            summary: 'Send a delivery again now (same X-Delivery-Id, a fresh retry schedule)',
+            security,
+            params: IdParams,
+            response: { 202: DeliverySchema, 400: ProblemSchema, ...authErrors, 404: ProblemSchema, 409: ProblemSchema },
+        },
+    }, async (request, reply) => {
+        const delivery = await redeliver(app.db, requirePrincipal(request.principal), request.params.id);
+        return reply.code(202).send(delivery);
+    });
+}
+//# sourceMappingURL=webhooks.route.js.map

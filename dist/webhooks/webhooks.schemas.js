@@ -1,0 +1,67 @@
+import { Type } from '@sinclair/typebox';
+import { IdParams, ProblemSchema, Uuid } from '../http/schemas.js';
+const Timestamp = Type.String({ format: 'date-time' });
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+// Printable ASCII without leading or trailing spaces: it is sent verbatim as a
+// header value, and HTTP strips surrounding whitespace from header values.
+export const SECRET_PATTERN = '^[\\x21-\\x7e](?:[\\x20-\\x7e]{0,254}[\\x21-\\x7e])?$';
+export const SubscribeBody = Type.Object({
+    hookUrl: Type.String({ minLength: 1, description: 'public https URL that receives deliveries (at most 2048 characters)' }),
+    event: Type.Optional(Type.Literal('call.completed', { description: 'defaults to call.completed' })),
+    secret: Type.Optional(Type.String({
+        pattern: SECRET_PATTERN,
+        'x-error-message': 'must be 1 to 256 printable ASCII characters, without leading or trailing spaces',
+        description: '1 to 256 printable ASCII characters, sent back verbatim in X-Signature and used for webhook-signature',
+    })),
+}, { additionalProperties: false });
+export const UnsubscribeBody = Type.Object({ hookUrl: Type.String({ minLength: 1, description: 'the exact URL given at subscription' }) }, { additionalProperties: false });
+/** Interface §2.1. */
+export const SubscriptionSummarySchema = Type.Object({
+    id: Uuid,
+    event: Type.String(),
+    callback_url: Type.String(),
+});
+export const SubscriptionSchema = Type.Object({
+    id: Uuid,
+    event: Type.String(),
+    callback_url: Type.String(),
+    client_id: Type.String({ description: 'the OAuth client (platform) that subscribed' }),
+    status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
+    has_secret: Type.Boolean(),
+    failing_since: NullableTimestamp,
+    disabled_at: NullableTimestamp,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+});
+export const UnsubscribeResponse = Type.Object({ success: Type.Boolean() });
+export const AttemptSchema = Type.Object({
+    id: Uuid,
+    delivery_id: Uuid,
+    call_id: Uuid,
+    attempt: Type.Integer({ description: 'X-Delivery-Attempt of this attempt' }),
+    attempted_at: Timestamp,
+    status_code: Type.Union([Type.Integer(), Type.Null()]),
+    latency_ms: Type.Union([Type.Integer(), Type.Null()]),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'timeout, connection, tls, blocked_address, invalid_url, lease_expired or internal' }),
+    error_message: Type.Union([Type.String(), Type.Null()]),
+    response_body: Type.Union([Type.String(), Type.Null()], { description: 'the first 4 KiB of the answer' }),
+    outcome: Type.String({ description: 'succeeded, retrying, failed, subscription_removed or superseded' }),
+    delivery_status: Type.String({ description: 'current status of the delivery: pending, succeeded or failed' }),
+});
+export const DeliverySchema = Type.Object({
+    id: Uuid,
+    subscription_id: Uuid,
+    call_id: Uuid,
+    event: Type.String(),
+    status: Type.String(),
+    attempts: Type.Integer(),
+    next_attempt_at: NullableTimestamp,
+    created_at: Timestamp,
+    finished_at: NullableTimestamp,
+});
+export const AttemptsQuery = Type.Object({
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+    cursor: Type.Optional(Type.String({ format: 'uuid', description: 'next page: the value from the Link rel="next" header' })),
+});
+export { IdParams, ProblemSchema };
+//# sourceMappingURL=webhooks.schemas.js.map
