@@ -4,7 +4,11 @@
 // Files named *.serial.test.ts run afterwards, one at a time, with nothing
 // else running: they may stop and restart the database server or Redis
 // (SB_TEST_SERIAL=1 tells them they are alone).
-import { spawn } from 'node:child_process';
+// It compiles dist/ first: tests import the sources through tsx, but the
+// processes they spawn (bin/switchboard.js serve, worker, the CLI) run the
+// compiled build, so that build is tested and never stale.
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -40,7 +44,18 @@ async function adminQuery(serverUrl: string, sql: string): Promise<pg.QueryResul
   }
 }
 
+function build(): void {
+  const tsc = path.join(path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin/tsc');
+  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) {
+    process.stderr.write('tests: npm run build failed\n');
+    process.exit(1);
+  }
+}
+
 async function main() {
+  build();
   const args = process.argv.slice(2);
   const files: string[] = [];
   for (const arg of args.length ? args : ['test']) {

@@ -51,9 +51,9 @@ export interface Served {
   exited: Promise<number | null>;
 }
 
-/** Starts `switchboard serve` in its own process group and waits until it listens. */
-export function startServe(env: NodeJS.ProcessEnv, args: string[] = []): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+/** Starts `switchboard serve` (the given executable, this checkout's by default) in its own process group and waits until it listens. */
+export function startServe(env: NodeJS.ProcessEnv, args: string[] = [], bin = BIN): Promise<Served> {
+  const child = spawn(process.execPath, [bin, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
