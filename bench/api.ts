@@ -15,10 +15,11 @@
 // and a final line of ratios to the baseline.
 //
 // DATABASE_URL selects the PostgreSQL server; unset, an embedded one runs in a
-// temporary directory. BENCH_DURATION (seconds, default 10) sets each run's length.
+// temporary directory. BENCH_DURATION (seconds, default 10) sets each run's length;
+// BENCH_CPU_PROF=dir has the server write a V8 CPU profile (--cpu-prof) into dir.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { openSync, readFileSync } from 'node:fs';
+import { openSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -48,7 +49,7 @@ const LOCATIONS = 10;
 const REFRESH_CHAINS = 400;
 const TTLS = { accessTokenTtl: 3600, refreshTokenTtl: 5_184_000 };
 
-async function database(): Promise<{ url: string; stop(): Promise<void> }> {
+async function database(): Promise<{ url: string; pgdata?: string; stop(): Promise<void> }> {
   const server = process.env.DATABASE_URL;
   const name = `switchboard_bench_${randomBytes(4).toString('hex')}`;
   let tmp: string | undefined;
@@ -72,6 +73,7 @@ async function database(): Promise<{ url: string; stop(): Promise<void> }> {
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
+    ...(tmp ? { pgdata: path.join(tmp, 'pg') } : {}),
     async stop() {
       await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
       await stopEmbedded();
@@ -136,14 +138,63 @@ async function startChild(name: string, args: string[], env: NodeJS.ProcessEnv, 
 
 type Result = Awaited<ReturnType<typeof autocannon>>;
 
-function row(name: string, r: Result, unit = 'req/s', rate = r.requests.average): string {
-  return `${name.padEnd(44)} ${rate.toFixed(0).padStart(7)} ${unit.padEnd(11)} p50 ${String(r.latency.p50).padStart(3)} ms   p99 ${String(r.latency.p99).padStart(3)} ms   non-2xx ${r.non2xx}   errors ${r.errors + r.timeouts}`;
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** utime + stime (+ children's, when asked) of a process, in clock ticks. */
+function cpuTicks(pid: number, withChildren = false): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const own = Number(fields[11]) + Number(fields[12]);
+    return withChildren ? own + Number(fields[13]) + Number(fields[14]) : own;
+  } catch {
+    return 0;
+  }
 }
 
-async function measure(options: Parameters<typeof autocannon>[0]): Promise<Result> {
-  // One unmeasured second first (JIT, pool connections, prepared statements).
+/** CPU of the embedded PostgreSQL: the postmaster, its live backends and every exited one. */
+function postgresTicks(pgdata: string | undefined): number | undefined {
+  if (!pgdata) return undefined;
+  const postmaster = Number(readFileSync(path.join(pgdata, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  let total = cpuTicks(postmaster, true);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === postmaster) total += cpuTicks(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
+interface CpuShare {
+  nodeUs: number;
+  postgresUs: number | undefined;
+}
+
+function row(name: string, r: Result & { cpu?: CpuShare }, unit = 'req/s', rate = r.requests.average): string {
+  const cpu = r.cpu ? `   CPU/req: server ${r.cpu.nodeUs.toFixed(0)} µs${r.cpu.postgresUs === undefined ? '' : `, PostgreSQL ${r.cpu.postgresUs.toFixed(0)} µs`}` : '';
+  return `${name.padEnd(40)} ${rate.toFixed(0).padStart(7)} ${unit.padEnd(11)} p50 ${String(r.latency.p50).padStart(3)} ms   p99 ${String(r.latency.p99).padStart(3)} ms   non-2xx ${r.non2xx}   errors ${r.errors + r.timeouts}${cpu}`;
+}
+
+/**
+ * One unmeasured second first (JIT, pool connections, prepared statements),
+ * then the run, with the CPU the server process and PostgreSQL spent per
+ * request: unlike req/s, that holds still when other work shares the machine.
+ */
+async function measure(options: Parameters<typeof autocannon>[0], serverPid?: number, pgdata?: string): Promise<Result & { cpu?: CpuShare }> {
   await autocannon({ ...options, duration: 1 });
-  return autocannon({ ...options, duration: DURATION });
+  const node0 = serverPid ? cpuTicks(serverPid) : 0;
+  const pg0 = serverPid ? postgresTicks(pgdata) : undefined;
+  const result = await autocannon({ ...options, duration: DURATION });
+  if (!serverPid) return result;
+  const requests = result.requests.total || 1;
+  const us = (ticks: number) => (ticks * 1e6) / TICKS_PER_SECOND / requests;
+  const pg1 = postgresTicks(pgdata);
+  return { ...result, cpu: { nodeUs: us(cpuTicks(serverPid) - node0), postgresUs: pg0 === undefined || pg1 === undefined ? undefined : us(pg1 - pg0) } };
 }
 
 /** Every request presents a current refresh token and returns the successor to the pool. */
@@ -201,7 +252,9 @@ async function main() {
     };
     const bare = await startChild('bare', [path.join(ROOT, 'bench/bare-server.js'), '$PORT'], { PATH: process.env.PATH }, '/', logDir);
     children.push(bare);
-    const server = await startChild('serve', [path.join(ROOT, 'bin/switchboard.js'), 'serve'], serverEnv, '/readyz', logDir);
+    // BENCH_CPU_PROF=dir: the server writes a V8 CPU profile there when it stops.
+    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+    const server = await startChild('serve', [...profile, path.join(ROOT, 'bin/switchboard.js'), 'serve'], serverEnv, '/readyz', logDir);
     children.push(server);
 
     const platform = { authorization: `Bearer ${tokens.access_token}`, 'x-client-id': client.client_id, 'x-client-secret': client.client_secret };
@@ -215,14 +268,19 @@ async function main() {
     process.stdout.write(`serve: ready (/readyz 200) ${server.startupMs.toFixed(0)} ms after spawn\n`);
     const baseline = await measure({ url: `${bare.url}/`, connections: CONNECTIONS });
     process.stdout.write(`${row('GET / (bare Fastify, baseline)', baseline)}\n`);
-    const healthz = await measure({ url: `${server.url}/healthz`, connections: CONNECTIONS });
+    const pid = server.process.pid!;
+    // BENCH_ROWS=recent,refresh (say) runs only those rows after the baseline, e.g. to profile one route.
+    const only = process.env.BENCH_ROWS?.split(',');
+    const skipped = { requests: { average: NaN, total: 0 }, latency: { p50: NaN, p99: NaN }, errors: 0, timeouts: 0, non2xx: 0, '2xx': 0 } as unknown as Result;
+    const wanted = <T,>(name: string, run: () => Promise<T>) => (only && !only.includes(name) ? Promise.resolve(skipped as T) : run());
+    const healthz = await wanted('healthz', () => measure({ url: `${server.url}/healthz`, connections: CONNECTIONS }, pid, db.pgdata));
     process.stdout.write(`${row('GET /healthz', healthz)}\n`);
-    const recent = await measure({ url: `${server.url}/calls/recent`, connections: CONNECTIONS, headers: platform });
+    const recent = await wanted('recent', () => measure({ url: `${server.url}/calls/recent`, connections: CONNECTIONS, headers: platform }, pid, db.pgdata));
     process.stdout.write(`${row(`GET /calls/recent (3 headers, ${CALLS / 1000}k calls)`, recent)}\n`);
-    const locations = await measure({ url: `${server.url}/locations`, connections: CONNECTIONS, headers: user_ });
+    const locations = await wanted('locations', () => measure({ url: `${server.url}/locations`, connections: CONNECTIONS, headers: user_ }, pid, db.pgdata));
     process.stdout.write(`${row('GET /locations (x-user-token)', locations)}\n`);
     const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
-    const refresh = await measure({ url: server.url, connections: CONNECTIONS, requests: refreshRequests(chains, basic) });
+    const refresh = await wanted('refresh', () => measure({ url: server.url, connections: CONNECTIONS, requests: refreshRequests(chains, basic) }, pid, db.pgdata));
     const rotations = refresh['2xx'] / DURATION;
     process.stdout.write(`${row('POST /oauth/token (refresh, rotation)', refresh, 'rotations/s', rotations)}\n`);
     const memory = await fetch(`${server.url}/metrics`).then((r) => r.text()).then((t) => /^switchboard_process_resident_memory_bytes (\S+)/m.exec(t)?.[1]);
