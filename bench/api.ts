@@ -16,7 +16,9 @@
 //
 // DATABASE_URL selects the PostgreSQL server; unset, an embedded one runs in a
 // temporary directory. BENCH_DURATION (seconds, default 10) sets each run's length;
-// BENCH_CPU_PROF=dir has the server write a V8 CPU profile (--cpu-prof) into dir.
+// BENCH_CPU_PROF=dir has the server write a V8 CPU profile (--cpu-prof) into dir;
+// BENCH_ROWS=recent,locations,healthz,refresh runs only those rows (after the
+// baseline); BENCH_SERVER_DIR=checkout runs that checkout's server instead.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openSync, readdirSync, readFileSync } from 'node:fs';
@@ -254,7 +256,9 @@ async function main() {
     children.push(bare);
     // BENCH_CPU_PROF=dir: the server writes a V8 CPU profile there when it stops.
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
-    const server = await startChild('serve', [...profile, path.join(ROOT, 'bin/switchboard.js'), 'serve'], serverEnv, '/readyz', logDir);
+    // BENCH_SERVER_DIR: another checkout's server (say, the code before a change) against the same data and load.
+    const serverBin = path.join(path.resolve(process.env.BENCH_SERVER_DIR ?? ROOT), 'bin/switchboard.js');
+    const server = await startChild('serve', [...profile, serverBin, 'serve'], serverEnv, '/readyz', logDir);
     children.push(server);
 
     const platform = { authorization: `Bearer ${tokens.access_token}`, 'x-client-id': client.client_id, 'x-client-secret': client.client_secret };
@@ -265,7 +269,8 @@ async function main() {
     }
 
     process.stdout.write(`bench:api — autocannon ${CONNECTIONS} connections, ${DURATION}s per row (+1s warm-up), server and baseline in their own processes\n`);
-    process.stdout.write(`serve: ready (/readyz 200) ${server.startupMs.toFixed(0)} ms after spawn\n`);
+    const idleRss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${server.process.pid}/status`, 'utf8'))?.[1];
+    process.stdout.write(`serve: ready (/readyz 200) ${server.startupMs.toFixed(0)} ms after spawn; idle resident memory ${(Number(idleRss) / 1024).toFixed(0)} MiB\n`);
     const baseline = await measure({ url: `${bare.url}/`, connections: CONNECTIONS });
     process.stdout.write(`${row('GET / (bare Fastify, baseline)', baseline)}\n`);
     const pid = server.process.pid!;

@@ -25,6 +25,21 @@ function carriesCredentials(headers) {
     return headers['x-user-token'] !== undefined || headers.authorization !== undefined || headers['x-client-secret'] !== undefined
         || headers.cookie !== undefined;
 }
+/**
+ * What a standalone `switchboard worker` serves on WORKER_PORT: /healthz,
+ * /readyz (the database answers, migrations applied) and /metrics (the
+ * delivery counters of this process). Nothing tenant-facing.
+ */
+export async function buildWorkerApp(options) {
+    const { config, pool } = options;
+    const app = Fastify({ logger: loggerOptions(config.logLevel, options.logStream), genReqId, frameworkErrors: frameworkErrorProblem });
+    app.decorate('db', pool);
+    app.decorate('config', config);
+    await app.register(problemDetails);
+    await app.register(healthRoutes);
+    await app.register(metricsPlugin, { metrics: options.metrics });
+    return app;
+}
 export async function buildApp(options) {
     const { config, pool } = options;
     const app = Fastify({

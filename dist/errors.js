@@ -13,6 +13,8 @@ export const REQUEST_RATE_LIMITED = createError('REQUEST_RATE_LIMITED', 'Too man
 export const NOT_FOUND = createError('NOT_FOUND', '%s', 404);
 export const INTERNAL = createError('INTERNAL', 'An unexpected error occurred', 500);
 export const NOT_READY = createError('NOT_READY', 'Not ready: %s', 503);
+// (the database cannot be reached: connection refused or dropped, pool timeout; Retry-After says when to retry)
+export const SERVICE_UNAVAILABLE = createError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry after %s seconds', 503);
 // Authentication
 export const AUTH_INVALID_CREDENTIALS = createError('AUTH_INVALID_CREDENTIALS', 'Email or password is incorrect', 401);
 export const AUTH_TOKEN_MISSING = createError('AUTH_TOKEN_MISSING', 'The x-user-token header is required', 401);
@@ -33,8 +35,10 @@ export const OAUTH_INSUFFICIENT_SCOPE = createError('OAUTH_INSUFFICIENT_SCOPE', 
 export const CALL_NOT_FOUND = createError('CALL_NOT_FOUND', 'Call %s does not exist', 404);
 export const CALL_ALREADY_COMPLETED = createError('CALL_ALREADY_COMPLETED', 'Call %s is already completed', 409);
 // Webhooks
+export const WEBHOOK_PORT_NOT_ALLOWED = createError('WEBHOOK_PORT_NOT_ALLOWED', 'The hookUrl port is not allowed (WEBHOOK_ALLOWED_PORTS)', 400);
 export const WEBHOOK_SUBSCRIPTION_NOT_FOUND = createError('WEBHOOK_SUBSCRIPTION_NOT_FOUND', 'Webhook subscription %s does not exist', 404);
 export const WEBHOOK_SUBSCRIPTION_DISABLED = createError('WEBHOOK_SUBSCRIPTION_DISABLED', 'Webhook subscription %s is disabled; enable it first', 409);
+export const WEBHOOK_SUBSCRIPTION_GRANT_ENDED = createError('WEBHOOK_SUBSCRIPTION_GRANT_ENDED', "Webhook subscription %s cannot be re-enabled: the app's access it was made under has ended; the app must be connected again and subscribe anew", 409);
 export const WEBHOOK_DELIVERY_NOT_FOUND = createError('WEBHOOK_DELIVERY_NOT_FOUND', 'Webhook delivery %s does not exist', 404);
 export const WEBHOOK_DELIVERY_IN_FLIGHT = createError('WEBHOOK_DELIVERY_IN_FLIGHT', 'Webhook delivery %s is being sent right now; try again when the attempt ends', 409);
 //# sourceMappingURL=errors.js.map

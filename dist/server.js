@@ -3,7 +3,7 @@
 // workers, and on SIGINT/SIGTERM stop them in reverse order: HTTP first (drain
 // requests), then workers, then the pool, then the embedded PostgreSQL.
 import { pino } from 'pino';
-import { buildApp } from './app.js';
+import { buildApp, buildWorkerApp } from './app.js';
 import { startMaintenance } from './background.js';
 import { openDatabase } from './db/database.js';
 import { migrate } from './db/migrate.js';
@@ -12,12 +12,7 @@ import { resolveSecretKey } from './config/secret-key.js';
 import { createMetrics } from './metrics/metrics.js';
 import { startDeliveryWorker } from './webhooks/delivery/worker.js';
 import { createSecretBox } from './webhooks/secret-box.js';
-async function connectRedis(url) {
-    const { Redis } = await import('ioredis');
-    const redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: false, lazyConnect: true });
-    await redis.connect();
-    return redis;
-}
+import { connectRateLimitRedis } from './http/rate-limit-redis.js';
 export async function run(config, options) {
     const log = pino({ level: config.logLevel });
     let database;
@@ -47,10 +42,14 @@ export async function run(config, options) {
             const secretBox = createSecretBox(await resolveSecretKey(config));
             tasks.push(await startDeliveryWorker({ pool, databaseUrl: database.url, config, log, metrics, secretBox }));
         }
-        if (!options.http)
-            return { stop };
+        if (!options.http) {
+            // A standalone worker still answers probes and scrapes (WORKER_PORT).
+            app = await buildWorkerApp({ config, pool, metrics });
+            const url = await app.listen({ port: config.workerPort, host: config.host });
+            return { url, stop };
+        }
         if (config.redisUrl)
-            redis = await connectRedis(config.redisUrl);
+            redis = await connectRateLimitRedis(config.redisUrl, log);
         app = await buildApp({ config, pool, metrics, ...(redis ? { redis } : {}) });
         const url = await app.listen({ port: config.port, host: config.host });
         return { url, stop };
@@ -63,10 +62,10 @@ export async function run(config, options) {
 /** Runs until SIGINT or SIGTERM, then stops cleanly and exits. */
 export async function runUntilSignalled(config, options) {
     const running = await run(config, options);
-    if (running.url)
+    if (options.http)
         process.stdout.write(`Switchboard listening on ${running.url} (BASE_URL ${config.baseUrl})\n`);
     else
-        process.stdout.write('Switchboard worker running\n');
+        process.stdout.write(`Switchboard worker running; health and metrics on ${running.url}\n`);
     let stopping = false;
     const shutdown = (signal) => {
         if (stopping)

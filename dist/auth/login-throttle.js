@@ -1,11 +1,16 @@
 // Brute-force brakes on signing in (POST /auth/sessions and the login page).
-// Failed attempts are counted per email and per client address in PostgreSQL,
-// so every instance shares them without Redis. Only failures count: a user or
-// an integration that signs in often is never locked out, while a subject over
-// its limit is refused before its password is checked, right or wrong.
+// Attempts are counted per email and per client address in PostgreSQL, so
+// every instance shares them without Redis. Each attempt first reserves its
+// place atomically (one upsert returning the new count) and is refused over
+// the limit before its password is checked, right or wrong; so however many
+// guesses arrive at once, at most `max` per window are verified (security
+// review item 3: counting after verifying let every concurrent guess through).
+// Only failures keep their place: a success gives the address's back and
+// clears the email's count, so a user or an integration that signs in often
+// is never locked out.
 import { createHash } from 'node:crypto';
 import * as errors from '../errors.js';
-import { clearFailures, countFailure, secondsBlocked } from './login-throttle.queries.js';
+import { clearFailures, releaseAttempt, reserveAttempt } from './login-throttle.queries.js';
 export const LOGIN_FAILURES_PER_EMAIL = { max: 10, windowSeconds: 15 * 60 };
 export const LOGIN_FAILURES_PER_IP = { max: 30, windowSeconds: 60 };
 /** A 429 that carries its Retry-After (the problem handler sends the header). */
@@ -27,23 +32,33 @@ function rules(email, ip) {
     ];
 }
 /**
- * Runs `attempt` (which throws on bad credentials) unless the email or the
- * address is blocked; counts its failure, or clears the email's count on success.
+ * Runs `attempt` (which throws AUTH_INVALID_CREDENTIALS on bad credentials)
+ * once both the email and the address have a free place in their window;
+ * otherwise 429 with the seconds until the longest block ends.
  */
 export async function throttledLogin(db, email, ip, attempt) {
     const subjects = rules(email, ip);
-    const wait = await secondsBlocked(db, subjects);
-    if (wait > 0)
-        throw new LoginThrottled(wait);
+    const reservations = await reserveAttempt(db, subjects);
+    const limits = new Map(subjects.map((rule) => [rule.subject, rule.max]));
+    const over = reservations.filter((r) => r.attempts > limits.get(r.subject));
+    if (over.length > 0) {
+        // The subjects still under their limit did not get to try: their places go back.
+        await releaseAttempt(db, reservations.filter((r) => !over.includes(r)).map((r) => r.subject));
+        throw new LoginThrottled(Math.max(...over.map((r) => r.seconds_left)));
+    }
+    const [emailRule, ipRule] = subjects;
+    let result;
     try {
-        const result = await attempt();
-        await clearFailures(db, subjects[0].subject);
-        return result;
+        result = await attempt();
     }
     catch (error) {
-        if (error instanceof errors.AUTH_INVALID_CREDENTIALS)
-            await countFailure(db, subjects);
+        // A wrong password keeps its places; anything else (a fault of ours) gives them back.
+        if (!(error instanceof errors.AUTH_INVALID_CREDENTIALS))
+            await releaseAttempt(db, [emailRule.subject, ipRule.subject]).catch(() => { });
         throw error;
     }
+    await clearFailures(db, emailRule.subject);
+    await releaseAttempt(db, [ipRule.subject]);
+    return result;
 }
 //# sourceMappingURL=login-throttle.js.map

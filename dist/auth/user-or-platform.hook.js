@@ -1,13 +1,13 @@
-import { requireBearerToken, requirePlatformToken } from '../oauth/platform-guard.js';
+import { requirePlatformToken } from '../oauth/platform-guard.js';
 import { requireUserToken } from './user-token.hook.js';
 export function requireUserOrPlatformToken(scope) {
     const platformGuard = requirePlatformToken(scope);
-    const bearerGuard = requireBearerToken(scope);
     return async function userOrPlatform(request, reply) {
         if (request.headers['x-user-token'] !== undefined)
             return requireUserToken(request);
-        const guard = request.headers['x-client-id'] !== undefined || request.headers['x-client-secret'] !== undefined ? platformGuard : bearerGuard;
-        return guard.call(this, request, reply);
+        return platformGuard.call(this, request, reply);
     };
 }
+/** OpenAPI security of those routes: x-user-token, or the three platform headers together. */
+export const USER_OR_PLATFORM_SECURITY = [{ userToken: [] }, { bearer: [], clientId: [], clientSecret: [] }];
 //# sourceMappingURL=user-or-platform.hook.js.map

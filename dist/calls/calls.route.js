@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { requirePrincipal } from '../auth/principal.js';
-import { requireUserOrPlatformToken } from '../auth/user-or-platform.hook.js';
+import { requireUserOrPlatformToken, USER_OR_PLATFORM_SECURITY } from '../auth/user-or-platform.hook.js';
 import { sendJsonText } from '../http/json-text.js';
 import { setNextLink } from '../http/pagination.js';
 import { PLATFORM_SECURITY, platformCredentials, refusePlatform } from '../oauth/platform-guard.js';
 import { CallCompletedEventSchema, CallSchema, CompleteCallBody, CreateCallBody, IdParams, ListCallsQuery, ProblemSchema, RecentCallsQuery, } from './calls.schemas.js';
 import { completeCall, createCall, getCall, listCallsPage, recentCallsForPlatform } from './calls.service.js';
 const errorsFor = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema };
-const security = [{ userToken: [] }, { bearer: [] }];
+const security = USER_OR_PLATFORM_SECURITY;
 export default async function callsRoutes(fastify) {
     const app = fastify.withTypeProvider();
     const canWrite = requireUserOrPlatformToken('calls:write');
@@ -34,6 +34,7 @@ export default async function callsRoutes(fastify) {
             organizationId: result.organization_id,
             scopes: result.scopes,
             clientId: result.client_id,
+            grantId: result.grant_id,
         };
         return sendJsonText(reply, result.body);
     });

@@ -69,6 +69,19 @@ function rateLimit(env, name, fallback) {
     const windowMs = unit.startsWith('s') ? 1000 : unit.startsWith('h') ? 3_600_000 : 60_000;
     return { max: Number(match[1]), windowMs };
 }
+/** "443,8443" → [443, 8443]; "*" → any port (development and tests with loopback receivers). */
+function portList(env, name, fallback) {
+    const raw = (env[name] || fallback).trim();
+    if (raw === '*')
+        return '*';
+    const ports = raw.split(',').map((item) => item.trim());
+    for (const port of ports) {
+        if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
+            throw new ConfigError(name, `must be * or a comma-separated list of ports 1-65535, got "${raw}"`);
+        }
+    }
+    return [...new Set(ports.map(Number))];
+}
 function secretKey(env) {
     const raw = env.SECRET_KEY;
     if (raw === undefined || raw === '')
@@ -88,6 +101,7 @@ export function loadConfig(env = process.env) {
     return {
         port,
         host: env.HOST || '127.0.0.1',
+        workerPort: integer(env, 'WORKER_PORT', 0, 0, 65535),
         baseUrl: baseUrl.replace(/\/+$/, ''),
         databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
         dataDir: path.resolve(env.DATA_DIR || './.data'),
@@ -100,6 +114,7 @@ export function loadConfig(env = process.env) {
         webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
         webhookRetryScheduleMs: parseDurationList('WEBHOOK_RETRY_SCHEDULE', env.WEBHOOK_RETRY_SCHEDULE || '10s,1m,5m,30m,2h,5h,10h,14h,20h,24h'),
         webhookAllowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+        webhookAllowedPorts: portList(env, 'WEBHOOK_ALLOWED_PORTS', '443,8443'),
         rateLimit: rateLimit(env, 'RATE_LIMIT', '300/min'),
         tokenRateLimit: rateLimit(env, 'TOKEN_RATE_LIMIT', '600/min'),
         logLevel,

@@ -144,8 +144,8 @@ async function initialise(bin, dataDir, pgdata, runAs) {
         await rm(pwfile, { force: true });
     }
 }
-async function startServer(bin, pgdata, runAs, log) {
-    const port = await freePort();
+async function startServer(bin, pgdata, runAs, log, fixedPort) {
+    const port = fixedPort ?? (await freePort());
     const child = spawn(bin.postgres, ['-D', pgdata, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'], { ...runAs, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
     let stderr = '';
     child.stderr?.on('data', (chunk) => {
@@ -189,7 +189,9 @@ async function ensureDatabase(url) {
  * Attach to the server another process runs on DATA_DIR, or start one.
  * A postmaster.pid whose process is gone (after kill -9) is removed first.
  */
-export async function startEmbeddedPostgres(dataDir, log = () => { }) {
+export async function startEmbeddedPostgres(dataDir, log = () => { }, 
+/** Listen on this port instead of a free one (a test restarting its server keeps its URL). */
+port) {
     const pgdata = path.join(dataDir, 'pg');
     await mkdir(dataDir, { recursive: true });
     for (let attempt = 0;; attempt++) {
@@ -221,8 +223,8 @@ export async function startEmbeddedPostgres(dataDir, log = () => { }) {
             await chownTree(pgdata, runAs);
         }
         try {
-            const { child, port, exited } = await startServer(bin, pgdata, runAs, log);
-            const url = urlFor(await readPassword(dataDir), port);
+            const { child, port: listening, exited } = await startServer(bin, pgdata, runAs, log, port);
+            const url = urlFor(await readPassword(dataDir), listening);
             await ensureDatabase(url);
             return {
                 url,

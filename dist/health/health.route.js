@@ -1,6 +1,6 @@
 import { listMigrations, pendingMigrations } from '../db/migrate.js';
 import * as errors from '../errors.js';
-import { sendProblem } from '../http/problem-details.plugin.js';
+import { isDatabaseOutage, sendProblem } from '../http/problem-details.plugin.js';
 import { ProblemSchema } from '../http/schemas.js';
 import { Type } from '@sinclair/typebox';
 export default async function healthRoutes(app) {
@@ -27,7 +27,9 @@ export default async function healthRoutes(app) {
             return { status: 'ready' };
         }
         catch (error) {
-            request.log.warn({ err: error }, 'readiness check failed');
+            // An outage is logged once (with Retry-After set), not on every probe.
+            if (!isDatabaseOutage(request, reply, error))
+                request.log.warn({ err: error }, 'readiness check failed');
             return sendProblem(reply, 503, new errors.NOT_READY().code, 'database unreachable');
         }
     });

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, outageLog } from '../db/availability.js';
 import * as errors from '../errors.js';
 import { UUID_PATTERN } from './schemas.js';
 const TITLES = {
@@ -9,9 +10,12 @@ const TITLES = {
 /** An error thrown on purpose may carry field errors for the problem body. */
 export class ValidationProblem extends errors.REQUEST_VALIDATION {
     fieldErrors;
-    constructor(fieldErrors) {
+    problemCode;
+    /** `problemCode`: a 400 code more specific than REQUEST_VALIDATION (e.g. WEBHOOK_PORT_NOT_ALLOWED). */
+    constructor(fieldErrors, problemCode = 'REQUEST_VALIDATION') {
         super();
         this.fieldErrors = fieldErrors;
+        this.problemCode = problemCode;
         this.message = fieldErrors.map((e) => `${e.field} ${e.message}`).join('; ');
     }
 }
@@ -82,7 +86,7 @@ function fromFastifyError(error, request) {
         return { status: 400, code: 'REQUEST_VALIDATION', detail: fieldErrors.map((e) => `${e.field} ${e.message}`).join('; '), fieldErrors };
     }
     if (error instanceof ValidationProblem) {
-        return { status: 400, code: 'REQUEST_VALIDATION', detail: error.message, fieldErrors: error.fieldErrors };
+        return { status: 400, code: error.problemCode, detail: error.message, fieldErrors: error.fieldErrors };
     }
     switch (error.code) {
         case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -118,8 +122,25 @@ export function frameworkErrorProblem(error, request, reply) {
         errors: [{ field: 'path', message: 'is not a valid URL' }],
     });
 }
+/**
+ * For every error handler (problem+json, OAuth JSON, web pages): when `error`
+ * means the database is away, records it, sets Retry-After and returns true;
+ * the caller then answers 503 in its own format.
+ */
+export function isDatabaseOutage(request, reply, error) {
+    if (!isDatabaseUnavailable(error))
+        return false;
+    request.server.databaseOutage.failed(error);
+    reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+    return true;
+}
 async function problemDetails(app) {
+    app.decorate('databaseOutage', outageLog(app.db, app.log, 'http'));
     app.setErrorHandler(function handleError(error, request, reply) {
+        if (isDatabaseOutage(request, reply, error)) {
+            const unavailable = new errors.SERVICE_UNAVAILABLE(DATABASE_RETRY_AFTER_SECONDS);
+            return sendProblem(reply, 503, unavailable.code, unavailable.message);
+        }
         const problem = fromFastifyError(error, request);
         const retryAfter = error.retryAfterSeconds;
         if (problem.status === 429 && typeof retryAfter === 'number')

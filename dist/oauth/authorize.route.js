@@ -4,6 +4,7 @@
 // Failures before the redirect URI is trusted are error pages; after it, they
 // are redirected to the client with error, error_description, state and iss.
 import formbody from '@fastify/formbody';
+import { isDatabaseOutage } from '../http/problem-details.plugin.js';
 import { listActiveMemberships } from '../orgs/users.queries.js';
 import { createCsrf } from '../web/csrf.js';
 import { sendPage } from '../web/layout.js';
@@ -49,6 +50,12 @@ export default async function authorizeRoutes(app) {
     const issuer = app.config.baseUrl;
     // A browser is on the other end of these routes: errors are pages, not JSON.
     app.setErrorHandler(function authorizeErrorPage(error, request, reply) {
+        if (isDatabaseOutage(request, reply, error)) {
+            return sendPage(reply, 503, errorPage({
+                title: 'Service unavailable',
+                message: 'Switchboard cannot reach its database right now. Please try again in a few seconds.',
+            }));
+        }
         const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
         if (status === 500)
             request.log.error({ err: error }, 'unhandled error');

@@ -1,4 +1,5 @@
-import { InvalidClient, InvalidRequest, InvalidToken, OAuthError, ServerError, TemporarilyUnavailable } from './oauth.errors.js';
+import { isDatabaseOutage } from '../http/problem-details.plugin.js';
+import { InvalidClient, InvalidRequest, InvalidToken, OAuthError, ServerError, ServiceUnavailable, TemporarilyUnavailable } from './oauth.errors.js';
 import { bearerChallenge, REALM } from './platform-guard.js';
 function toOAuthError(error) {
     if (error instanceof OAuthError)
@@ -31,6 +32,9 @@ export function sendOAuthError(reply, error) {
 }
 export function installOAuthErrorHandler(app) {
     app.setErrorHandler(function renderOAuthError(error, request, reply) {
+        if (isDatabaseOutage(request, reply, error)) {
+            return sendOAuthError(reply, new ServiceUnavailable('the service is temporarily unavailable; retry after the Retry-After delay'));
+        }
         const oauthError = toOAuthError(error);
         if (oauthError instanceof ServerError)
             request.log.error({ err: error }, 'unhandled error');

@@ -51,6 +51,11 @@ export class TemporarilyUnavailable extends OAuthError {
     error = 'temporarily_unavailable';
     statusCode = 429;
 }
+/** The database is away: 503 with Retry-After, which clients retry (RFC 9110 §15.6.4). */
+export class ServiceUnavailable extends OAuthError {
+    error = 'temporarily_unavailable';
+    statusCode = 503;
+}
 export class ServerError extends OAuthError {
     error = 'server_error';
     statusCode = 500;

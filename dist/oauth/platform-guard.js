@@ -87,22 +87,7 @@ function authorize(request, reply, active, scope) {
         organizationId: active.organization_id,
         scopes: active.scopes,
         clientId: active.client_id,
-    };
-}
-/**
- * A plain RFC 6750 bearer token with `scope`, without the client headers: for
- * routes beyond the platform endpoints (calls ingest, webhook management).
- */
-export function requireBearerToken(scope) {
-    return async function bearerGuard(request, reply) {
-        const token = bearerToken(request);
-        if (token === undefined) {
-            return fail(reply, new errors.OAUTH_TOKEN_MISSING(), request.headers.authorization ? 'invalid_token' : undefined);
-        }
-        const active = await resolveAccessToken(request.server.db, token);
-        if (!active)
-            return fail(reply, new errors.OAUTH_TOKEN_INVALID(), 'invalid_token');
-        authorize(request, reply, active, scope);
+        grantId: active.grant_id,
     };
 }
 //# sourceMappingURL=platform-guard.js.map

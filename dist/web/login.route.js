@@ -40,7 +40,9 @@ export function loginRoutes(csrf) {
             try {
                 session = await issueSession(app.db, user);
             }
-            catch {
+            catch (error) {
+                if (!(error instanceof errors.AUTH_NO_ORGANIZATION))
+                    throw error;
                 return again(403, 'Your account belongs to no active organization.');
             }
             // Signing in again in the same browser replaces its session: the old one ends now, not at its expiry.

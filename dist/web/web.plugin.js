@@ -8,7 +8,7 @@ import { homeRoutes } from './home.route.js';
 import { sendPage, STYLESHEET, STYLESHEET_PATH } from './layout.js';
 import { locationPages } from './locations.route.js';
 import { loginRoutes } from './login.route.js';
-import { ValidationProblem } from '../http/problem-details.plugin.js';
+import { isDatabaseOutage, ValidationProblem } from '../http/problem-details.plugin.js';
 import { errorPage } from './pages/error.page.js';
 import { serviceAreaPages } from './service-areas.route.js';
 import { callPages } from './calls.route.js';
@@ -21,6 +21,8 @@ function describeError(status, requestId) {
             return { title: 'Not allowed', message: 'You cannot do this in your current organization.' };
         case 429:
             return { title: 'Too many requests', message: 'Too many requests. Please wait a moment and try again.' };
+        case 503:
+            return { title: 'Service unavailable', message: 'Switchboard cannot reach its database right now. Please try again in a few seconds.' };
         case 500:
             return { title: 'Unexpected error', message: `Something went wrong on our side (request ${requestId}).` };
         default:
@@ -32,7 +34,8 @@ export default async function webPlugin(app) {
     const csrf = await createCsrf(app.config);
     app.decorateRequest('webNavigation', null);
     app.setErrorHandler(function renderErrorPage(error, request, reply) {
-        const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+        const outage = isDatabaseOutage(request, reply, error);
+        const status = outage ? 503 : error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
         if (status === 500)
             request.log.error({ err: error }, 'unhandled error');
         const nav = request.webNavigation;

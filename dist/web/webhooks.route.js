@@ -18,6 +18,7 @@ const NOTICES = {
 const PROBLEMS = {
     in_flight: 'That delivery is being sent right now. Reload in a moment to see the attempt, then redeliver if needed.',
     disabled: 'The subscription is disabled: re-enable it first.',
+    grant_ended: "The app's access this subscription was made under has ended: connect the app again; it subscribes anew.",
 };
 export function webhookPages(csrf) {
     return async function registerWebhookPages(app) {
@@ -64,8 +65,16 @@ export function webhookPages(csrf) {
             const ctx = await form(request, reply);
             if (!ctx)
                 return reply;
-            const subscription = await reenableSubscription(app.db, ctx.principal, pathId(request.params.id, 'subscription'));
-            return reply.redirect(`/ui/webhooks/${subscription.id}?done=enabled`, 303);
+            const subscriptionId = pathId(request.params.id, 'subscription');
+            try {
+                await reenableSubscription(app.db, ctx.principal, subscriptionId);
+            }
+            catch (error) {
+                if (error instanceof errors.WEBHOOK_SUBSCRIPTION_GRANT_ENDED)
+                    return reply.redirect(`/ui/webhooks/${subscriptionId}?problem=grant_ended`, 303);
+                throw error;
+            }
+            return reply.redirect(`/ui/webhooks/${subscriptionId}?done=enabled`, 303);
         });
         app.post('/ui/webhooks/:id/deliveries/:deliveryId/redeliver', hide, async (request, reply) => {
             const ctx = await form(request, reply);

@@ -4,13 +4,16 @@ const DELIVERY_COLUMNS = `d.id, d.organization_id, d.subscription_id, d.call_id,
   d.next_attempt_at, (d.lease_token IS NOT NULL AND d.lease_expires_at > now()) AS in_flight, d.created_at, d.finished_at`;
 /**
  * One delivery per active call.completed subscription of the current
- * organization. The unique (subscription, call) key makes it exactly once.
+ * organization whose grant still stands (a revocation committing beside this
+ * transaction is caught again by the claim). The unique (subscription, call)
+ * key makes it exactly once.
  */
 export async function insertCallCompletedDeliveries(db, input) {
     const { rowCount } = await db.query(`INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body)
      SELECT s.organization_id, s.id, $1, s.event, $2
        FROM webhook_subscriptions s
       WHERE s.organization_id = app_current_org() AND s.event = 'call.completed' AND s.status = 'active'
+        AND app_grant_is_live(s.grant_id)
      ON CONFLICT ON CONSTRAINT webhook_deliveries_subscription_call_key DO NOTHING`, [input.callId, input.body]);
     return rowCount ?? 0;
 }

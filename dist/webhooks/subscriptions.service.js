@@ -15,6 +15,7 @@ export function subscriptionView(row) {
         has_secret: row.has_secret,
         failing_since: row.failing_since?.toISOString() ?? null,
         disabled_at: row.disabled_at?.toISOString() ?? null,
+        disabled_reason: row.disabled_reason,
         created_at: row.created_at.toISOString(),
         updated_at: row.updated_at.toISOString(),
     };
@@ -25,6 +26,12 @@ function platformClient(principal) {
         throw new Error('platform route reached without the platform guard');
     return principal.clientId;
 }
+/** The grant the platform's access token belongs to: the subscription lives and ends with it. */
+function platformGrant(principal) {
+    if (principal.kind !== 'oauth' || !principal.grantId)
+        throw new Error('platform route reached without the platform guard');
+    return principal.grantId;
+}
 /** Which client's subscriptions the caller may see: all of the organization's for a user. */
 function visibleClient(principal) {
     return principal.kind === 'oauth' ? principal.clientId : undefined;
@@ -32,14 +39,16 @@ function visibleClient(principal) {
 function hookUrlProblem(check) {
     if (check.ok)
         return;
-    throw new ValidationProblem([{ field: 'hookUrl', message: check.reason.replace(/^hookUrl /, '') }]);
+    const fieldErrors = [{ field: 'hookUrl', message: check.reason.replace(/^hookUrl /, '') }];
+    throw new ValidationProblem(fieldErrors, check.rule === 'port' ? new errors.WEBHOOK_PORT_NOT_ALLOWED().code : undefined);
 }
 export async function subscribe(deps, principal, input) {
     const clientId = platformClient(principal);
+    const grantId = platformGrant(principal);
     hookUrlProblem(await checkHookUrl(input.hookUrl, deps.urlCheck));
     const event = input.event ?? CALL_COMPLETED;
     const secretCiphertext = input.secret === undefined ? null : deps.secretBox.seal(input.secret, principal.organizationId);
-    const row = await withOrg(deps.pool, principal.organizationId, (db) => upsertSubscription(db, { clientId, event, callbackUrl: input.hookUrl, secretCiphertext }));
+    const row = await withOrg(deps.pool, principal.organizationId, (db) => upsertSubscription(db, { clientId, grantId, event, callbackUrl: input.hookUrl, secretCiphertext }));
     return { subscription: { id: row.id, event: row.event, callback_url: row.callback_url }, created: row.inserted };
 }
 /**
@@ -68,13 +77,22 @@ export async function removeSubscription(pool, principal, id) {
     if (!removed)
         throw new errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND(id);
 }
-/** Re-enables a disabled subscription; its paused deliveries resume at once. */
+/**
+ * Re-enables a disabled subscription; its paused deliveries resume at once.
+ * Refused once the grant it was made under has ended: the platform must be
+ * connected again and subscribe anew.
+ */
 export async function reenableSubscription(pool, principal, id) {
     const row = await withOrg(pool, principal.organizationId, async (db) => {
-        const enabled = await enableSubscription(db, { id, clientId: visibleClient(principal) });
-        if (enabled)
+        const clientId = visibleClient(principal);
+        const enabled = await enableSubscription(db, { id, clientId });
+        if (enabled) {
             await notifyDeliveriesDue(db);
-        return enabled;
+            return enabled;
+        }
+        if (await findSubscription(db, { id, clientId }))
+            throw new errors.WEBHOOK_SUBSCRIPTION_GRANT_ENDED(id);
+        return undefined;
     });
     if (!row)
         throw new errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND(id);

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { requirePrincipal } from '../auth/principal.js';
-import { requireUserOrPlatformToken } from '../auth/user-or-platform.hook.js';
+import { requireUserOrPlatformToken, USER_OR_PLATFORM_SECURITY } from '../auth/user-or-platform.hook.js';
 import { resolveSecretKey } from '../config/secret-key.js';
 import { setNextLink } from '../http/pagination.js';
 import { PLATFORM_SECURITY, requirePlatformToken } from '../oauth/platform-guard.js';
@@ -9,13 +9,13 @@ import { createSecretBox } from './secret-box.js';
 import { getVisibleSubscription, listVisibleSubscriptions, reenableSubscription, removeSubscription, subscribe, unsubscribe, } from './subscriptions.service.js';
 import { AttemptSchema, AttemptsQuery, DeliverySchema, IdParams, ProblemSchema, SubscribeBody, SubscriptionSchema, SubscriptionSummarySchema, UnsubscribeBody, UnsubscribeResponse, } from './webhooks.schemas.js';
 const authErrors = { 401: ProblemSchema, 403: ProblemSchema };
-const security = [{ userToken: [] }, { bearer: [] }];
+const security = USER_OR_PLATFORM_SECURITY;
 export default async function webhooksRoutes(fastify) {
     const app = fastify.withTypeProvider();
     const deps = {
         pool: app.db,
         secretBox: createSecretBox(await resolveSecretKey(app.config)),
-        urlCheck: { allowPrivate: app.config.webhookAllowPrivateTargets },
+        urlCheck: { allowPrivate: app.config.webhookAllowPrivateTargets, allowedPorts: app.config.webhookAllowedPorts },
     };
     const platform = requirePlatformToken('calls:read');
     const userOrPlatform = requireUserOrPlatformToken('calls:read');

@@ -30,6 +30,10 @@ export const SubscriptionSchema = Type.Object({
     has_secret: Type.Boolean(),
     failing_since: NullableTimestamp,
     disabled_at: NullableTimestamp,
+    disabled_reason: Type.Union([
+        Type.Literal('delivery_failures'), Type.Literal('grant_revoked'), Type.Literal('user_deactivated'),
+        Type.Literal('organization_deactivated'), Type.Literal('membership_removed'), Type.Null(),
+    ], { description: "why the subscription is disabled: five days of failed deliveries, or the app's access ended (grant revoked; user or organization deactivated; membership removed)" }),
     created_at: Timestamp,
     updated_at: Timestamp,
 });
@@ -42,7 +46,7 @@ export const AttemptSchema = Type.Object({
     attempted_at: Timestamp,
     status_code: Type.Union([Type.Integer(), Type.Null()]),
     latency_ms: Type.Union([Type.Integer(), Type.Null()]),
-    error: Type.Union([Type.String(), Type.Null()], { description: 'timeout, connection, tls, blocked_address, invalid_url, lease_expired or internal' }),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'timeout, connection, tls, blocked_address, blocked_port (the port is outside WEBHOOK_ALLOWED_PORTS), invalid_url, lease_expired or internal' }),
     error_message: Type.Union([Type.String(), Type.Null()]),
     response_body: Type.Union([Type.String(), Type.Null()], { description: 'the first 4 KiB of the answer' }),
     outcome: Type.String({ description: 'succeeded, retrying, failed, subscription_removed or superseded' }),

@@ -2,7 +2,7 @@ import { html } from '../html.js';
 import { layout } from '../layout.js';
 import { notice, postButton } from './fields.js';
 import { dash, excerpt, formatTime } from './format.js';
-import { subscriptionStatus } from './webhooks.page.js';
+import { canReenable, disabledBecause, subscriptionStatus } from './webhooks.page.js';
 const OUTCOMES = {
     succeeded: { label: 'Succeeded', tone: 'ok' },
     retrying: { label: 'Will retry', tone: 'warn' },
@@ -60,15 +60,17 @@ ${input.problem ? html `<p class="error" role="alert">${input.problem}</p>` : ''
     <dt>Created</dt><dd>${formatTime(s.created_at)}</dd>
     ${s.failing_since ? html `<dt>Failing since</dt><dd>${formatTime(s.failing_since)}</dd>` : ''}
     ${s.disabled_at ? html `<dt>Disabled at</dt><dd>${formatTime(s.disabled_at)}</dd>` : ''}
+    ${s.status === 'disabled' ? html `<dt>Disabled because</dt><dd>${disabledBecause(s)}</dd>` : ''}
   </dl>
   <div class="actions">
-    ${s.status === 'disabled' ? postButton({ action: `${base}/enable`, csrf: nav.csrf, label: 'Re-enable', className: '' }) : ''}
+    ${canReenable(s) ? postButton({ action: `${base}/enable`, csrf: nav.csrf, label: 'Re-enable', className: '' }) : ''}
     <a class="button secondary" href="${base}/delete">Delete subscription</a>
   </div>
 </div>
 <div class="card">
   <h2>Delivery attempts</h2>
-  ${s.status === 'disabled' ? html `<p class="muted">Re-enable the subscription to redeliver; its paused deliveries resume at once.</p>` : ''}
+  ${canReenable(s) ? html `<p class="muted">Re-enable the subscription to redeliver; its paused deliveries resume at once.</p>` : ''}
+  ${s.status === 'disabled' && !canReenable(s) ? html `<p class="muted">Nothing more is sent to this URL: ${disabledBecause(s)}, and its pending deliveries were dropped. The app subscribes again once it is connected again.</p>` : ''}
   ${input.attempts.length === 0
             ? html `<p class="muted">${input.paged ? 'No older attempts.' : 'No delivery attempts yet. One is made for every completed call.'}</p>`
             : html `<table><thead><tr><th>Time</th><th class="num">Status</th><th class="num">Latency</th><th>Outcome</th><th>Error</th><th>Response</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}

@@ -2,9 +2,24 @@ import { html } from '../html.js';
 import { layout } from '../layout.js';
 import { notice, postButton } from './fields.js';
 import { formatTime } from './format.js';
+const DISABLED_BECAUSE = {
+    delivery_failures: 'its deliveries failed for five days',
+    grant_revoked: "the app's access was revoked",
+    user_deactivated: 'the user who connected the app was deactivated',
+    organization_deactivated: 'the organization was deactivated',
+    membership_removed: 'the user who connected the app left the organization',
+};
+/** Why a subscription is disabled, as a phrase ("its deliveries failed for five days"). */
+export function disabledBecause(subscription) {
+    return DISABLED_BECAUSE[subscription.disabled_reason ?? ''] ?? 'disabled';
+}
+/** Only a hook disabled for failures can be re-enabled here; one whose app access ended needs the app to subscribe again. */
+export function canReenable(subscription) {
+    return subscription.status === 'disabled' && subscription.disabled_reason === 'delivery_failures';
+}
 export function subscriptionStatus(subscription) {
     if (subscription.status === 'disabled')
-        return html `<span class="badge bad">Disabled</span>`;
+        return html `<span class="badge bad" title="Disabled: ${disabledBecause(subscription)}">Disabled</span>`;
     if (subscription.failing_since)
         return html `<span class="badge warn" title="failing since ${formatTime(subscription.failing_since)}">Failing</span>`;
     return html `<span class="badge ok">Active</span>`;
@@ -15,12 +30,12 @@ export function webhooksPage(input) {
     const rows = input.subscriptions.map((s) => html `<tr>
       <td class="wrap"><a href="/ui/webhooks/${s.id}">${s.callback_url}</a></td>
       <td><code>${s.event}</code></td>
-      <td>${subscriptionStatus(s)}</td>
+      <td>${subscriptionStatus(s)}${s.status === 'disabled' ? html `<br><span class="muted">${disabledBecause(s)}</span>` : ''}</td>
       <td class="wrap">${input.clients.get(s.client_id) ?? s.client_id}</td>
       <td class="nowrap">${formatTime(s.created_at).slice(0, 10)}</td>
       <td class="row-actions">
         <a class="button secondary small" href="/ui/webhooks/${s.id}">Deliveries</a>
-        ${s.status === 'disabled' ? postButton({ action: `/ui/webhooks/${s.id}/enable`, csrf, label: 'Re-enable' }) : ''}
+        ${canReenable(s) ? postButton({ action: `/ui/webhooks/${s.id}/enable`, csrf, label: 'Re-enable' }) : ''}
         <a class="button secondary small" href="/ui/webhooks/${s.id}/delete">Delete</a>
       </td>
     </tr>`);
@@ -31,7 +46,7 @@ export function webhooksPage(input) {
         body: html `<div class="page-head"><h1>Webhooks</h1></div>
 ${notice(input.notice)}
 <div class="card">
-  <p class="lead">Where Switchboard sends <code>call.completed</code> events. Connected apps create these subscriptions; a subscription whose deliveries only failed for five days is disabled until you re-enable it.</p>
+  <p class="lead">Where Switchboard sends <code>call.completed</code> events. Connected apps create these subscriptions; a subscription whose deliveries only failed for five days is disabled until you re-enable it, and one whose app is disconnected (or whose user or organization is deactivated) stops at once.</p>
   ${input.subscriptions.length === 0
             ? html `<p class="muted">No webhook subscriptions. They appear when a connected app subscribes to call events.</p>`
             : html `<table><thead><tr><th>Target URL</th><th>Event</th><th>Status</th><th>App</th><th>Since</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}

@@ -26,7 +26,8 @@ async function send(deps, claimed) {
         secret,
         timestamp: Math.floor(Date.now() / 1000),
     });
-    return deliver({ url: claimed.callback_url, body: claimed.body, headers, timeoutMs: deps.timeoutMs, allowPrivate: deps.allowPrivate });
+    return deliver({ url: claimed.callback_url, body: claimed.body, headers, timeoutMs: deps.timeoutMs, allowPrivate: deps.allowPrivate,
+        allowedPorts: deps.allowedPorts });
 }
 function attemptRecord(claimed, attemptedAt, result, outcome) {
     return {

@@ -1,3 +1,6 @@
+/** The subscription `s` may be delivered to: its grant stands for an active principal. */
+const LIVE_GRANT = `EXISTS (SELECT 1 FROM oauth_grant_status g
+                     WHERE g.grant_id = s.grant_id AND NOT g.grant_revoked AND g.principal_active)`;
 export async function lockClaimableSubscriptions(db, input) {
     const { rows } = await db.query(`WITH due AS (
        SELECT d.subscription_id, min(d.next_attempt_at) AS due_at
@@ -13,7 +16,7 @@ export async function lockClaimableSubscriptions(db, input) {
      earliest AS (SELECT subscription_id, min(due_at) AS due_at FROM due GROUP BY subscription_id)
      SELECT s.id
        FROM webhook_subscriptions s JOIN earliest e ON e.subscription_id = s.id
-      WHERE s.status = 'active'
+      WHERE s.status = 'active' AND ${LIVE_GRANT}
         AND (SELECT count(*) FROM webhook_deliveries l
               WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL AND l.lease_expires_at > now()) < $2
       ORDER BY e.due_at
@@ -27,7 +30,7 @@ export async function leaseDueDeliveries(db, input) {
               $2::int - (SELECT count(*) FROM webhook_deliveries l
                           WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL AND l.lease_expires_at > now())::int AS free
          FROM webhook_subscriptions s
-        WHERE s.id = ANY ($1::uuid[]) AND s.status = 'active'
+        WHERE s.id = ANY ($1::uuid[]) AND s.status = 'active' AND ${LIVE_GRANT}
      ),
      picked AS (
        SELECT c.id, c.lease_token AS old_token, c.attempts AS old_attempts, c.last_attempt_at AS old_attempt_at,

@@ -4,7 +4,7 @@
 // does comes back as a value; the retry policy decides what it means.
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { checkUrlShape } from '../ssrf/check-hook-url.js';
+import { checkPort, checkUrlShape } from '../ssrf/check-hook-url.js';
 import { BLOCKED_ADDRESS_CODE, checkedConnector } from './checked-connect.js';
 export const RESPONSE_EXCERPT_BYTES = 4096;
 const MAX_CONNECT_TIMEOUT_MS = 10_000;
@@ -83,6 +83,9 @@ export async function deliver(req) {
     const shape = checkUrlShape(req.url);
     if (!shape.ok)
         return { kind: 'error', error: 'invalid_url', message: shape.reason, latencyMs: latencyMs() };
+    const port = checkPort(shape.url, req.allowedPorts);
+    if (!port.ok)
+        return { kind: 'error', error: 'blocked_port', message: port.reason, latencyMs: latencyMs() };
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {

@@ -49,6 +49,8 @@ export async function markSubscriptionFailing(db, input) {
             status = CASE WHEN COALESCE(s.failing_since, $2) <= now() - $3::bigint * interval '1 millisecond' THEN 'disabled' ELSE s.status END,
             disabled_at = CASE WHEN s.status = 'active' AND COALESCE(s.failing_since, $2) <= now() - $3::bigint * interval '1 millisecond'
                                THEN now() ELSE s.disabled_at END,
+            disabled_reason = CASE WHEN s.status = 'active' AND COALESCE(s.failing_since, $2) <= now() - $3::bigint * interval '1 millisecond'
+                                   THEN 'delivery_failures' ELSE s.disabled_reason END,
             updated_at = now()
       WHERE s.id = $1
      RETURNING s.status = 'disabled' AND s.disabled_at = now() AS disabled_now`, [input.subscriptionId, input.attemptedAt, input.disableAfterMs]);

@@ -72,6 +72,7 @@ export async function startDeliveryWorker(options) {
         log,
         timeoutMs: options.config.webhookTimeoutMs,
         allowPrivate: options.config.webhookAllowPrivateTargets,
+        allowedPorts: options.config.webhookAllowedPorts,
         retryScheduleMs: options.config.webhookRetryScheduleMs,
         ...(options.random ? { random: options.random } : {}),
     };

@@ -4,6 +4,8 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIpLiteral, isPublicAddress } from './ip-ranges.js';
 export const HOOK_URL_MAX_LENGTH = 2048;
+/** WEBHOOK_ALLOWED_PORTS' default. */
+export const DEFAULT_ALLOWED_PORTS = [443, 8443];
 export async function resolveAll(host) {
     const answers = await dnsLookup(host, { all: true, verbatim: true });
     return answers.map((answer) => answer.address);
@@ -54,10 +56,31 @@ function checkHostLiteral(hostname) {
         return `hookUrl host ${hostname} is a local name`;
     return undefined;
 }
+/** https without a port is 443. */
+export function effectivePort(url) {
+    return url.port === '' ? 443 : Number(url.port);
+}
+/**
+ * The port allow-list (security review item 6): without it the delivery log
+ * (status, error, answer excerpt) would probe any port of any public host.
+ * Checked at subscribe and again before every attempt.
+ */
+export function checkPort(url, allowedPorts) {
+    if (allowedPorts === '*' || allowedPorts.includes(effectivePort(url)))
+        return { ok: true, url };
+    return {
+        ok: false,
+        rule: 'port',
+        reason: `hookUrl port ${effectivePort(url)} is not allowed: webhook targets may use port ${allowedPorts.join(', ')} (WEBHOOK_ALLOWED_PORTS)`,
+    };
+}
 export async function checkHookUrl(raw, opts) {
     const shape = checkUrlShape(raw);
-    if (!shape.ok || opts.allowPrivate)
+    if (!shape.ok)
         return shape;
+    const port = checkPort(shape.url, opts.allowedPorts ?? DEFAULT_ALLOWED_PORTS);
+    if (!port.ok || opts.allowPrivate)
+        return port;
     const { hostname } = shape.url;
     const literalProblem = checkHostLiteral(hostname);
     if (literalProblem)
