@@ -1,25 +1,17 @@
 // One attempt of one claimed delivery: build the request, send it, decide
-// what the result means, record it. The claim's transaction is long
-// committed; the outcome is written in a new short one, guarded by the lease.
+// what the result means, hand the outcome to the recorder. The claim's
+// transaction is long committed; the outcome is written by the recorder in a
+// later statement (batched with other attempts' outcomes), guarded by the lease.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Pool } from '../../db/pool.ts';
-import { withTransaction } from '../../db/transaction.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import type { SecretBox } from '../secret-box.ts';
 import type { ClaimedDelivery } from './claim.queries.ts';
 import { deliver } from './deliver.ts';
-import {
-  deleteSubscriptionById,
-  insertAttempt,
-  markSubscriptionFailing,
-  markSubscriptionHealthy,
-  releaseDelivery,
-  returnUnsentClaim,
-  type AttemptOutcome,
-  type AttemptRecord,
-} from './record.queries.ts';
-import { decide, DISABLE_AFTER_FAILING_MS, type AttemptResult, type Decision } from './retry-policy.ts';
+import { returnUnsentClaims, type AttemptOutcome, type DeliveryState, type OutcomeRecord } from './record.queries.ts';
+import { createOutcomeRecorder, type OutcomeRecorder } from './recorder.ts';
+import { decide, type AttemptResult, type Decision } from './retry-policy.ts';
 import { deliveryHeaders } from './request.ts';
 
 /** Time an attempt must still have on its lease after its own time-out, to record the outcome. */
@@ -57,8 +49,10 @@ async function send(deps: AttemptDeps, claimed: ClaimedDelivery): Promise<Attemp
     allowedPorts: deps.allowedPorts });
 }
 
-function attemptRecord(claimed: ClaimedDelivery, attemptedAt: Date, result: AttemptResult, outcome: AttemptOutcome): AttemptRecord {
+function outcomeRecord(claimed: ClaimedDelivery, attemptedAt: Date, result: AttemptResult, decision: Decision, now: number): OutcomeRecord {
   return {
+    ...deliveryState(decision, now),
+    leaseToken: claimed.lease_token,
     deliveryId: claimed.id,
     attempt: claimed.attempt,
     attemptedAt,
@@ -67,11 +61,11 @@ function attemptRecord(claimed: ClaimedDelivery, attemptedAt: Date, result: Atte
     error: result.kind === 'error' ? result.error : null,
     errorMessage: result.kind === 'error' ? result.message.slice(0, 1000) : null,
     responseBody: result.kind === 'response' ? result.bodyExcerpt : null,
-    outcome,
+    outcome: decision.outcome,
   };
 }
 
-function deliveryState(decision: Decision, now: number): { status: 'pending' | 'succeeded' | 'failed'; nextAttemptAt: Date | null } {
+function deliveryState(decision: Decision, now: number): { status: DeliveryState; nextAttemptAt: Date | null } {
   switch (decision.outcome) {
     case 'succeeded':
       return { status: 'succeeded', nextAttemptAt: null };
@@ -83,41 +77,20 @@ function deliveryState(decision: Decision, now: number): { status: 'pending' | '
   }
 }
 
-/** Records the attempt; returns the outcome as logged ('superseded' when the lease was lost). */
-async function record(deps: AttemptDeps, claimed: ClaimedDelivery, attemptedAt: Date, result: AttemptResult, decision: Decision): Promise<AttemptOutcome> {
-  return withTransaction(deps.pool, async (db) => {
-    const state = deliveryState(decision, Date.now());
-    const held = await releaseDelivery(db, { id: claimed.id, leaseToken: claimed.lease_token, ...state });
-    if (!held) {
-      await insertAttempt(db, attemptRecord(claimed, attemptedAt, result, 'superseded'));
-      return 'superseded';
-    }
-    await insertAttempt(db, attemptRecord(claimed, attemptedAt, result, decision.outcome));
-    if (decision.outcome === 'succeeded') {
-      await markSubscriptionHealthy(db, claimed.subscription_id);
-    } else if (decision.outcome === 'subscription_removed') {
-      await deleteSubscriptionById(db, claimed.subscription_id);
-    } else {
-      const disabled = await markSubscriptionFailing(db, {
-        subscriptionId: claimed.subscription_id,
-        attemptedAt,
-        disableAfterMs: DISABLE_AFTER_FAILING_MS,
-      });
-      if (disabled) deps.log.warn({ subscription_id: claimed.subscription_id }, 'webhook subscription disabled after five days of failures');
-    }
-    return decision.outcome;
-  });
-}
-
 /**
  * `leaseDeadline` is when (on performance.now()'s clock) the lease runs out at
  * the latest. An attempt that could outlive it is not sent at all: another
  * worker could claim the delivery meanwhile and send the same attempt again.
  */
-export async function attemptDelivery(deps: AttemptDeps, claimed: ClaimedDelivery, leaseDeadline: number): Promise<void> {
+export async function attemptDelivery(
+  deps: AttemptDeps,
+  claimed: ClaimedDelivery,
+  leaseDeadline: number,
+  recorder: OutcomeRecorder = createOutcomeRecorder(deps.pool),
+): Promise<void> {
   if (performance.now() + deps.timeoutMs + RECORD_MARGIN_MS > leaseDeadline) {
     deps.log.warn({ delivery_id: claimed.id }, 'webhook delivery claim too old to send safely; returned unsent');
-    await returnUnsentClaim(deps.pool, { id: claimed.id, leaseToken: claimed.lease_token });
+    await returnUnsentClaims(deps.pool, [{ id: claimed.id, leaseToken: claimed.lease_token }]);
     return;
   }
   const attemptedAt = new Date();
@@ -128,7 +101,9 @@ export async function attemptDelivery(deps: AttemptDeps, claimed: ClaimedDeliver
     now: new Date(),
     random: deps.random ?? Math.random,
   });
-  const outcome = await record(deps, claimed, attemptedAt, result, decision);
+  const recorded = await recorder.record(outcomeRecord(claimed, attemptedAt, result, decision, Date.now()));
+  const outcome: AttemptOutcome = recorded.held ? decision.outcome : 'superseded';
+  if (recorded.disabledNow) deps.log.warn({ subscription_id: claimed.subscription_id }, 'webhook subscription disabled after five days of failures');
   deps.metrics.deliveries.inc({ outcome });
   deps.metrics.deliveryLatency.observe({ outcome }, result.latencyMs / 1000);
   deps.log.info(

@@ -1,28 +1,29 @@
-// The delivery worker's claim (system queries, owner role, no RLS): lock a
-// few subscriptions that have due work, then lease their due deliveries.
+// The delivery worker's claim (system queries, owner role, no RLS), in one
+// round trip: lock a few subscriptions that have due work, lease their due
+// deliveries, log lost attempts, and read when to look again.
 //
-// Why two statements in one transaction: the per-subscription in-flight cap
-// must hold across many workers. Locking the subscription rows first
-// (FOR NO KEY UPDATE SKIP LOCKED: claimers skip each other; the outbox
-// insert's foreign-key KEY SHARE lock is not blocked) serialises claims per
-// subscription, and the second statement's snapshot, taken after the lock,
-// sees every lease committed by the previous holder. The leasing UPDATE
-// repeats the "still pending, not leased" test, which PostgreSQL re-checks on
-// the newest row version, so a delivery finished meanwhile is never re-leased.
+// Why several statements: the per-subscription in-flight cap must hold across
+// many workers. Locking the subscription rows first (FOR NO KEY UPDATE SKIP
+// LOCKED: claimers skip each other; the outbox insert's foreign-key KEY SHARE
+// lock is not blocked) serialises claims per subscription, and the leasing
+// statement's snapshot, taken after the lock, sees every lease committed by
+// the previous holder (READ COMMITTED takes a new snapshot per statement). The
+// leasing UPDATE repeats the "still pending, not leased" test, which
+// PostgreSQL re-checks on the newest row version, so a delivery finished
+// meanwhile is never re-leased.
 //
-// Live grant (security review item 1): a subscription is claimed only while
-// the OAuth grant it was made under stands — not revoked, its user,
-// organization and membership active (the oauth_grant_status view, the same
-// definition the token check uses). Revocation disables the subscription in
-// its own transaction (migration 0007 triggers), and the subscription row lock
-// above orders the two; the grant test here also covers a delivery enqueued
-// by a call that completed while the revocation committed. Any rewrite of
-// the claim must keep LIVE_GRANT in both statements.
+// Why one round trip: the statements go as one simple-protocol query string,
+// which PostgreSQL runs as one implicit transaction (locks held to its end,
+// all or nothing). The locked subscription ids pass from the first statement
+// to the second in a transaction-local setting. The only values inlined are
+// integers this module checks, never text.
+//
+// Why it reads indexes, not the backlog: every lookup is per subscription
+// through webhook_deliveries_due_idx (subscription_id, next_attempt_at, partial
+// on pending) with a LIMIT, and the in-flight count through the partial index
+// on leased rows, so the cost follows the batch and the number of active
+// subscriptions, not the number of deliveries stored or due (docs/performance.md).
 import type { Queryable } from '../../db/pool.ts';
-
-/** The subscription `s` may be delivered to: its grant stands for an active principal. */
-const LIVE_GRANT = `EXISTS (SELECT 1 FROM oauth_grant_status g
-                     WHERE g.grant_id = s.grant_id AND NOT g.grant_revoked AND g.principal_active)`;
 
 export interface ClaimedDelivery {
   id: string;
@@ -43,87 +44,122 @@ export interface ClaimedDelivery {
   lost_attempt_at: Date | null;
 }
 
-export async function lockClaimableSubscriptions(db: Queryable, input: { limit: number; maxInFlight: number }): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(
-    `WITH due AS (
-       SELECT d.subscription_id, min(d.next_attempt_at) AS due_at
-         FROM webhook_deliveries d
-        WHERE d.status = 'pending' AND d.lease_token IS NULL AND d.next_attempt_at <= now()
-        GROUP BY d.subscription_id
-       UNION ALL
-       SELECT d.subscription_id, min(d.lease_expires_at)
-         FROM webhook_deliveries d
-        WHERE d.lease_token IS NOT NULL AND d.lease_expires_at <= now()
-        GROUP BY d.subscription_id
-     ),
-     earliest AS (SELECT subscription_id, min(due_at) AS due_at FROM due GROUP BY subscription_id)
-     SELECT s.id
-       FROM webhook_subscriptions s JOIN earliest e ON e.subscription_id = s.id
-      WHERE s.status = 'active' AND ${LIVE_GRANT}
-        AND (SELECT count(*) FROM webhook_deliveries l
-              WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL AND l.lease_expires_at > now()) < $2
-      ORDER BY e.due_at
-      LIMIT $1
-      FOR NO KEY UPDATE OF s SKIP LOCKED`,
-    [input.limit, input.maxInFlight],
-  );
-  return rows.map((row) => row.id);
+export interface Claim {
+  claimed: ClaimedDelivery[];
+  /** The earliest scheduled attempt of an active subscription or lease to run out, after this claim. */
+  nextDueAt: Date | null;
 }
 
-export async function leaseDueDeliveries(
+function whole(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`claim: ${name} must be a whole number, got ${value}`);
+  return value;
+}
+
+/** The earliest due delivery of subscription `s`: one probe of webhook_deliveries_due_idx. */
+const FIRST_DUE = `
+  SELECT d.next_attempt_at FROM webhook_deliveries d
+   WHERE d.subscription_id = s.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+     AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
+   ORDER BY d.next_attempt_at LIMIT 1`;
+
+/** Live leases of subscription `s` (at most the cap, plus expired ones): webhook_deliveries_leased_subscription_idx. */
+const IN_FLIGHT = `
+  SELECT count(*) FROM webhook_deliveries l
+   WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL AND l.lease_expires_at > now()`;
+
+/** When to look again: per active subscription its first unleased pending delivery, and the first lease to run out. */
+const NEXT_DUE = `SELECT least(
+  (SELECT min(due.next_attempt_at)
+     FROM webhook_subscriptions s CROSS JOIN LATERAL (
+       SELECT d.next_attempt_at FROM webhook_deliveries d
+        WHERE d.subscription_id = s.id AND d.status = 'pending' AND d.lease_token IS NULL
+        ORDER BY d.next_attempt_at LIMIT 1) due
+    WHERE s.status = 'active'),
+  (SELECT min(lease_expires_at) FROM webhook_deliveries WHERE lease_token IS NOT NULL)
+) AS at`;
+
+export function claimStatements(input: { limit: number; maxSubscriptions: number; maxInFlight: number; leaseMs: number }): string {
+  const limit = whole('limit', input.limit);
+  const maxSubscriptions = whole('maxSubscriptions', input.maxSubscriptions);
+  const maxInFlight = whole('maxInFlight', input.maxInFlight);
+  const leaseMs = whole('leaseMs', input.leaseMs);
+  return `
+SELECT set_config('switchboard.claim_subscriptions', coalesce(string_agg(locked.id::text, ','), ''), true)
+  FROM (
+    SELECT s.id
+      FROM webhook_subscriptions s CROSS JOIN LATERAL (${FIRST_DUE}) due
+     WHERE s.status = 'active' AND (${IN_FLIGHT}) < ${maxInFlight}
+     ORDER BY due.next_attempt_at
+     LIMIT ${maxSubscriptions}
+       FOR NO KEY UPDATE OF s SKIP LOCKED
+  ) locked;
+
+WITH slots AS (
+  SELECT s.id, s.callback_url, s.secret_ciphertext, ${maxInFlight} - (${IN_FLIGHT})::int AS free
+    FROM webhook_subscriptions s
+   WHERE s.id = ANY (string_to_array(current_setting('switchboard.claim_subscriptions'), ',')::uuid[])
+     AND s.status = 'active'
+),
+picked AS (
+  SELECT c.id, c.lease_token AS old_token, c.attempts AS old_attempts, c.last_attempt_at AS old_attempt_at,
+         slots.callback_url, slots.secret_ciphertext
+    FROM slots, LATERAL (
+      SELECT d.id, d.lease_token, d.attempts, d.last_attempt_at, d.next_attempt_at
+        FROM webhook_deliveries d
+       WHERE d.subscription_id = slots.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+         AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
+       ORDER BY d.next_attempt_at, d.id
+       LIMIT greatest(slots.free, 0)
+         FOR UPDATE SKIP LOCKED
+    ) c
+   ORDER BY c.next_attempt_at
+   LIMIT ${limit}
+),
+leased AS (
+  UPDATE webhook_deliveries d
+     SET attempts = d.attempts + 1, lease_token = gen_random_uuid(),
+         lease_expires_at = now() + ${leaseMs} * interval '1 millisecond', last_attempt_at = now(), updated_at = now()
+    FROM picked
+   WHERE d.id = picked.id AND d.status = 'pending' AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
+  RETURNING d.id, d.organization_id, d.subscription_id, d.call_id, d.event, d.body, d.attempts AS attempt,
+            d.schedule_start, d.lease_token, picked.callback_url, picked.secret_ciphertext,
+            CASE WHEN picked.old_token IS NULL THEN NULL ELSE picked.old_attempts END AS lost_attempt,
+            CASE WHEN picked.old_token IS NULL THEN NULL ELSE coalesce(picked.old_attempt_at, now()) END AS lost_attempt_at
+),
+-- Its worker died (or stalled past the lease) mid-attempt: log that attempt as
+-- unknown. The slow worker's own record, if it comes, replaces this placeholder.
+lost AS (
+  INSERT INTO webhook_attempts (organization_id, delivery_id, subscription_id, attempt, attempted_at, error, error_message, outcome)
+  SELECT organization_id, id, subscription_id, lost_attempt, lost_attempt_at, 'lease_expired',
+         'the worker sending this attempt stopped before recording its outcome', 'retrying'
+    FROM leased WHERE lost_attempt IS NOT NULL
+  ON CONFLICT ON CONSTRAINT webhook_attempts_delivery_attempt_key DO NOTHING
+)
+SELECT * FROM leased;
+
+${NEXT_DUE};`;
+}
+
+interface MultiResult {
+  rows: Record<string, unknown>[];
+}
+
+export async function claimDue(
   db: Queryable,
-  input: { subscriptionIds: string[]; maxInFlight: number; limit: number; leaseMs: number },
-): Promise<ClaimedDelivery[]> {
-  const { rows } = await db.query<ClaimedDelivery>(
-    `WITH slots AS (
-       SELECT s.id, s.callback_url, s.secret_ciphertext,
-              $2::int - (SELECT count(*) FROM webhook_deliveries l
-                          WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL AND l.lease_expires_at > now())::int AS free
-         FROM webhook_subscriptions s
-        WHERE s.id = ANY ($1::uuid[]) AND s.status = 'active' AND ${LIVE_GRANT}
-     ),
-     picked AS (
-       SELECT c.id, c.lease_token AS old_token, c.attempts AS old_attempts, c.last_attempt_at AS old_attempt_at,
-              slots.callback_url, slots.secret_ciphertext
-         FROM slots, LATERAL (
-           SELECT d.id, d.lease_token, d.attempts, d.last_attempt_at, d.next_attempt_at
-             FROM webhook_deliveries d
-            WHERE d.subscription_id = slots.id AND d.status = 'pending' AND d.next_attempt_at <= now()
-              AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
-            ORDER BY d.next_attempt_at, d.id
-            LIMIT greatest(slots.free, 0)
-              FOR UPDATE SKIP LOCKED
-         ) c
-        ORDER BY c.next_attempt_at
-        LIMIT $3
-     )
-     UPDATE webhook_deliveries d
-        SET attempts = d.attempts + 1, lease_token = gen_random_uuid(),
-            lease_expires_at = now() + $4::int * interval '1 millisecond', last_attempt_at = now(), updated_at = now()
-       FROM picked
-      WHERE d.id = picked.id AND d.status = 'pending' AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
-     RETURNING d.id, d.organization_id, d.subscription_id, d.call_id, d.event, d.body, d.attempts AS attempt,
-               d.schedule_start, d.lease_token, picked.callback_url, picked.secret_ciphertext,
-               CASE WHEN picked.old_token IS NULL THEN NULL ELSE picked.old_attempts END AS lost_attempt,
-               CASE WHEN picked.old_token IS NULL THEN NULL ELSE picked.old_attempt_at END AS lost_attempt_at`,
-    [input.subscriptionIds, input.maxInFlight, input.limit, input.leaseMs],
-  );
-  return rows;
+  input: { limit: number; maxSubscriptions: number; maxInFlight: number; leaseMs: number },
+): Promise<Claim> {
+  // No values: the simple query protocol, which allows several statements.
+  const results = (await db.query(claimStatements(input))) as unknown as MultiResult[];
+  const claimed = results[1]!.rows as unknown as ClaimedDelivery[];
+  const at = results[2]!.rows[0]?.at as Date | null | undefined;
+  return { claimed, nextDueAt: at ?? null };
 }
 
 /**
- * When the worker should look again: the earliest scheduled attempt of an
- * active subscription, or the earliest lease to run out (a worker may have died).
+ * When the worker should look again, without claiming: the earliest
+ * scheduled attempt of an active subscription, or the earliest lease to run out.
  */
 export async function nextDueAt(db: Queryable): Promise<Date | null> {
-  const { rows } = await db.query<{ at: Date | null }>(
-    `SELECT least(
-       (SELECT d.next_attempt_at FROM webhook_deliveries d
-          JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.status = 'active'
-         WHERE d.status = 'pending' AND d.lease_token IS NULL
-         ORDER BY d.next_attempt_at LIMIT 1),
-       (SELECT min(lease_expires_at) FROM webhook_deliveries WHERE lease_token IS NOT NULL)
-     ) AS at`,
-  );
+  const { rows } = await db.query<{ at: Date | null }>(NEXT_DUE);
   return rows[0]?.at ?? null;
 }

@@ -4,7 +4,7 @@
 import type { Queryable } from '../../db/pool.ts';
 
 export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed' | 'subscription_removed' | 'superseded';
-export type AttemptError = 'timeout' | 'connection' | 'tls' | 'blocked_address' | 'blocked_port' | 'invalid_url' | 'lease_expired' | 'internal';
+export type AttemptError = 'timeout' | 'connection' | 'tls' | 'blocked_address' | 'invalid_url' | 'lease_expired' | 'internal';
 
 export interface AttemptRecord {
   deliveryId: string;
@@ -18,90 +18,141 @@ export interface AttemptRecord {
   outcome: AttemptOutcome;
 }
 
-/**
- * Releases the lease with the delivery's new state. False when the lease was
- * lost (it expired and another worker claimed the delivery, or the
- * subscription was deleted): the caller then changes nothing else.
- */
-export async function releaseDelivery(
-  db: Queryable,
-  input: { id: string; leaseToken: string; status: 'pending' | 'succeeded' | 'failed'; nextAttemptAt: Date | null },
-): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE webhook_deliveries
-        SET status = $3, next_attempt_at = COALESCE($4, next_attempt_at), lease_token = NULL, lease_expires_at = NULL,
-            finished_at = CASE WHEN $3 = 'pending' THEN NULL ELSE now() END, updated_at = now()
-      WHERE id = $1 AND lease_token = $2`,
-    [input.id, input.leaseToken, input.status, input.nextAttemptAt],
-  );
-  return (rowCount ?? 0) > 0;
+export type DeliveryState = 'pending' | 'succeeded' | 'failed';
+
+/** One attempt's outcome, to be recorded under the lease it was sent with. */
+export interface OutcomeRecord extends AttemptRecord {
+  leaseToken: string;
+  /** The delivery's new state if the lease is still held. */
+  status: DeliveryState;
+  /** The next attempt's time when retrying. */
+  nextAttemptAt: Date | null;
+}
+
+export interface RecordedOutcome {
+  deliveryId: string;
+  /** False when the lease was lost (or the delivery is gone): the attempt was logged as superseded, nothing else changed. */
+  held: boolean;
+  subscriptionId: string | null;
+  /** This record disabled the subscription (five days of only failures). */
+  disabledNow: boolean;
 }
 
 /**
- * Gives back a claim whose attempt was never sent (the lease would have run
- * out mid-attempt): the attempt number is returned too, since nothing used it.
+ * Records many attempts in one statement: each delivery whose lease is still
+ * held gets its new state and gives the lease back; every attempt is logged
+ * (as 'superseded' when the lease was lost, replacing a 'lease_expired'
+ * placeholder for the same attempt number); each subscription's failing
+ * streak is ended by a success or started/continued by failures after its
+ * last success in the batch, disabling it after `disableAfterMs`. Deliveries
+ * that are gone (subscription deleted) log nothing. 410s are recorded here;
+ * deleting their subscriptions is the caller's next statement (see
+ * deleteSubscriptionsById), in the same transaction.
  */
-export async function returnUnsentClaim(db: Queryable, input: { id: string; leaseToken: string }): Promise<void> {
+export async function recordOutcomes(db: Queryable, records: OutcomeRecord[], disableAfterMs: number): Promise<RecordedOutcome[]> {
+  if (records.length === 0) return [];
+  const column = <T>(pick: (record: OutcomeRecord) => T) => records.map(pick);
+  const { rows } = await db.query<{ id: string; held: boolean; subscription_id: string; disabled_now: boolean }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::int[], $6::timestamptz[], $7::int[],
+                            $8::int[], $9::text[], $10::text[], $11::text[], $12::text[])
+         AS i(id, lease_token, status, next_attempt_at, attempt, attempted_at, status_code, latency_ms, error, error_message,
+              response_body, outcome)
+     ),
+     released AS (
+       UPDATE webhook_deliveries d
+          SET status = i.status, next_attempt_at = coalesce(i.next_attempt_at, d.next_attempt_at), lease_token = NULL,
+              lease_expires_at = NULL, finished_at = CASE WHEN i.status = 'pending' THEN NULL ELSE now() END, updated_at = now()
+         FROM input i
+        WHERE d.id = i.id AND d.lease_token = i.lease_token
+       RETURNING d.id
+     ),
+     logged AS (
+       SELECT i.*, d.organization_id, d.subscription_id, r.id IS NOT NULL AS held
+         FROM input i JOIN webhook_deliveries d ON d.id = i.id LEFT JOIN released r ON r.id = i.id
+     ),
+     attempts AS (
+       INSERT INTO webhook_attempts (organization_id, delivery_id, subscription_id, attempt, attempted_at, status_code,
+                                     latency_ms, error, error_message, response_body, outcome)
+       SELECT organization_id, id, subscription_id, attempt, attempted_at, status_code, latency_ms, error, error_message,
+              response_body, CASE WHEN held THEN outcome ELSE 'superseded' END
+         FROM logged
+       ON CONFLICT ON CONSTRAINT webhook_attempts_delivery_attempt_key DO UPDATE
+          SET status_code = EXCLUDED.status_code, latency_ms = EXCLUDED.latency_ms, error = EXCLUDED.error,
+              error_message = EXCLUDED.error_message, response_body = EXCLUDED.response_body, outcome = EXCLUDED.outcome
+        WHERE webhook_attempts.error = 'lease_expired'
+     ),
+     successes AS (
+       SELECT subscription_id, max(attempted_at) FILTER (WHERE outcome = 'succeeded') AS last_success,
+              bool_or(outcome = 'subscription_removed') AS removed
+         FROM logged WHERE held GROUP BY subscription_id
+     ),
+     streaks AS (
+       SELECT g.subscription_id, g.last_success,
+              (SELECT min(f.attempted_at) FROM logged f
+                WHERE f.held AND f.subscription_id = g.subscription_id AND f.outcome IN ('retrying', 'failed')
+                  AND (g.last_success IS NULL OR f.attempted_at > g.last_success)) AS first_failure
+         FROM successes g WHERE NOT g.removed
+     ),
+     marked AS (
+       UPDATE webhook_subscriptions s
+          SET failing_since = CASE WHEN st.first_failure IS NULL THEN NULL
+                                   ELSE coalesce(CASE WHEN st.last_success IS NULL THEN s.failing_since END, st.first_failure) END,
+              status = CASE WHEN st.first_failure IS NOT NULL
+                             AND coalesce(CASE WHEN st.last_success IS NULL THEN s.failing_since END, st.first_failure)
+                                 <= now() - $13::bigint * interval '1 millisecond'
+                            THEN 'disabled' ELSE s.status END,
+              disabled_at = CASE WHEN s.status = 'active' AND st.first_failure IS NOT NULL
+                                  AND coalesce(CASE WHEN st.last_success IS NULL THEN s.failing_since END, st.first_failure)
+                                      <= now() - $13::bigint * interval '1 millisecond'
+                                 THEN now() ELSE s.disabled_at END,
+              updated_at = CASE WHEN st.first_failure IS NULL THEN s.updated_at ELSE now() END
+         FROM streaks st
+        WHERE s.id = st.subscription_id AND (st.first_failure IS NOT NULL OR s.failing_since IS NOT NULL)
+       RETURNING s.id, s.status = 'disabled' AND s.disabled_at = now() AS disabled_now
+     )
+     SELECT l.id, l.held, l.subscription_id, coalesce(m.disabled_now, false) AS disabled_now
+       FROM logged l LEFT JOIN marked m ON m.id = l.subscription_id`,
+    [
+      column((r) => r.deliveryId),
+      column((r) => r.leaseToken),
+      column((r) => r.status),
+      column((r) => r.nextAttemptAt),
+      column((r) => r.attempt),
+      column((r) => r.attemptedAt),
+      column((r) => r.statusCode),
+      column((r) => r.latencyMs),
+      column((r) => r.error),
+      column((r) => r.errorMessage),
+      column((r) => r.responseBody),
+      column((r) => r.outcome),
+      disableAfterMs,
+    ],
+  );
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return records.map((record) => {
+    const row = byId.get(record.deliveryId);
+    return { deliveryId: record.deliveryId, held: row?.held ?? false, subscriptionId: row?.subscription_id ?? null, disabledNow: row?.disabled_now ?? false };
+  });
+}
+
+/**
+ * Gives back claims whose attempts were never sent (the lease would have run
+ * out mid-attempt): the attempt numbers are returned too, since nothing used them.
+ */
+export async function returnUnsentClaims(db: Queryable, claims: { id: string; leaseToken: string }[]): Promise<void> {
   await db.query(
-    `UPDATE webhook_deliveries
-        SET attempts = attempts - 1, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
-      WHERE id = $1 AND lease_token = $2`,
-    [input.id, input.leaseToken],
+    `UPDATE webhook_deliveries d
+        SET attempts = d.attempts - 1, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
+       FROM unnest($1::uuid[], $2::uuid[]) AS c(id, lease_token)
+      WHERE d.id = c.id AND d.lease_token = c.lease_token`,
+    [claims.map((c) => c.id), claims.map((c) => c.leaseToken)],
   );
 }
 
-/**
- * Logs one attempt. A 'lease_expired' placeholder for the same attempt
- * number (written when another worker reclaimed it) is replaced by what the
- * slow worker actually saw. Nothing is written when the delivery is gone.
- */
-export async function insertAttempt(db: Queryable, record: AttemptRecord): Promise<void> {
-  await db.query(
-    `INSERT INTO webhook_attempts (organization_id, delivery_id, subscription_id, attempt, attempted_at, status_code,
-                                   latency_ms, error, error_message, response_body, outcome)
-     SELECT d.organization_id, d.id, d.subscription_id, $2, $3, $4, $5, $6, $7, $8, $9
-       FROM webhook_deliveries d WHERE d.id = $1
-     ON CONFLICT ON CONSTRAINT webhook_attempts_delivery_attempt_key DO UPDATE
-        SET status_code = EXCLUDED.status_code, latency_ms = EXCLUDED.latency_ms, error = EXCLUDED.error,
-            error_message = EXCLUDED.error_message, response_body = EXCLUDED.response_body, outcome = EXCLUDED.outcome
-      WHERE webhook_attempts.error = 'lease_expired'`,
-    [record.deliveryId, record.attempt, record.attemptedAt, record.statusCode, record.latencyMs, record.error,
-      record.errorMessage, record.responseBody, record.outcome],
-  );
-}
-
-/** A success ends the subscription's failing streak. */
-export async function markSubscriptionHealthy(db: Queryable, subscriptionId: string): Promise<void> {
-  await db.query('UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [subscriptionId]);
-}
-
-/**
- * A failed attempt starts (or continues) the failing streak; a streak of
- * `disableAfterMs` disables the subscription. Returns true when this call disabled it.
- */
-export async function markSubscriptionFailing(
-  db: Queryable,
-  input: { subscriptionId: string; attemptedAt: Date; disableAfterMs: number },
-): Promise<boolean> {
-  const { rows } = await db.query<{ disabled_now: boolean }>(
-    `UPDATE webhook_subscriptions s
-        SET failing_since = COALESCE(s.failing_since, $2),
-            status = CASE WHEN COALESCE(s.failing_since, $2) <= now() - $3::bigint * interval '1 millisecond' THEN 'disabled' ELSE s.status END,
-            disabled_at = CASE WHEN s.status = 'active' AND COALESCE(s.failing_since, $2) <= now() - $3::bigint * interval '1 millisecond'
-                               THEN now() ELSE s.disabled_at END,
-            disabled_reason = CASE WHEN s.status = 'active' AND COALESCE(s.failing_since, $2) <= now() - $3::bigint * interval '1 millisecond'
-                                   THEN 'delivery_failures' ELSE s.disabled_reason END,
-            updated_at = now()
-      WHERE s.id = $1
-     RETURNING s.status = 'disabled' AND s.disabled_at = now() AS disabled_now`,
-    [input.subscriptionId, input.attemptedAt, input.disableAfterMs],
-  );
-  return rows[0]?.disabled_now ?? false;
-}
-
-/** 410 Gone: the receiver asked to stop. Its deliveries and their log go with it. */
-export async function deleteSubscriptionById(db: Queryable, subscriptionId: string): Promise<void> {
-  await db.query('DELETE FROM webhook_subscriptions WHERE id = $1', [subscriptionId]);
+/** 410 Gone: the receivers asked to stop. Their deliveries and their log go with them. */
+export async function deleteSubscriptionsById(db: Queryable, subscriptionIds: string[]): Promise<void> {
+  await db.query('DELETE FROM webhook_subscriptions WHERE id = ANY ($1::uuid[])', [subscriptionIds]);
 }
 
 /** Retention: attempts older than the cutoff, in batches so no delete holds locks for long. */

@@ -3,25 +3,25 @@
 // per subscription across all processes.
 //
 // It wakes on NOTIFY (a call completed, a delivery was requeued, a hook was
-// re-enabled), when one of its own attempts ends (a slot is free), at the next
-// scheduled retry or lease expiry (read from the database after every round),
-// and on a slow safety poll. It never holds a transaction across HTTP: the
-// claim commits a lease, the attempt runs, the outcome is recorded under that
-// lease (see claim.queries.ts and attempt.ts).
+// re-enabled), when a batch of its own outcomes is recorded (slots are free),
+// at the next scheduled retry or lease expiry (read by every claim), and on a
+// slow safety poll. It never holds a transaction across HTTP: one claim
+// statement batch commits leases for as many deliveries as there are free
+// slots, the attempts run, and their outcomes are recorded in batches under
+// those leases (see claim.queries.ts, attempt.ts and recorder.ts).
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { BackgroundTask } from '../../background.ts';
 import type { Config } from '../../config/config.ts';
 import type { Pool } from '../../db/pool.ts';
-import { withTransaction } from '../../db/transaction.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import { DELIVERIES_CHANNEL } from '../deliveries.queries.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { attemptDelivery, RECORD_MARGIN_MS, type AttemptDeps } from './attempt.ts';
-import { leaseDueDeliveries, lockClaimableSubscriptions, nextDueAt, type ClaimedDelivery } from './claim.queries.ts';
+import { claimDue, type Claim, type ClaimedDelivery } from './claim.queries.ts';
 import { closeDeliveryAgents } from './deliver.ts';
 import { listen, type Listener } from './listener.ts';
-import { insertAttempt } from './record.queries.ts';
+import { createOutcomeRecorder } from './recorder.ts';
 import { leaseMsFor } from './retry-policy.ts';
 
 export const MAX_IN_FLIGHT_PER_SUBSCRIPTION = 10;
@@ -51,36 +51,18 @@ export interface DeliveryWorker extends BackgroundTask {
   wake(): void;
 }
 
-export async function claimDueDeliveries(pool: Pool, input: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
-  return withTransaction(pool, async (db) => {
-    const subscriptionIds = await lockClaimableSubscriptions(db, {
-      limit: Math.min(MAX_SUBSCRIPTIONS_PER_CLAIM, input.limit),
-      maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
-    });
-    if (subscriptionIds.length === 0) return [];
-    const claimed = await leaseDueDeliveries(db, {
-      subscriptionIds,
-      maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
-      limit: input.limit,
-      leaseMs: input.leaseMs,
-    });
-    for (const delivery of claimed) {
-      if (delivery.lost_attempt === null) continue;
-      // Its worker died (or stalled past the lease) mid-attempt: log the attempt as unknown.
-      await insertAttempt(db, {
-        deliveryId: delivery.id,
-        attempt: delivery.lost_attempt,
-        attemptedAt: delivery.lost_attempt_at ?? new Date(),
-        statusCode: null,
-        latencyMs: null,
-        error: 'lease_expired',
-        errorMessage: 'the worker sending this attempt stopped before recording its outcome',
-        responseBody: null,
-        outcome: 'retrying',
-      });
-    }
-    return claimed;
+/** One claim round trip: up to `limit` due deliveries leased, and when to look again. */
+export function claimBatch(pool: Pool, input: { limit: number; leaseMs: number }): Promise<Claim> {
+  return claimDue(pool, {
+    limit: input.limit,
+    maxSubscriptions: Math.min(MAX_SUBSCRIPTIONS_PER_CLAIM, input.limit),
+    maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
+    leaseMs: input.leaseMs,
   });
+}
+
+export async function claimDueDeliveries(pool: Pool, input: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
+  return (await claimBatch(pool, input)).claimed;
 }
 
 export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promise<DeliveryWorker> {
@@ -104,6 +86,8 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   };
 
   const inFlight = new Set<Promise<void>>();
+  // Outcomes are written in batches; each attempt ends (and wakes a claim for its slot) once its batch is committed.
+  const recorder = createOutcomeRecorder(pool);
   let stopping = false;
   let running = false;
   let again = false;
@@ -118,7 +102,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   };
 
   const launch = (leaseDeadline: number) => (delivery: ClaimedDelivery) => {
-    const task: Promise<void> = attemptDelivery(deps, delivery, leaseDeadline)
+    const task: Promise<void> = attemptDelivery(deps, delivery, leaseDeadline, recorder)
       .catch((error) => log.error({ err: error, delivery_id: delivery.id }, 'webhook delivery attempt could not be recorded; its lease will expire and it will be retried'))
       .finally(() => {
         inFlight.delete(task);
@@ -129,6 +113,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
 
   const runRound = async () => {
     let blocked = false;
+    let due: Date | null | undefined;
     try {
       do {
         again = false;
@@ -136,15 +121,17 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
         if (free <= 0) break; // a finishing attempt wakes us
         // The database set the lease after this moment, so it lasts at least until claimStarted + leaseMs.
         const claimStarted = performance.now();
-        const claimed = await claimDueDeliveries(pool, { limit: free, leaseMs });
+        const { claimed, nextDueAt } = await claimBatch(pool, { limit: free, leaseMs });
+        due = nextDueAt;
         claimed.forEach(launch(claimStarted + leaseMs));
         // Claimed while stopping: attempted anyway; stop() waits for them.
         if (stopping) break;
         if (claimed.length === 0) blocked = true;
         else if (claimed.length === free) again = true;
       } while (again && !stopping);
-      const due = await nextDueAt(pool);
-      if (due) {
+      // No claim this round (every slot busy): a finishing batch wakes us, and the safety poll remains.
+      if (due === undefined) schedule(pollIntervalMs);
+      else if (due) {
         const delay = due.getTime() - Date.now();
         schedule(delay > 0 ? delay : blocked ? BLOCKED_RETRY_MS : 0);
       } else {
@@ -181,6 +168,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
       await listener.close();
       await round;
       await Promise.allSettled([...inFlight]);
+      await recorder.idle();
       await closeDeliveryAgents();
     },
   };

@@ -1,0 +1,84 @@
+// Records attempt outcomes in batches, like a database group commit: the
+// first outcome is written at once; outcomes that finish while that write is
+// on its way are written together by the next one. An idle worker therefore
+// records each attempt immediately, and a busy one in one statement per batch
+// instead of a transaction of four statements per attempt.
+//
+// Nothing is lost to a crash that a per-attempt write would have kept: an
+// outcome waiting here belongs to a delivery whose lease is committed in the
+// database, so after a crash the lease runs out, the delivery is claimed
+// again, the lost attempt is logged as 'lease_expired' and the delivery is
+// sent again with the same X-Delivery-Id (at-least-once, as before). The
+// batch writes fit well inside the lease: attempts are cut at
+// WEBHOOK_TIMEOUT_MS and the lease lasts RECORD_MARGIN_MS longer at least.
+import type { Pool } from '../../db/pool.ts';
+import { withTransaction } from '../../db/transaction.ts';
+import { deleteSubscriptionsById, recordOutcomes, type OutcomeRecord, type RecordedOutcome } from './record.queries.ts';
+import { DISABLE_AFTER_FAILING_MS } from './retry-policy.ts';
+
+/** More than a worker's concurrency, so one statement takes everything that finished meanwhile. */
+const MAX_BATCH = 256;
+
+export interface OutcomeRecorder {
+  /** Resolves once the outcome is committed (or rejects if its batch could not be written). */
+  record(outcome: OutcomeRecord): Promise<RecordedOutcome>;
+  /** Resolves when nothing is waiting or being written. */
+  idle(): Promise<void>;
+}
+
+interface Waiting {
+  outcome: OutcomeRecord;
+  resolve(recorded: RecordedOutcome): void;
+  reject(error: unknown): void;
+}
+
+/** Writes one batch: one statement, or a transaction when a 410 removes subscriptions too. */
+export async function writeOutcomes(pool: Pool, outcomes: OutcomeRecord[]): Promise<RecordedOutcome[]> {
+  if (!outcomes.some((outcome) => outcome.outcome === 'subscription_removed')) {
+    return recordOutcomes(pool, outcomes, DISABLE_AFTER_FAILING_MS);
+  }
+  return withTransaction(pool, async (db) => {
+    const recorded = await recordOutcomes(db, outcomes, DISABLE_AFTER_FAILING_MS);
+    // Only a 410 received under a held lease removes the subscription.
+    const gone = new Set(
+      recorded.filter((r, i) => r.held && r.subscriptionId && outcomes[i]!.outcome === 'subscription_removed').map((r) => r.subscriptionId!),
+    );
+    if (gone.size) await deleteSubscriptionsById(db, [...gone]);
+    return recorded;
+  });
+}
+
+export function createOutcomeRecorder(pool: Pool, options: { maxBatch?: number } = {}): OutcomeRecorder {
+  const maxBatch = options.maxBatch ?? MAX_BATCH;
+  const waiting: Waiting[] = [];
+  let writing: Promise<void> | undefined;
+  // Set and cleared in the same turn as the emptiness check, so an outcome
+  // added at any moment is either taken by the running loop or starts a new one.
+  let draining = false;
+
+  const drain = async () => {
+    draining = true;
+    while (waiting.length) {
+      const batch = waiting.splice(0, maxBatch);
+      try {
+        const recorded = await writeOutcomes(pool, batch.map((w) => w.outcome));
+        batch.forEach((w, i) => w.resolve(recorded[i]!));
+      } catch (error) {
+        batch.forEach((w) => w.reject(error));
+      }
+    }
+    draining = false;
+  };
+
+  return {
+    record(outcome) {
+      return new Promise<RecordedOutcome>((resolve, reject) => {
+        waiting.push({ outcome, resolve, reject });
+        if (!draining) writing = drain();
+      });
+    },
+    async idle() {
+      while (draining) await writing;
+    },
+  };
+}
