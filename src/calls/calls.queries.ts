@@ -1,6 +1,7 @@
 // Calls of the current organization (every function runs inside withOrg, so
 // the row-level policy limits them to app.organization_id).
 import type { Queryable } from '../db/pool.ts';
+import { withCallCompletedOutbox } from '../webhooks/deliveries.queries.ts';
 
 export type CallStatus = 'in_progress' | 'completed';
 
@@ -32,34 +33,44 @@ export async function insertCall(db: Queryable, input: { agentId: string | null 
   return rows[0]!;
 }
 
-/** A call that finished before it was recorded: created completed, in one statement. */
+/**
+ * A call that finished before it was recorded: created completed, with its
+ * call.completed deliveries (the outbox), in one statement.
+ */
 export async function insertCompletedCall(
   db: Queryable,
   input: { agentId: string | null; summary: string; durationSeconds: number },
 ): Promise<CompletedCall> {
   const { rows } = await db.query<CompletedCall>(
-    `INSERT INTO calls (organization_id, agent_id, status, completed_at, summary, duration_seconds)
-     VALUES (app_current_org(), $1, 'completed', now(), $2, $3) RETURNING ${COLUMNS}`,
+    withCallCompletedOutbox(`INSERT INTO calls (organization_id, agent_id, status, completed_at, summary, duration_seconds)
+     VALUES (app_current_org(), $1, 'completed', now(), $2, $3) RETURNING ${COLUMNS}`),
     [input.agentId, input.summary, input.durationSeconds],
   );
-  return rows[0]!;
+  return completedCall(rows[0]!);
 }
 
 /**
- * Completes an in-progress call. The status condition makes completion happen
- * once: of two concurrent requests one updates the row, the other gets nothing.
+ * Completes an in-progress call and writes its call.completed deliveries, in
+ * one statement. The status condition makes completion happen once: of two
+ * concurrent requests one updates the row, the other gets nothing.
  */
 export async function completeInProgressCall(
   db: Queryable,
   input: { id: string; summary: string; durationSeconds: number },
 ): Promise<CompletedCall | undefined> {
   const { rows } = await db.query<CompletedCall>(
-    `UPDATE calls SET status = 'completed', completed_at = now(), summary = $2, duration_seconds = $3
+    withCallCompletedOutbox(`UPDATE calls SET status = 'completed', completed_at = now(), summary = $2, duration_seconds = $3
       WHERE id = $1 AND status = 'in_progress'
-     RETURNING ${COLUMNS}`,
+     RETURNING ${COLUMNS}`),
     [input.id, input.summary, input.durationSeconds],
   );
-  return rows[0];
+  return rows[0] && completedCall(rows[0]);
+}
+
+/** Only the call's own columns (the outbox statement returns more). */
+function completedCall(row: CompletedCall): CompletedCall {
+  const { id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary } = row;
+  return { id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary };
 }
 
 export async function findCall(db: Queryable, id: string): Promise<Call | undefined> {

@@ -7,7 +7,6 @@ import type { Pool } from '../db/pool.ts';
 import { FOREIGN_KEY_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
 import { withOrg } from '../db/with-org.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
-import { enqueueCallCompleted } from '../webhooks/outbox.ts';
 import { insertAgent, listAgents as listAgentRows, type Agent } from './agents.queries.ts';
 import { callCompletedEvent, type CallCompletedEvent } from './call-event.ts';
 import {
@@ -94,9 +93,7 @@ export async function createCall(
   return withOrg(pool, organizationId, async (db) => {
     if (!hasSummary) return callView(await insertCall(db, { agentId }));
     const completion = checkCompletion(input as Completion);
-    const call = await insertCompletedCall(db, { agentId, summary: completion.summary, durationSeconds: completion.duration_seconds });
-    await enqueueCallCompleted(db, call);
-    return callView(call);
+    return callView(await insertCompletedCall(db, { agentId, summary: completion.summary, durationSeconds: completion.duration_seconds }));
   }).catch(unknownAgent);
 }
 
@@ -110,7 +107,6 @@ export async function completeCall(pool: Pool, organizationId: string, callId: s
       if (!existing) throw new errors.CALL_NOT_FOUND(callId);
       throw new errors.CALL_ALREADY_COMPLETED(callId);
     }
-    await enqueueCallCompleted(db, call);
     return callView(call);
   });
 }

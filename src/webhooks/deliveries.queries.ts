@@ -41,22 +41,39 @@ const DELIVERY_COLUMNS = `d.id, d.organization_id, d.subscription_id, d.call_id,
   d.next_attempt_at, (d.lease_token IS NOT NULL AND d.lease_expires_at > now()) AS in_flight, d.created_at, d.finished_at`;
 
 /**
- * One delivery per active call.completed subscription of the current
- * organization whose grant still stands (a revocation committing beside this
- * transaction is caught again by the claim). The unique (subscription, call)
- * key makes it exactly once.
+ * The call.completed body built in SQL from the `call` row: byte for byte
+ * JSON.stringify(callCompletedEvent(call)) (the six fields in order;
+ * to_json escapes text as JSON.stringify does; milliseconds are truncated as
+ * node-postgres truncates them), so the call and its deliveries can be
+ * written by one statement. test/webhooks/outbox.test.ts holds them equal.
  */
-export async function insertCallCompletedDeliveries(db: Queryable, input: { callId: string; body: string }): Promise<number> {
-  const { rowCount } = await db.query(
-    `INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body)
-     SELECT s.organization_id, s.id, $1, s.event, $2
-       FROM webhook_subscriptions s
-      WHERE s.organization_id = app_current_org() AND s.event = 'call.completed' AND s.status = 'active'
-        AND app_grant_is_live(s.grant_id)
-     ON CONFLICT ON CONSTRAINT webhook_deliveries_subscription_call_key DO NOTHING`,
-    [input.callId, input.body],
-  );
-  return rowCount ?? 0;
+const CALL_COMPLETED_BODY = `'{"id":"' || call.id || '","organization_id":"' || call.organization_id
+  || '","created_at":"' || to_char(call.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  || '","summary":' || to_json(call.summary)::text || ',"duration_seconds":' || call.duration_seconds
+  || ',"agent_id":' || coalesce('"' || call.agent_id || '"', 'null') || '}'`;
+
+/**
+ * The transactional outbox (DESIGN §2) in one statement: `callStatement`
+ * (an INSERT or UPDATE of calls RETURNING the completed call) runs with the
+ * insert of one delivery per active call.completed subscription of the
+ * call's organization (the unique (subscription, call) key makes it exactly
+ * once) and, if any was inserted, a NOTIFY, which PostgreSQL delivers only
+ * when the surrounding transaction commits. Returns the call's columns plus
+ * `deliveries_enqueued`; no row when `callStatement` returned none.
+ */
+export function withCallCompletedOutbox(callStatement: string): string {
+  return `WITH call AS (${callStatement}),
+     deliveries AS (
+       INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body)
+       SELECT s.organization_id, s.id, call.id, s.event, ${CALL_COMPLETED_BODY}
+         FROM call JOIN webhook_subscriptions s
+           ON s.organization_id = call.organization_id AND s.event = 'call.completed' AND s.status = 'active'
+       ON CONFLICT ON CONSTRAINT webhook_deliveries_subscription_call_key DO NOTHING
+       RETURNING 1
+     )
+     SELECT call.*, enqueued.n AS deliveries_enqueued,
+            CASE WHEN enqueued.n > 0 THEN pg_notify('${DELIVERIES_CHANNEL}', '') END AS notified
+       FROM call, (SELECT count(*)::int AS n FROM deliveries) AS enqueued`;
 }
 
 /** Delivered to listeners when the surrounding transaction commits (never before). */

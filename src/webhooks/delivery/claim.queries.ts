@@ -8,9 +8,9 @@
 // lock is not blocked) serialises claims per subscription, and the leasing
 // statement's snapshot, taken after the lock, sees every lease committed by
 // the previous holder (READ COMMITTED takes a new snapshot per statement). The
-// leasing UPDATE repeats the "still pending, not leased" test, which
-// PostgreSQL re-checks on the newest row version, so a delivery finished
-// meanwhile is never re-leased.
+// leasing UPDATE repeats the "still pending, due, not leased" test, which
+// PostgreSQL re-checks on the newest row version, so a delivery finished or
+// rescheduled meanwhile is never re-leased.
 //
 // Why one round trip: the statements go as one simple-protocol query string,
 // which PostgreSQL runs as one implicit transaction (locks held to its end,
@@ -100,18 +100,23 @@ WITH slots AS (
    WHERE s.id = ANY (string_to_array(current_setting('switchboard.claim_subscriptions'), ',')::uuid[])
      AND s.status = 'active'
 ),
+-- The inner LIMIT is the constant cap, so the planner walks the index for a
+-- few rows instead of sorting the subscription's whole backlog; the free
+-- slots are counted off after. No row locks here: the subscription lock keeps
+-- other claimers away, and the UPDATE re-checks each row's state.
 picked AS (
   SELECT c.id, c.lease_token AS old_token, c.attempts AS old_attempts, c.last_attempt_at AS old_attempt_at,
          slots.callback_url, slots.secret_ciphertext
     FROM slots, LATERAL (
-      SELECT d.id, d.lease_token, d.attempts, d.last_attempt_at, d.next_attempt_at
-        FROM webhook_deliveries d
-       WHERE d.subscription_id = slots.id AND d.status = 'pending' AND d.next_attempt_at <= now()
-         AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
-       ORDER BY d.next_attempt_at, d.id
-       LIMIT greatest(slots.free, 0)
-         FOR UPDATE SKIP LOCKED
+      SELECT first.*, row_number() OVER (ORDER BY first.next_attempt_at) AS n
+        FROM (SELECT d.id, d.lease_token, d.attempts, d.last_attempt_at, d.next_attempt_at
+                FROM webhook_deliveries d
+               WHERE d.subscription_id = slots.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+                 AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
+               ORDER BY d.next_attempt_at
+               LIMIT ${maxInFlight}) first
     ) c
+   WHERE c.n <= slots.free
    ORDER BY c.next_attempt_at
    LIMIT ${limit}
 ),
@@ -120,7 +125,8 @@ leased AS (
      SET attempts = d.attempts + 1, lease_token = gen_random_uuid(),
          lease_expires_at = now() + ${leaseMs} * interval '1 millisecond', last_attempt_at = now(), updated_at = now()
     FROM picked
-   WHERE d.id = picked.id AND d.status = 'pending' AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
+   WHERE d.id = picked.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+     AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
   RETURNING d.id, d.organization_id, d.subscription_id, d.call_id, d.event, d.body, d.attempts AS attempt,
             d.schedule_start, d.lease_token, picked.callback_url, picked.secret_ciphertext,
             CASE WHEN picked.old_token IS NULL THEN NULL ELSE picked.old_attempts END AS lost_attempt,
