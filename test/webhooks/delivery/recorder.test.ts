@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { TestApp } from '../../helpers/app.ts';
+import { attemptsOf, completeCall, connectPlatform, deliveriesOf, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
+import type { Pool } from '../../../src/db/pool.ts';
+import type { ClaimedDelivery } from '../../../src/webhooks/delivery/claim.queries.ts';
+import type { OutcomeRecord } from '../../../src/webhooks/delivery/record.queries.ts';
+import { createOutcomeRecorder, writeOutcomes } from '../../../src/webhooks/delivery/recorder.ts';
+import { claimDueDeliveries } from '../../../src/webhooks/delivery/worker.ts';
+
+// Outcomes are recorded in batches (no worker loop here: claims and outcomes
+// are driven by hand, so a "crash" is simply an outcome never written).
+describe('recording attempt outcomes in batches', () => {
+  let t: TestApp;
+
+  before(async () => {
+    t = await startWebhookApp();
+  });
+  after(() => t.close());
+
+  function outcome(claimed: ClaimedDelivery, result: 'succeeded' | 'retrying', attemptedAt = new Date()): OutcomeRecord {
+    return {
+      deliveryId: claimed.id,
+      leaseToken: claimed.lease_token,
+      attempt: claimed.attempt,
+      attemptedAt,
+      statusCode: result === 'succeeded' ? 200 : 500,
+      latencyMs: 3,
+      error: null,
+      errorMessage: null,
+      responseBody: result === 'succeeded' ? 'ok' : 'down',
+      outcome: result,
+      status: result === 'succeeded' ? 'succeeded' : 'pending',
+      nextAttemptAt: result === 'succeeded' ? null : new Date(Date.now() + 60_000),
+    };
+  }
+
+  async function hookWithCalls(path: string, calls: number) {
+    const org = await connectPlatform(t);
+    const hook = await subscribeHook(t, org, { hookUrl: `https://127.0.0.1:9${path}` });
+    for (let i = 0; i < calls; i++) await completeCall(t, org.member, { summary: `call ${i}` });
+    return hook;
+  }
+
+  test('one statement records many attempts; a crash before the second batch loses nothing and resends only the unrecorded ones, same ids', async () => {
+    const hook = await hookWithCalls('/batch', 4);
+    const claimed = await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 });
+    assert.equal(claimed.length, 4);
+    const [a, b, c, d] = claimed as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
+
+    let statements = 0;
+    const counting = { query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)) } as unknown as Pool;
+    const recorded = await writeOutcomes(counting, [outcome(a, 'succeeded'), outcome(b, 'retrying')]);
+    assert.equal(statements, 1, 'two outcomes, one statement');
+    assert.deepEqual(recorded.map((r) => r.held), [true, true]);
+
+    // The worker dies here: c and d were sent (or not), their outcomes never written. Their leases run out.
+    await t.db.pool.query("UPDATE webhook_deliveries SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1)", [[c.id, d.id]]);
+    const again = await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 });
+    assert.deepEqual(new Set(again.map((x) => x.id)), new Set([c.id, d.id]), 'only the unrecorded deliveries come back');
+    assert.ok(again.every((x) => x.attempt === 2 && x.lost_attempt === 1));
+
+    const rows = new Map((await deliveriesOf(t, hook.id)).map((row) => [row.id, row]));
+    assert.equal(rows.get(a.id)!.status, 'succeeded');
+    assert.equal(rows.get(b.id)!.status, 'pending');
+    assert.equal(rows.get(b.id)!.lease_token, null);
+    assert.deepEqual(await attemptsOf(t, a.id), [{ attempt: 1, status_code: 200, error: null, outcome: 'succeeded' }]);
+    assert.deepEqual(await attemptsOf(t, b.id), [{ attempt: 1, status_code: 500, error: null, outcome: 'retrying' }]);
+    assert.deepEqual(await attemptsOf(t, c.id), [{ attempt: 1, status_code: null, error: 'lease_expired', outcome: 'retrying' }]);
+
+    // The dead worker's outcome for c arrives late after all: superseded, the new holder's lease untouched.
+    const late = await writeOutcomes(t.db.pool, [outcome(c, 'succeeded')]);
+    assert.equal(late[0]!.held, false);
+    assert.deepEqual(await attemptsOf(t, c.id), [{ attempt: 1, status_code: 200, error: null, outcome: 'superseded' }]);
+    const renewed = again.find((x) => x.id === c.id)!;
+    assert.equal((await deliveriesOf(t, hook.id)).find((row) => row.id === c.id)!.lease_token, renewed.lease_token);
+    await writeOutcomes(t.db.pool, again.map((x) => outcome(x, 'succeeded')));
+    assert.ok((await deliveriesOf(t, hook.id)).every((row) => row.lease_token === null));
+  });
+
+  test('a success after failures in one batch ends the failing streak; failures after the last success start one', async () => {
+    const hook = await hookWithCalls('/streak', 3);
+    const [first, second, third] = (await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 })) as ClaimedDelivery[];
+    const base = Date.now() - 10_000;
+    const at = (ms: number) => new Date(base + ms);
+    await writeOutcomes(t.db.pool, [outcome(first!, 'retrying', at(0)), outcome(second!, 'succeeded', at(1))]);
+    const streak = async () => (await t.db.pool.query('SELECT failing_since FROM webhook_subscriptions WHERE id = $1', [hook.id])).rows[0].failing_since;
+    assert.equal(await streak(), null);
+    await writeOutcomes(t.db.pool, [outcome(third!, 'retrying', at(2))]);
+    assert.equal((await streak()).getTime(), at(2).getTime());
+  });
+
+  test('outcomes that finish while a batch is being written go together in the next statement', async () => {
+    await hookWithCalls('/group', 5);
+    const claimed = await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 });
+    let statements = 0;
+    const counting = { query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)) } as unknown as Pool;
+    const recorder = createOutcomeRecorder(counting);
+    const results = await Promise.all(claimed.map((x) => recorder.record(outcome(x, 'succeeded'))));
+    assert.ok(results.every((r) => r.held));
+    assert.equal(statements, 2, 'the first outcome alone, then the four that arrived meanwhile');
+    await recorder.idle();
+  });
+});
