@@ -56,8 +56,9 @@ const CALL_COMPLETED_BODY = `'{"id":"' || call.id || '","organization_id":"' || 
  * The transactional outbox (DESIGN §2) in one statement: `callStatement`
  * (an INSERT or UPDATE of calls RETURNING the completed call) runs with the
  * insert of one delivery per active call.completed subscription of the
- * call's organization (the unique (subscription, call) key makes it exactly
- * once) and, if any was inserted, a NOTIFY, which PostgreSQL delivers only
+ * call's organization whose grant still stands (a revocation committing
+ * beside this transaction is caught again by the claim; the unique
+ * (subscription, call) key makes it exactly once) and, if any was inserted, a NOTIFY, which PostgreSQL delivers only
  * when the surrounding transaction commits. Returns the call's columns plus
  * `deliveries_enqueued`; no row when `callStatement` returned none.
  */
@@ -68,6 +69,7 @@ export function withCallCompletedOutbox(callStatement: string): string {
        SELECT s.organization_id, s.id, call.id, s.event, ${CALL_COMPLETED_BODY}
          FROM call JOIN webhook_subscriptions s
            ON s.organization_id = call.organization_id AND s.event = 'call.completed' AND s.status = 'active'
+          AND app_grant_is_live(s.grant_id)
        ON CONFLICT ON CONSTRAINT webhook_deliveries_subscription_call_key DO NOTHING
        RETURNING 1
      )

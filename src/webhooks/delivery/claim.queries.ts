@@ -23,7 +23,20 @@
 // on pending) with a LIMIT, and the in-flight count through the partial index
 // on leased rows, so the cost follows the batch and the number of active
 // subscriptions, not the number of deliveries stored or due (docs/performance.md).
+//
+// Live grant (security review item 1): a subscription is claimed only while
+// the OAuth grant it was made under stands — not revoked, its user,
+// organization and membership active (the oauth_grant_status view, the same
+// definition the token check uses). Revocation disables the subscription in
+// its own transaction (migration 0007 triggers), and the subscription row lock
+// above orders the two; the grant test here also covers a delivery enqueued
+// by a call that completed while the revocation committed. Any rewrite of
+// the claim must keep LIVE_GRANT in both the locking and the leasing statement.
 import type { Queryable } from '../../db/pool.ts';
+
+/** The subscription `s` may be delivered to: its grant stands for an active principal. */
+const LIVE_GRANT = `EXISTS (SELECT 1 FROM oauth_grant_status g
+                     WHERE g.grant_id = s.grant_id AND NOT g.grant_revoked AND g.principal_active)`;
 
 export interface ClaimedDelivery {
   id: string;
@@ -74,7 +87,7 @@ const NEXT_DUE = `SELECT least(
        SELECT d.next_attempt_at FROM webhook_deliveries d
         WHERE d.subscription_id = s.id AND d.status = 'pending' AND d.lease_token IS NULL
         ORDER BY d.next_attempt_at LIMIT 1) due
-    WHERE s.status = 'active'),
+    WHERE s.status = 'active' AND ${LIVE_GRANT}),
   (SELECT min(lease_expires_at) FROM webhook_deliveries WHERE lease_token IS NOT NULL)
 ) AS at`;
 
@@ -88,7 +101,7 @@ SELECT set_config('switchboard.claim_subscriptions', coalesce(string_agg(locked.
   FROM (
     SELECT s.id
       FROM webhook_subscriptions s CROSS JOIN LATERAL (${FIRST_DUE}) due
-     WHERE s.status = 'active' AND (${IN_FLIGHT}) < ${maxInFlight}
+     WHERE s.status = 'active' AND ${LIVE_GRANT} AND (${IN_FLIGHT}) < ${maxInFlight}
      ORDER BY due.next_attempt_at
      LIMIT ${maxSubscriptions}
        FOR NO KEY UPDATE OF s SKIP LOCKED
@@ -98,7 +111,7 @@ WITH slots AS (
   SELECT s.id, s.callback_url, s.secret_ciphertext, ${maxInFlight} - (${IN_FLIGHT})::int AS free
     FROM webhook_subscriptions s
    WHERE s.id = ANY (string_to_array(current_setting('switchboard.claim_subscriptions'), ',')::uuid[])
-     AND s.status = 'active'
+     AND s.status = 'active' AND ${LIVE_GRANT}
 ),
 -- The inner LIMIT is the constant cap, so the planner walks the index for a
 -- few rows instead of sorting the subscription's whole backlog; the free

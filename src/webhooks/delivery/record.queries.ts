@@ -4,7 +4,7 @@
 import type { Queryable } from '../../db/pool.ts';
 
 export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed' | 'subscription_removed' | 'superseded';
-export type AttemptError = 'timeout' | 'connection' | 'tls' | 'blocked_address' | 'invalid_url' | 'lease_expired' | 'internal';
+export type AttemptError = 'timeout' | 'connection' | 'tls' | 'blocked_address' | 'blocked_port' | 'invalid_url' | 'lease_expired' | 'internal';
 
 export interface AttemptRecord {
   deliveryId: string;
@@ -106,6 +106,10 @@ export async function recordOutcomes(db: Queryable, records: OutcomeRecord[], di
                                   AND coalesce(CASE WHEN st.last_success IS NULL THEN s.failing_since END, st.first_failure)
                                       <= now() - $13::bigint * interval '1 millisecond'
                                  THEN now() ELSE s.disabled_at END,
+              disabled_reason = CASE WHEN s.status = 'active' AND st.first_failure IS NOT NULL
+                                      AND coalesce(CASE WHEN st.last_success IS NULL THEN s.failing_since END, st.first_failure)
+                                          <= now() - $13::bigint * interval '1 millisecond'
+                                     THEN 'delivery_failures' ELSE s.disabled_reason END,
               updated_at = CASE WHEN st.first_failure IS NULL THEN s.updated_at ELSE now() END
          FROM streaks st
         WHERE s.id = st.subscription_id AND (st.first_failure IS NOT NULL OR s.failing_since IS NOT NULL)
