@@ -133,3 +133,21 @@ ALTER TABLE webhook_attempts DROP CONSTRAINT webhook_attempts_error_check;
 ALTER TABLE webhook_attempts ADD CONSTRAINT webhook_attempts_error_check CHECK (error IN (
   'timeout', 'connection', 'tls', 'blocked_address', 'blocked_port', 'invalid_url', 'lease_expired', 'internal'
 ));
+
+-- 2. Refresh token rotation keeps one chain per grant. A rotated token points
+--    to its successor and keeps it sealed (AES-256-GCM under SECRET_KEY, the
+--    grant as associated data) for REFRESH_REUSE_GRACE, so a replay inside the
+--    grace gets that same successor; housekeeping forgets it afterwards.
+ALTER TABLE oauth_refresh_tokens
+  ADD COLUMN successor_id uuid REFERENCES oauth_refresh_tokens (id) ON DELETE SET NULL,
+  ADD COLUMN successor_ciphertext bytea;
+CREATE INDEX oauth_refresh_tokens_successor_id_idx ON oauth_refresh_tokens (successor_id) WHERE successor_id IS NOT NULL;
+-- Chains forked before this migration: each grant keeps its newest current token; the others are revoked.
+UPDATE oauth_refresh_tokens r SET revoked_at = now()
+ WHERE r.rotated_at IS NULL AND r.revoked_at IS NULL
+   AND EXISTS (SELECT 1 FROM oauth_refresh_tokens n
+                WHERE n.grant_id = r.grant_id AND n.rotated_at IS NULL AND n.revoked_at IS NULL
+                  AND (n.created_at, n.id) > (r.created_at, r.id));
+-- Exactly one current refresh token per grant.
+CREATE UNIQUE INDEX oauth_refresh_tokens_one_current_per_grant
+  ON oauth_refresh_tokens (grant_id) WHERE rotated_at IS NULL AND revoked_at IS NULL;

@@ -37,11 +37,11 @@ export function every(name: string, intervalMs: number, log: Logger, fn: () => P
 }
 
 /** Housekeeping every process runs hourly: expired sessions, codes and tokens; delivery attempts older than 30 days. */
-export function startMaintenance({ pool, log }: TaskContext): BackgroundTask[] {
+export function startMaintenance({ pool, config, log }: TaskContext): BackgroundTask[] {
   return [
     every('sessions-cleanup', 3_600_000, log, () => deleteExpiredSessions(pool)),
     every('login-failures-cleanup', 3_600_000, log, () => deleteStaleFailures(pool)),
-    every('oauth-cleanup', 3_600_000, log, () => purgeExpiredOAuthRows(pool)),
+    every('oauth-cleanup', 3_600_000, log, () => purgeExpiredOAuthRows(pool, config.refreshReuseGrace)),
     every('webhook-log-retention', 3_600_000, log, () => purgeDeliveryLog(pool)),
   ];
 }

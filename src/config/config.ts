@@ -20,6 +20,8 @@ export interface Config {
   secretKey: Buffer | undefined;
   accessTokenTtl: number;
   refreshTokenTtl: number;
+  /** REFRESH_TOKEN_MAX_LIFETIME: seconds from the user's approval after which no refresh token of that grant is valid. */
+  refreshTokenMaxLifetime: number;
   authCodeTtl: number;
   refreshReuseGrace: number;
   webhookTimeoutMs: number;
@@ -139,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: secretKey(env),
     accessTokenTtl: integer(env, 'ACCESS_TOKEN_TTL', 3600, 1, 31_536_000),
     refreshTokenTtl: integer(env, 'REFRESH_TOKEN_TTL', 5_184_000, 1, 315_360_000),
+    refreshTokenMaxLifetime: integer(env, 'REFRESH_TOKEN_MAX_LIFETIME', 7_776_000, 1, 315_360_000),
     authCodeTtl: integer(env, 'AUTH_CODE_TTL', 600, 1, 3600),
     refreshReuseGrace: integer(env, 'REFRESH_REUSE_GRACE', 60, 0, 3600),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

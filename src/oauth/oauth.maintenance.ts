@@ -3,13 +3,19 @@
 // recognisable as a replay).
 import type { Pool } from '../db/pool.ts';
 import { deleteExpiredAuthorizationCodes } from './grants.queries.ts';
-import { deleteExpiredAccessTokens, deleteExpiredRefreshTokens } from './tokens.queries.ts';
+import { deleteExpiredAccessTokens, deleteExpiredRefreshTokens, forgetSealedSuccessors } from './tokens.queries.ts';
 
 const KEEP_MS = 24 * 3600_000;
 
-export async function purgeExpiredOAuthRows(pool: Pool): Promise<number> {
+/**
+ * `graceSeconds` (REFRESH_REUSE_GRACE): a rotated refresh token's sealed
+ * successor is forgotten once the grace is over, so the database holds a
+ * recoverable refresh token only for the seconds a retry may need it.
+ */
+export async function purgeExpiredOAuthRows(pool: Pool, graceSeconds = 3600): Promise<number> {
   const before = new Date(Date.now() - KEEP_MS);
-  return (await deleteExpiredAuthorizationCodes(pool, before))
+  return (await forgetSealedSuccessors(pool, graceSeconds))
+    + (await deleteExpiredAuthorizationCodes(pool, before))
     + (await deleteExpiredAccessTokens(pool, before))
     + (await deleteExpiredRefreshTokens(pool, before));
 }

@@ -3,8 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import { clientRateLimit, documentOnly, paramsOf, tokenLimitPerIp } from './client-endpoint.ts';
 import { OAuthErrorSchema, TokenRequestBody, TokenResponseSchema } from './oauth.schemas.ts';
 import { exchangeToken } from './token.service.ts';
+import { resolveSecretKey } from '../config/secret-key.ts';
+import { createSecretBox } from '../webhooks/secret-box.ts';
 
 export default async function tokenRoutes(app: FastifyInstance) {
+  const refreshBox = createSecretBox(await resolveSecretKey(app.config), 'refresh-token');
   app.post('/oauth/token', {
     config: { rateLimit: tokenLimitPerIp(app) },
     preHandler: clientRateLimit(app),
@@ -17,7 +20,7 @@ export default async function tokenRoutes(app: FastifyInstance) {
       response: { 200: TokenResponseSchema, 400: OAuthErrorSchema, 401: OAuthErrorSchema, 429: OAuthErrorSchema },
     },
   }, async (request, reply) => {
-    const tokens = await exchangeToken(app.db, app.config, paramsOf(request), request.headers.authorization);
+    const tokens = await exchangeToken(app.db, app.config, refreshBox, paramsOf(request), request.headers.authorization);
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(tokens);
   });
 }

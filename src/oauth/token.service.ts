@@ -11,12 +11,16 @@ import { revokeGrant } from './grants.queries.ts';
 import { InvalidRequest } from './oauth.errors.ts';
 import { findTokenOwner, revokeAccessToken } from './tokens.queries.ts';
 import type { TokenResponse } from './tokens.service.ts';
+import type { SecretBox } from '../webhooks/secret-box.ts';
 
-export async function exchangeToken(pool: Pool, config: Config, params: RawParams, authorization: string | undefined): Promise<TokenResponse> {
+/** `refreshBox` seals a rotated refresh token's successor (createSecretBox(key, 'refresh-token')). */
+export async function exchangeToken(
+  pool: Pool, config: Config, refreshBox: SecretBox, params: RawParams, authorization: string | undefined,
+): Promise<TokenResponse> {
   const ctx: TokenRequestContext = { db: pool, params, authorization };
   await runChecks(TOKEN_REQUEST_CHECKS, ctx);
   const grant = GRANTS[params.grant_type as GrantType];
-  return grant(pool, config, ctx.client!, params, { refreshReuseGrace: config.refreshReuseGrace });
+  return grant(pool, config, ctx.client!, params, { refreshReuseGrace: config.refreshReuseGrace, secretBox: refreshBox });
 }
 
 /**

@@ -11,14 +11,24 @@ export async function insertAccessToken(
   );
 }
 
+/**
+ * A refresh token expires REFRESH_TOKEN_TTL after it is issued (sliding with
+ * every rotation), and never later than REFRESH_TOKEN_MAX_LIFETIME after its
+ * grant was approved (`maxLifetimeSeconds`; absent: no cap).
+ */
 export async function insertRefreshToken(
   db: Queryable,
-  token: { tokenHash: Buffer; grantId: string; scopes: string[]; expiresAt: Date },
-): Promise<void> {
-  await db.query(
-    'INSERT INTO oauth_refresh_tokens (token_hash, grant_id, scopes, expires_at) VALUES ($1, $2, $3, $4)',
-    [token.tokenHash, token.grantId, token.scopes, token.expiresAt],
+  token: { tokenHash: Buffer; grantId: string; scopes: string[]; expiresAt: Date; maxLifetimeSeconds?: number },
+): Promise<{ id: string; expires_at: Date }> {
+  const { rows } = await db.query<{ id: string; expires_at: Date }>(
+    `INSERT INTO oauth_refresh_tokens (token_hash, grant_id, scopes, expires_at)
+     SELECT $1, $2, $3, CASE WHEN $5::int IS NULL THEN $4 ELSE least($4, g.created_at + make_interval(secs => $5::int)) END
+       FROM oauth_grants g WHERE g.id = $2
+     RETURNING id, expires_at`,
+    [token.tokenHash, token.grantId, token.scopes, token.expiresAt, token.maxLifetimeSeconds ?? null],
   );
+  if (!rows[0]) throw new Error(`grant ${token.grantId} does not exist`);
+  return rows[0];
 }
 
 /** What a valid access token stands for: the one row behind every bearer request. */
@@ -67,6 +77,8 @@ export interface RefreshTokenRecord {
   rotated_seconds_ago: number | null;
   grant_revoked: boolean;
   principal_active: boolean;
+  /** Seconds since the user approved the grant (REFRESH_TOKEN_MAX_LIFETIME counts from then). */
+  grant_age_seconds: number;
 }
 
 /** The refresh token with its grant, locked so concurrent refreshes of one token serialise. */
@@ -75,9 +87,10 @@ export async function lockRefreshToken(db: Queryable, tokenHash: Buffer): Promis
     `SELECT r.id, r.grant_id, s.client_id, r.scopes,
             r.expires_at <= now() AS expired, r.revoked_at IS NOT NULL AS revoked,
             extract(epoch FROM now() - r.rotated_at)::float8 AS rotated_seconds_ago,
-            s.grant_revoked, s.principal_active
+            s.grant_revoked, s.principal_active, extract(epoch FROM now() - g.created_at)::float8 AS grant_age_seconds
        FROM oauth_refresh_tokens r
        JOIN oauth_grant_status s ON s.grant_id = r.grant_id
+       JOIN oauth_grants g ON g.id = r.grant_id
       WHERE r.token_hash = $1
       FOR UPDATE OF r`,
     [tokenHash],
@@ -88,6 +101,51 @@ export async function lockRefreshToken(db: Queryable, tokenHash: Buffer): Promis
 /** Marks a refresh token as exchanged; the first rotation time is kept (the grace period counts from it). */
 export async function markRefreshTokenRotated(db: Queryable, id: string): Promise<void> {
   await db.query('UPDATE oauth_refresh_tokens SET rotated_at = coalesce(rotated_at, now()) WHERE id = $1', [id]);
+}
+
+/**
+ * Records the token a rotated one was exchanged for, sealed (SECRET_KEY) so
+ * that a replay within REFRESH_REUSE_GRACE returns the very same successor
+ * instead of forking the chain.
+ */
+export async function recordSuccessor(db: Queryable, input: { id: string; successorId: string; successorCiphertext: Buffer }): Promise<void> {
+  await db.query(
+    'UPDATE oauth_refresh_tokens SET successor_id = $2, successor_ciphertext = $3 WHERE id = $1',
+    [input.id, input.successorId, input.successorCiphertext],
+  );
+}
+
+export interface CurrentRefreshToken {
+  id: string;
+  expired: boolean;
+  /** The current token, sealed on its predecessor's row (null once the predecessor's grace has passed and it was purged). */
+  sealed: Buffer | null;
+}
+
+/**
+ * The grant's one current refresh token (unrotated, unrevoked: a partial
+ * unique index allows one per grant) with its plaintext as sealed on the row
+ * it replaced. Undefined when the grant has no current token.
+ */
+export async function findCurrentRefreshToken(db: Queryable, grantId: string): Promise<CurrentRefreshToken | undefined> {
+  const { rows } = await db.query<CurrentRefreshToken>(
+    `SELECT c.id, c.expires_at <= now() AS expired, p.successor_ciphertext AS sealed
+       FROM oauth_refresh_tokens c
+       LEFT JOIN oauth_refresh_tokens p ON p.grant_id = c.grant_id AND p.successor_id = c.id
+      WHERE c.grant_id = $1 AND c.rotated_at IS NULL AND c.revoked_at IS NULL`,
+    [grantId],
+  );
+  return rows[0];
+}
+
+/** Housekeeping: a successor needs to stay recoverable only during its predecessor's grace period. */
+export async function forgetSealedSuccessors(db: Queryable, graceSeconds: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE oauth_refresh_tokens SET successor_ciphertext = NULL
+      WHERE successor_ciphertext IS NOT NULL AND rotated_at < now() - make_interval(secs => $1::int)`,
+    [graceSeconds],
+  );
+  return rowCount ?? 0;
 }
 
 export interface TokenOwner {

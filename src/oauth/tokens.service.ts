@@ -7,7 +7,7 @@ import { insertGrant, type Grant } from './grants.queries.ts';
 import { formatScope, normalizeScopes } from './scopes.ts';
 import { findActiveAccessToken, insertAccessToken, insertRefreshToken, type ActiveAccessToken } from './tokens.queries.ts';
 
-export type TokenTtls = Pick<Config, 'accessTokenTtl' | 'refreshTokenTtl'>;
+export type TokenTtls = Pick<Config, 'accessTokenTtl' | 'refreshTokenTtl'> & Partial<Pick<Config, 'refreshTokenMaxLifetime'>>;
 
 /** RFC 6749 §5.1 successful response. */
 export interface TokenResponse {
@@ -28,30 +28,34 @@ export async function issueTokenPair(
   db: Queryable,
   ttls: TokenTtls,
   input: { grantId: string; accessScopes: readonly string[]; refreshScopes: readonly string[] },
-): Promise<TokenResponse> {
-  const accessToken = generateToken('sba');
+): Promise<TokenResponse & { refresh_token_id: string }> {
+  const access = await issueAccessToken(db, ttls, { grantId: input.grantId, scopes: input.accessScopes });
   const refreshToken = generateToken('sbr');
-  const now = Date.now();
-  const accessScopes = normalizeScopes(input.accessScopes);
-  await insertAccessToken(db, {
-    tokenHash: hashToken(accessToken),
-    grantId: input.grantId,
-    scopes: accessScopes,
-    expiresAt: new Date(now + ttls.accessTokenTtl * 1000),
-  });
-  await insertRefreshToken(db, {
+  const { id } = await insertRefreshToken(db, {
     tokenHash: hashToken(refreshToken),
     grantId: input.grantId,
     scopes: normalizeScopes(input.refreshScopes),
-    expiresAt: new Date(now + ttls.refreshTokenTtl * 1000),
+    expiresAt: new Date(Date.now() + ttls.refreshTokenTtl * 1000),
+    ...(ttls.refreshTokenMaxLifetime !== undefined ? { maxLifetimeSeconds: ttls.refreshTokenMaxLifetime } : {}),
   });
-  return {
-    access_token: accessToken,
-    token_type: 'Bearer',
-    expires_in: ttls.accessTokenTtl,
-    refresh_token: refreshToken,
-    scope: formatScope(accessScopes),
-  };
+  return { ...access, refresh_token: refreshToken, refresh_token_id: id };
+}
+
+/** A new access token alone (a grace-period replay gets one beside the chain's current refresh token). */
+export async function issueAccessToken(
+  db: Queryable,
+  ttls: Pick<TokenTtls, 'accessTokenTtl'>,
+  input: { grantId: string; scopes: readonly string[] },
+): Promise<Omit<TokenResponse, 'refresh_token'>> {
+  const accessToken = generateToken('sba');
+  const scopes = normalizeScopes(input.scopes);
+  await insertAccessToken(db, {
+    tokenHash: hashToken(accessToken),
+    grantId: input.grantId,
+    scopes,
+    expiresAt: new Date(Date.now() + ttls.accessTokenTtl * 1000),
+  });
+  return { access_token: accessToken, token_type: 'Bearer', expires_in: ttls.accessTokenTtl, scope: formatScope(scopes) };
 }
 
 /** A grant: the family every code and token of one approval belongs to. */

@@ -1,7 +1,10 @@
 // Webhook secrets must be sent back verbatim (X-Signature), so they cannot be
 // hashed: they are sealed with AES-256-GCM under SECRET_KEY. The organization
 // id is the associated data, so a sealed secret copied onto another
-// organization's row does not open.
+// organization's row does not open. The same box, with its own purpose in the
+// associated data, seals a rotated refresh token's successor during
+// REFRESH_REUSE_GRACE (src/oauth/grants/refresh-token.ts); one purpose's
+// ciphertext never opens as another's.
 //
 // Layout: version byte (1) | 12-byte IV | 16-byte tag | ciphertext.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
@@ -15,11 +18,11 @@ export interface SecretBox {
   open(sealed: Buffer, organizationId: string): string;
 }
 
-function associatedData(organizationId: string): Buffer {
-  return Buffer.from(`switchboard:webhook-secret:${organizationId}`, 'utf8');
-}
+export type SecretPurpose = 'webhook-secret' | 'refresh-token';
 
-export function createSecretBox(key: Buffer): SecretBox {
+/** `context` is the row's owner: the organization for a webhook secret, the grant for a refresh token. */
+export function createSecretBox(key: Buffer, purpose: SecretPurpose = 'webhook-secret'): SecretBox {
+  const associatedData = (context: string) => Buffer.from(`switchboard:${purpose}:${context}`, 'utf8');
   if (key.length !== 32) throw new Error('the webhook secret key must be 32 bytes');
   return {
     seal(secret, organizationId) {

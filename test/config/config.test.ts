@@ -13,6 +13,7 @@ describe('configuration from the environment', () => {
     assert.equal(config.refreshTokenTtl, 5184000);
     assert.equal(config.authCodeTtl, 600);
     assert.equal(config.refreshReuseGrace, 60);
+    assert.equal(config.refreshTokenMaxLifetime, 90 * 24 * 3600);
     assert.equal(config.webhookTimeoutMs, 10000);
     assert.deepEqual(config.webhookRetryScheduleMs.slice(0, 3), [10_000, 60_000, 300_000]);
     assert.equal(config.webhookRetryScheduleMs.length, 10);
@@ -35,6 +36,8 @@ describe('configuration from the environment', () => {
     ['REDIS_URL', 'http://x'],
     ['SECRET_KEY', 'c2hvcnQ='],
     ['ACCESS_TOKEN_TTL', '-5'],
+    ['REFRESH_TOKEN_MAX_LIFETIME', '90d'],
+    ['REFRESH_TOKEN_MAX_LIFETIME', '0'],
     ['WEBHOOK_RETRY_SCHEDULE', '10s,soon'],
     ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'maybe'],
     ['WEBHOOK_ALLOWED_PORTS', 'https'],

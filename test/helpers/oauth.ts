@@ -55,6 +55,7 @@ export async function issueTokens(
     scopes?: string[];
     accessTokenTtl?: number;
     refreshTokenTtl?: number;
+    refreshTokenMaxLifetime?: number;
   },
 ): Promise<IssuedTokens> {
   const scopes = input.scopes ?? ['calls:read'];
@@ -67,10 +68,15 @@ export async function issueTokens(
     });
     const tokens = await issueTokenPair(
       client,
-      { accessTokenTtl: input.accessTokenTtl ?? 3600, refreshTokenTtl: input.refreshTokenTtl ?? 5_184_000 },
+      {
+        accessTokenTtl: input.accessTokenTtl ?? 3600,
+        refreshTokenTtl: input.refreshTokenTtl ?? 5_184_000,
+        ...(input.refreshTokenMaxLifetime !== undefined ? { refreshTokenMaxLifetime: input.refreshTokenMaxLifetime } : {}),
+      },
       { grantId: grant.id, accessScopes: scopes, refreshScopes: scopes },
     );
-    return { ...tokens, grant_id: grant.id };
+    const { refresh_token_id: _id, ...pair } = tokens;
+    return { ...pair, grant_id: grant.id };
   });
 }
 

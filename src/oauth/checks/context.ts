@@ -51,6 +51,8 @@ export interface RefreshContext {
   token: RefreshTokenRecord;
   /** REFRESH_REUSE_GRACE in seconds. */
   graceSeconds: number;
+  /** REFRESH_TOKEN_MAX_LIFETIME in seconds (absent: no cap). */
+  maxLifetimeSeconds?: number;
   /** Set by check-refresh-scope: the access token's scope (the refresh token's, or narrower). */
   scopes?: string[];
 }

@@ -27,7 +27,10 @@ export const handleAuthorizationCode: GrantHandler = async function handleAuthor
       return error;
     }
     await markAuthorizationCodeUsed(tx, codeHash);
-    return issueTokenPair(tx, ttls, { grantId: record.grant_id, accessScopes: record.scopes, refreshScopes: record.scopes });
+    const { refresh_token_id: _id, ...tokens } = await issueTokenPair(tx, ttls, {
+      grantId: record.grant_id, accessScopes: record.scopes, refreshScopes: record.scopes,
+    });
+    return tokens;
   });
   if (outcome instanceof OAuthError) throw outcome;
   return outcome;
