@@ -1,23 +1,47 @@
-// GET / (the signed-in home is the locations list) and POST /ui/organization,
-// the navigation bar's organization switcher: the same switch as
+// GET / (the signed-in home: the delivery-health dashboard; a visitor is sent
+// to sign in), GET /ui (the same home), and POST /ui/organization, the
+// navigation bar's organization switcher: the same switch as
 // PUT /auth/session/organization, on the browser's session.
 import type { FastifyInstance } from 'fastify';
 import { switchOrganization } from '../auth/sessions.service.ts';
+import { dashboardFigures } from '../dashboard/dashboard.service.ts';
+import { findClient } from '../oauth/clients.service.ts';
+import { listConnectedApps } from '../oauth/connected-apps.service.ts';
+import { listVisibleSubscriptions } from '../webhooks/subscriptions.service.ts';
 import type { Csrf } from './csrf.ts';
-import { SECTIONS } from './layout.ts';
+import { sendPage } from './layout.ts';
 import { text, type FormBody } from './forms.ts';
-import { safeReturnTo, webSession } from './session.ts';
-import { signedInForm } from './signed-in.ts';
+import { homePage } from './pages/home.page.ts';
+import { safeReturnTo } from './session.ts';
+import { sectionAccess, signedInForm } from './signed-in.ts';
 
-export const HOME_PATH = SECTIONS[0].path;
+export const HOME_PATH = '/';
 
 export function homeRoutes(csrf: Csrf) {
   return async function registerHomeRoutes(app: FastifyInstance) {
-    app.get('/', { schema: { hide: true } }, async (request, reply) =>
-      reply.redirect((await webSession(request)) ? HOME_PATH : '/login', 302));
+    const { page } = sectionAccess(csrf, 'home');
+    const hide = { schema: { hide: true } };
 
-    app.post<{ Body: FormBody }>('/ui/organization', { schema: { hide: true } }, async (request, reply) => {
-      const ctx = await signedInForm(request, reply, csrf, 'locations');
+    app.get('/', hide, async (request, reply) => {
+      const ctx = await page(request, reply);
+      if (!ctx) return reply;
+      const figures = await dashboardFigures(app.db, ctx.organizationId);
+      const subscriptions = await listVisibleSubscriptions(app.db, ctx.principal);
+      const troubled = subscriptions.filter((s) => s.status !== 'active' || s.failing_since !== null);
+      const clients = new Map<string, string>();
+      for (const clientId of new Set(troubled.map((s) => s.client_id))) {
+        const client = await findClient(app.db, clientId);
+        if (client) clients.set(clientId, client.name);
+      }
+      const apps = await listConnectedApps(app.db, ctx.organizationId);
+      return sendPage(reply, 200, homePage({ nav: ctx.nav, figures, troubled, clients, apps }));
+    });
+
+    // The UI's own root: people type it, and older links point at it.
+    app.get('/ui', hide, async (_request, reply) => reply.redirect(HOME_PATH, 302));
+
+    app.post<{ Body: FormBody }>('/ui/organization', hide, async (request, reply) => {
+      const ctx = await signedInForm(request, reply, csrf, 'home');
       if (!ctx) return reply;
       // Not a member (or not active there): AUTH_NOT_A_MEMBER, rendered as a 403 page; the session is unchanged.
       await switchOrganization(app.db, ctx.session, text(request.body, 'organization_id'));

@@ -9,6 +9,7 @@ import { STYLESHEET_PATH } from './stylesheet.ts';
 export { STYLESHEET, STYLESHEET_PATH } from './stylesheet.ts';
 
 export const SECTIONS = [
+  { id: 'home', label: 'Home', path: '/' },
   { id: 'locations', label: 'Locations', path: '/ui/locations' },
   { id: 'service-areas', label: 'Service areas', path: '/ui/service-areas' },
   { id: 'calls', label: 'Calls', path: '/ui/calls' },

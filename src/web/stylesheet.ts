@@ -69,6 +69,40 @@ a.brand { color: var(--ink); text-decoration: none; }
 p.summary { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
 details summary { cursor: pointer; color: var(--muted); font-size: 14px; overflow-wrap: anywhere; }
 details pre { margin-top: 6px; }
+figure.chart { margin: 0 0 8px; }
+svg.chart { display: block; width: 100%; height: auto; max-width: 720px; }
+svg.chart.share { height: 28px; max-width: none; border-radius: 4px; }
+svg.chart .grid { stroke: var(--line); stroke-width: 1; }
+svg.chart .axis { font-size: 12px; fill: var(--muted); }
+svg.chart .empty { fill: var(--line); }
+svg .s-ok { fill: var(--ok); } svg .s-warn { fill: #c4590a; } svg .s-bad { fill: var(--danger); } svg .s-accent { fill: var(--accent); }
+.swatch { display: inline-block; width: 12px; height: 12px; border-radius: 3px; margin-right: 6px; vertical-align: -1px; }
+.swatch.s-ok { background: var(--ok); } .swatch.s-warn { background: #c4590a; } .swatch.s-bad { background: var(--danger); } .swatch.s-accent { background: var(--accent); }
+ul.legend { list-style: none; display: flex; flex-wrap: wrap; gap: 4px 18px; padding: 0; margin: 8px 0; font-size: 14px; color: var(--muted); }
+ul.legend.counts { color: var(--ink); }
+details.chart-data table { margin-top: 6px; }
+th.plain { text-transform: none; letter-spacing: 0; font-size: 14px; color: var(--ink); font-weight: 400; }
+.grid-2 { display: grid; grid-template-columns: 1fr 1fr; gap: 20px; }
+.grid-2 > .card + .card { margin-top: 0; }
+.stats { display: flex; flex-wrap: wrap; gap: 8px 28px; margin: 0 0 12px; }
+.stats div { min-width: 90px; }
+.stats dt { color: var(--muted); font-size: 14px; }
+.stats dd { margin: 0; font-size: 22px; font-weight: 600; }
+form.filters { display: flex; flex-wrap: wrap; gap: 0 14px; align-items: flex-end; margin-bottom: 16px; }
+form.filters .field { min-width: 150px; flex: 1 1 150px; }
+form.filters label { margin-top: 8px; }
+form.filters .actions { margin-top: 12px; flex-wrap: wrap; }
+form.recover { display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: flex-end; }
+form.recover .field { flex: 0 1 260px; }
+.last-error { margin: 0 0 8px; }
+input[type=datetime-local], input[type=date] { width: 100%; padding: 9px 10px; border: 1px solid var(--line); border-radius: 6px; font: inherit; background: #fff; }
+ul.plain-list { list-style: none; padding: 0; margin: 0; }
+ul.plain-list li { padding: 8px 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+ul.plain-list li:last-child { border-bottom: none; }
+.grid-2 { margin-top: 20px; }
+h3 { font-size: 16px; margin: 8px 0; }
+.grid-2.charts { margin-top: 8px; }
+.last-error p { margin: 0 0 4px; }
 .pager { display: flex; justify-content: space-between; margin-top: 16px; }
-@media (max-width: 640px) { .row { grid-template-columns: 1fr; } main.wide { padding: 0 8px; } td.row-actions { white-space: normal; } }
+@media (max-width: 640px) { .row, .grid-2 { grid-template-columns: 1fr; } main.wide table:not(.fit) { display: block; overflow-x: auto; } .card { padding: 18px 14px; } .page-head { flex-wrap: wrap; } header { padding: 10px 12px; } main.wide { padding: 0 8px; } td.row-actions { white-space: normal; } }
 `;

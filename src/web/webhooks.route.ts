@@ -6,12 +6,15 @@ import type { FastifyInstance } from 'fastify';
 import * as errors from '../errors.ts';
 import { findClient } from '../oauth/clients.service.ts';
 import { listAttemptsPage, redeliver } from '../webhooks/deliveries.service.ts';
+import { subscriptionHealth } from '../webhooks/health.service.ts';
+import { recoverFailedDeliveries, recoverSinceProblem } from '../webhooks/recovery.service.ts';
 import {
   getVisibleSubscription, listVisibleSubscriptions, reenableSubscription, removeSubscription,
 } from '../webhooks/subscriptions.service.ts';
 import { pageCursor } from './calls.route.ts';
 import type { Csrf } from './csrf.ts';
-import { noticeFor, pathId, type FormBody } from './forms.ts';
+import { noticeFor, pathId, text, type FormBody } from './forms.ts';
+import { localValue } from './pages/subscription-health.ts';
 import { sendPage } from './layout.ts';
 import { confirmDeletePage } from './pages/confirm-delete.page.ts';
 import { webhookPage } from './pages/webhook.page.ts';
@@ -29,6 +32,29 @@ const PROBLEMS = {
   disabled: 'The subscription is disabled: re-enable it first.',
   grant_ended: "The app's access this subscription was made under has ended: connect the app again; it subscribes anew.",
 };
+/** Why a recover time was refused, shown beside the field (fixed texts chosen by a code). */
+const RECOVER_PROBLEMS = {
+  invalid: 'Enter a date and time.',
+  future: 'Choose a time in the past.',
+  old: 'Choose a time within the last 30 days: older deliveries are no longer kept.',
+};
+const DAY_MS = 86_400_000;
+
+/** "YYYY-MM-DDTHH:MM" (a datetime-local field, read as UTC) → a Date, or undefined. */
+export function parseUtcLocal(value: string): Date | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return undefined;
+  const date = new Date(`${value}Z`);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+function recoveredNotice(query: { recovered?: unknown; more?: unknown }): string | undefined {
+  if (typeof query.recovered !== 'string' || !/^\d{1,6}$/.test(query.recovered)) return undefined;
+  const n = Number(query.recovered);
+  const queued = n === 0
+    ? 'No failed deliveries since that time: nothing was queued.'
+    : `${n} failed ${n === 1 ? 'delivery' : 'deliveries'} queued: sent again now, with the same X-Delivery-Id.`;
+  return query.more === '1' ? `${queued} More failed deliveries remain: press Recover again to queue the next batch.` : queued;
+}
 
 export function webhookPages(csrf: Csrf) {
   return async function registerWebhookPages(app: FastifyInstance) {
@@ -53,7 +79,7 @@ export function webhookPages(csrf: Csrf) {
       return sendPage(reply, 200, webhooksPage({ nav: ctx.nav, subscriptions, clients, ...(message ? { notice: message } : {}) }));
     });
 
-    app.get<{ Params: { id: string }; Querystring: { cursor?: unknown; done?: unknown; problem?: unknown } }>(
+    app.get<{ Params: { id: string }; Querystring: { cursor?: unknown; done?: unknown; problem?: unknown; recover?: unknown; recovered?: unknown; more?: unknown } }>(
       '/ui/webhooks/:id', hide, async (request, reply) => {
         const ctx = await page(request, reply);
         if (!ctx) return reply;
@@ -64,10 +90,15 @@ export function webhookPages(csrf: Csrf) {
           limit: ATTEMPTS_PER_PAGE, ...(cursor ? { cursor } : {}),
         });
         const clientName = (await clientNames([subscription.client_id])).get(subscription.client_id) ?? subscription.client_id;
-        const message = noticeFor(NOTICES, request.query.done);
+        const health = await subscriptionHealth(app.db, ctx.principal, subscriptionId);
+        const message = noticeFor(NOTICES, request.query.done) ?? recoveredNotice(request.query);
         const problem = noticeFor(PROBLEMS, request.query.problem);
+        const recoverError = noticeFor(RECOVER_PROBLEMS, request.query.recover);
+        // Suggested time: when the current failures began, or else 24 hours ago.
+        const recoverSince = localValue(subscription.failing_since ?? new Date(Date.now() - DAY_MS).toISOString());
         return sendPage(reply, 200, webhookPage({
-          nav: ctx.nav, subscription, clientName, attempts, nextCursor, paged: cursor !== undefined,
+          nav: ctx.nav, subscription, clientName, attempts, nextCursor, paged: cursor !== undefined, health, recoverSince,
+          ...(recoverError ? { recoverError } : {}),
           ...(message ? { notice: message } : {}), ...(problem ? { problem } : {}),
         }));
       });
@@ -101,6 +132,23 @@ export function webhookPages(csrf: Csrf) {
         }
         return reply.redirect(`${back}?done=redelivered`, 303);
       });
+
+    app.post<{ Params: { id: string }; Body: FormBody }>('/ui/webhooks/:id/recover', hide, async (request, reply) => {
+      const ctx = await form(request, reply);
+      if (!ctx) return reply;
+      const subscriptionId = pathId(request.params.id, 'subscription');
+      const back = `/ui/webhooks/${subscriptionId}`;
+      const since = parseUtcLocal(text(request.body, 'since'));
+      const sinceProblem = since ? recoverSinceProblem(since) : 'invalid';
+      if (!since || sinceProblem) return reply.redirect(`${back}?recover=${sinceProblem ?? 'invalid'}#recover-title`, 303);
+      try {
+        const result = await recoverFailedDeliveries(app.db, ctx.principal, subscriptionId, since);
+        return reply.redirect(`${back}?recovered=${result.requeued}${result.more ? '&more=1' : ''}`, 303);
+      } catch (error) {
+        if (error instanceof errors.WEBHOOK_SUBSCRIPTION_DISABLED) return reply.redirect(`${back}?problem=disabled`, 303);
+        throw error;
+      }
+    });
 
     app.get<{ Params: { id: string } }>('/ui/webhooks/:id/delete', hide, async (request, reply) => {
       const ctx = await page(request, reply);

@@ -108,6 +108,38 @@ export async function requeueDelivery(db: Queryable, id: string): Promise<Delive
   return rows[0];
 }
 
+/**
+ * Recover: a subscription's failed deliveries created since `since`, oldest
+ * first, at most `limit`, sent again now with a fresh retry schedule (the same
+ * requeue as requeueDelivery, so the worker's ordinary claim picks them up).
+ * Only rows still 'failed' are touched (re-checked on the locked row): a
+ * delivery already requeued, by an earlier recover or a concurrent one, is
+ * pending or in flight and is not queued a second time.
+ */
+export async function requeueFailedDeliveries(
+  db: Queryable,
+  input: { subscriptionId: string; since: Date; limit: number },
+): Promise<{ requeued: number; more: boolean }> {
+  const { rowCount } = await db.query(
+    `WITH picked AS (
+       SELECT id FROM webhook_deliveries
+        WHERE subscription_id = $1 AND status = 'failed' AND created_at >= $2
+        ORDER BY created_at, id
+        LIMIT $3
+     )
+     UPDATE webhook_deliveries d
+        SET status = 'pending', next_attempt_at = now(), schedule_start = d.attempts, finished_at = NULL, updated_at = now()
+       FROM picked
+      WHERE d.id = picked.id AND d.status = 'failed'`,
+    [input.subscriptionId, input.since, input.limit],
+  );
+  const { rows } = await db.query<{ more: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE subscription_id = $1 AND status = 'failed' AND created_at >= $2) AS more`,
+    [input.subscriptionId, input.since],
+  );
+  return { requeued: rowCount ?? 0, more: rows[0]!.more };
+}
+
 /** A subscription's attempts, newest first; `afterId` is the last attempt of the previous page. */
 export async function listAttempts(db: Queryable, input: { subscriptionId: string; limit: number; afterId?: string }): Promise<Attempt[]> {
   const { rows } = await db.query<Attempt>(

@@ -9,6 +9,7 @@ import { resolveSecretKey } from '../config/secret-key.ts';
 import { setNextLink } from '../http/pagination.ts';
 import { PLATFORM_SECURITY, requirePlatformToken } from '../oauth/platform-guard.ts';
 import { listAttemptsPage, redeliver } from './deliveries.service.ts';
+import { recoverFailedDeliveries } from './recovery.service.ts';
 import { createSecretBox } from './secret-box.ts';
 import {
   getVisibleSubscription,
@@ -25,6 +26,8 @@ import {
   DeliverySchema,
   IdParams,
   ProblemSchema,
+  RecoverBody,
+  RecoverResponse,
   SubscribeBody,
   SubscriptionSchema,
   SubscriptionSummarySchema,
@@ -143,6 +146,24 @@ export default async function webhooksRoutes(fastify: FastifyInstance) {
     const { attempts, nextCursor } = await listAttemptsPage(app.db, requirePrincipal(request.principal), request.params.id, request.query);
     setNextLink(request, reply, app.config.baseUrl, nextCursor);
     return attempts;
+  });
+
+  app.post('/webhooks/:id/recover', {
+    preHandler: userOrPlatform,
+    schema: {
+      tags: ['webhooks'],
+      summary: 'Send again every failed delivery created since a time (at most 1000 per call; idempotent for deliveries already queued)',
+      description: 'Requeues the subscription\'s deliveries whose status is failed and that were created at or after `since`, oldest first, '
+        + 'with a fresh retry schedule and the same X-Delivery-Id. Deliveries already pending or in flight are left alone, so calling '
+        + 'twice sends nothing twice. `more: true` means further failed deliveries remain: call again. 409 when the subscription is disabled.',
+      security,
+      params: IdParams,
+      body: RecoverBody,
+      response: { 202: RecoverResponse, 400: ProblemSchema, ...authErrors, 404: ProblemSchema, 409: ProblemSchema },
+    },
+  }, async (request, reply) => {
+    const result = await recoverFailedDeliveries(app.db, requirePrincipal(request.principal), request.params.id, new Date(request.body.since));
+    return reply.code(202).send(result);
   });
 
   app.post('/webhooks/deliveries/:id/redeliver', {

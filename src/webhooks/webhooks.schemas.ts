@@ -85,3 +85,20 @@ export const AttemptsQuery = Type.Object({
 });
 
 export { IdParams, ProblemSchema };
+
+export const RecoverBody = Type.Object(
+  {
+    since: Type.String({
+      format: 'date-time',
+      description: 'redeliver the failed deliveries created at or after this time (RFC 3339, within the last 30 days, not in the future)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const RecoverResponse = Type.Object({
+  subscription_id: Uuid,
+  since: Timestamp,
+  requeued: Type.Integer({ minimum: 0, description: 'failed deliveries queued to be sent again now (at most 1000 per call, oldest first)' }),
+  more: Type.Boolean({ description: 'more failed deliveries since `since` remain: call again to queue the next batch' }),
+});

@@ -5,6 +5,8 @@ import { layout, type Navigation } from '../layout.ts';
 import { notice, postButton } from './fields.ts';
 import { dash, excerpt, formatTime } from './format.ts';
 import { canReenable, disabledBecause, subscriptionStatus } from './webhooks.page.ts';
+import type { SubscriptionHealth } from '../../webhooks/health.service.ts';
+import { subscriptionHealthSection } from './subscription-health.ts';
 
 const OUTCOMES: Record<string, { label: string; tone: string }> = {
   succeeded: { label: 'Succeeded', tone: 'ok' },
@@ -33,6 +35,10 @@ interface WebhookPageInput {
   paged: boolean;
   notice?: string;
   problem?: string;
+  health: SubscriptionHealth;
+  /** The recover form's time (UTC, YYYY-MM-DDTHH:MM) and its error. */
+  recoverSince: string;
+  recoverError?: string;
 }
 
 /** One subscription and its delivery attempts, newest first; redeliver on each delivery's latest attempt. */
@@ -83,6 +89,10 @@ ${input.problem ? html`<p class="error" role="alert">${input.problem}</p>` : ''}
     <a class="button secondary" href="${base}/delete">Delete subscription</a>
   </div>
 </div>
+${subscriptionHealthSection(s, input.health, {
+  action: `${base}/recover`, csrf: nav.csrf, since: input.recoverSince, enabled: s.status === 'active',
+  ...(input.recoverError ? { error: input.recoverError } : {}),
+})}
 <div class="card">
   <h2>Delivery attempts</h2>
   ${canReenable(s) ? html`<p class="muted">Re-enable the subscription to redeliver; its paused deliveries resume at once.</p>` : ''}

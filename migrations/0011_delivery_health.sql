@@ -1,0 +1,33 @@
+-- Indexes behind the delivery-health pages (issue #12): the home dashboard,
+-- the subscription charts, recover, and the calls filters. Each chart reads a
+-- bounded time range of one organization or subscription through an index
+-- that holds every column the query needs (index-only where the table is
+-- insert-mostly), so no page view scans webhook_attempts or calls.
+--
+-- RLS adds organization_id = app_current_org() to every query of
+-- switchboard_app: the indexes carry organization_id so that filter needs no
+-- heap visit either.
+
+-- Subscription charts (outcomes per hour / per day, latency p50/p95) and the
+-- attempts list: the same key as the index it replaces, plus the columns the
+-- charts aggregate, so the charts are index-only scans (attempts are never updated).
+DROP INDEX IF EXISTS webhook_attempts_subscription_idx;
+CREATE INDEX webhook_attempts_subscription_idx
+  ON webhook_attempts (subscription_id, attempted_at DESC, id DESC) INCLUDE (organization_id, outcome, latency_ms);
+
+-- "The last error in words": the newest failed attempt, however long ago, without
+-- walking past the successes that followed it.
+CREATE INDEX webhook_attempts_subscription_failures_idx
+  ON webhook_attempts (subscription_id, attempted_at DESC) WHERE outcome <> 'succeeded' AND outcome <> 'superseded';
+
+-- Dashboard: deliveries of the last 24 hours by their current status.
+CREATE INDEX webhook_deliveries_organization_created_idx
+  ON webhook_deliveries (organization_id, created_at) INCLUDE (status);
+
+-- Recover: a subscription's failed deliveries since a time, oldest first.
+CREATE INDEX webhook_deliveries_failed_idx
+  ON webhook_deliveries (subscription_id, created_at, id) WHERE status = 'failed';
+
+-- Calls page filtered by agent (date range and status ride on calls_organization_created_idx).
+CREATE INDEX calls_organization_agent_created_idx
+  ON calls (organization_id, agent_id, created_at DESC, id DESC) WHERE agent_id IS NOT NULL;

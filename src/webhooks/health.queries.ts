@@ -1,0 +1,88 @@
+// One subscription's delivery health (inside withOrg): attempt outcomes per
+// hour, latency percentiles, the newest failure, and how many deliveries
+// failed for good. Each reads a bounded range of an index keyed by
+// subscription_id (migrations/0011_delivery_health.sql): the attempts ones are
+// index-only scans, since attempts are written once and never updated.
+import type { Queryable } from '../db/pool.ts';
+
+export interface HourOutcomes {
+  /** YYYY-MM-DDTHH, UTC. */
+  hour: string;
+  succeeded: number;
+  retrying: number;
+  failed: number;
+}
+
+/**
+ * Attempts per UTC hour since `since`, by outcome: succeeded, failed but to be
+ * retried, failed for good (a 410 that removed the subscription counts as failed).
+ */
+export async function countAttemptOutcomesPerHour(db: Queryable, input: { subscriptionId: string; since: Date }): Promise<HourOutcomes[]> {
+  const { rows } = await db.query<HourOutcomes>(
+    `SELECT to_char(date_trunc('hour', attempted_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD"T"HH24') AS hour,
+            count(*) FILTER (WHERE outcome = 'succeeded')::int AS succeeded,
+            count(*) FILTER (WHERE outcome = 'retrying')::int AS retrying,
+            count(*) FILTER (WHERE outcome IN ('failed', 'subscription_removed'))::int AS failed
+       FROM webhook_attempts
+      WHERE subscription_id = $1 AND attempted_at >= $2
+      GROUP BY 1`,
+    [input.subscriptionId, input.since],
+  );
+  return rows;
+}
+
+export interface LatencyPercentiles {
+  p50: number | null;
+  p95: number | null;
+  /** Attempts that got an answer (the ones with a latency). */
+  answered: number;
+}
+
+/** p50 and p95 of answered attempts since `since`, in milliseconds. */
+export async function latencyPercentiles(db: Queryable, input: { subscriptionId: string; since: Date }): Promise<LatencyPercentiles> {
+  const { rows } = await db.query<LatencyPercentiles>(
+    `SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50,
+            percentile_disc(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95,
+            count(*)::int AS answered
+       FROM webhook_attempts
+      WHERE subscription_id = $1 AND attempted_at >= $2 AND latency_ms IS NOT NULL`,
+    [input.subscriptionId, input.since],
+  );
+  return rows[0]!;
+}
+
+export interface FailedAttempt {
+  attempted_at: Date;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  error_message: string | null;
+  response_body: string | null;
+  outcome: string;
+}
+
+/** The newest attempt that did not succeed (matches webhook_attempts_subscription_failures_idx). */
+export async function findLatestFailedAttempt(db: Queryable, subscriptionId: string): Promise<FailedAttempt | undefined> {
+  const { rows } = await db.query<FailedAttempt>(
+    `SELECT attempted_at, attempt, status_code, error, error_message, response_body, outcome
+       FROM webhook_attempts
+      WHERE subscription_id = $1 AND outcome <> 'succeeded' AND outcome <> 'superseded'
+      ORDER BY attempted_at DESC
+      LIMIT 1`,
+    [subscriptionId],
+  );
+  return rows[0];
+}
+
+/** Deliveries that failed for good, created since `since`, counted up to `cap` (what recover would send). */
+export async function countFailedDeliveries(db: Queryable, input: { subscriptionId: string; since: Date; cap: number }): Promise<number> {
+  const { rows } = await db.query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM (
+       SELECT 1 FROM webhook_deliveries
+        WHERE subscription_id = $1 AND status = 'failed' AND created_at >= $2
+        LIMIT $3
+     ) failed`,
+    [input.subscriptionId, input.since, input.cap],
+  );
+  return rows[0]!.count;
+}

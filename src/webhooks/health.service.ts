@@ -1,0 +1,111 @@
+// A subscription's delivery health for its page: outcomes per hour (24 h) and
+// per day (7 d), latency p50/p95, and the last error said in words.
+import { STATUS_CODES } from 'node:http';
+import type { Principal } from '../auth/principal.ts';
+import type { Pool } from '../db/pool.ts';
+import { withOrg } from '../db/with-org.ts';
+import * as errors from '../errors.ts';
+import {
+  countAttemptOutcomesPerHour, countFailedDeliveries, findLatestFailedAttempt, latencyPercentiles,
+  type FailedAttempt, type HourOutcomes, type LatencyPercentiles,
+} from './health.queries.ts';
+import { RECOVER_BATCH, RECOVER_WINDOW_MS } from './recovery.service.ts';
+import { findSubscription } from './subscriptions.queries.ts';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+export interface OutcomeBucket {
+  /** Hour "YYYY-MM-DDTHH" or day "YYYY-MM-DD", UTC. */
+  label: string;
+  succeeded: number;
+  retrying: number;
+  failed: number;
+}
+
+export interface SubscriptionHealth {
+  perHour: OutcomeBucket[];
+  perDay: OutcomeBucket[];
+  latency24h: LatencyPercentiles;
+  latency7d: LatencyPercentiles;
+  lastError: { at: string; attempt: number; words: string; detail: string | null } | null;
+  /** Failed deliveries recover would send (counted up to RECOVER_BATCH + 1). */
+  failedDeliveries: number;
+}
+
+function emptyBucket(label: string): OutcomeBucket {
+  return { label, succeeded: 0, retrying: 0, failed: 0 };
+}
+
+/** 24 hourly buckets ending with the current hour, and 7 daily ones ending today, from one hourly count. */
+export function bucketOutcomes(hours: HourOutcomes[], now: Date): { perHour: OutcomeBucket[]; perDay: OutcomeBucket[] } {
+  const currentHour = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
+  const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
+  const perHour = Array.from({ length: 24 }, (_, i) => emptyBucket(new Date(currentHour - (23 - i) * HOUR_MS).toISOString().slice(0, 13)));
+  const perDay = Array.from({ length: 7 }, (_, i) => emptyBucket(new Date(today - (6 - i) * DAY_MS).toISOString().slice(0, 10)));
+  const hourIndex = new Map(perHour.map((b, i) => [b.label, i]));
+  const dayIndex = new Map(perDay.map((b, i) => [b.label, i]));
+  for (const row of hours) {
+    for (const [index, buckets, key] of [[hourIndex, perHour, row.hour], [dayIndex, perDay, row.hour.slice(0, 10)]] as const) {
+      const bucket = buckets[index.get(key) ?? -1];
+      if (!bucket) continue;
+      bucket.succeeded += row.succeeded;
+      bucket.retrying += row.retrying;
+      bucket.failed += row.failed;
+    }
+  }
+  return { perHour, perDay };
+}
+
+const ERROR_WORDS: Record<string, string> = {
+  timeout: 'The receiver did not answer in time.',
+  connection: 'Switchboard could not connect to the receiver.',
+  tls: 'The secure (TLS) connection to the receiver failed: its certificate or TLS setup was refused.',
+  blocked_address: 'The target URL leads to a private or reserved network address, which Switchboard never calls.',
+  invalid_url: 'The target URL is not a valid public https URL.',
+  lease_expired: 'The attempt was interrupted on our side (a delivery worker stopped); it is retried.',
+  internal: 'The attempt failed on our side; it is retried.',
+};
+
+/** One failed attempt, as a sentence a person can act on. */
+export function describeFailure(attempt: Pick<FailedAttempt, 'status_code' | 'error' | 'outcome'>): string {
+  if (attempt.outcome === 'subscription_removed') return 'The receiver answered 410 Gone: the app asked to stop receiving these events.';
+  if (attempt.error) return ERROR_WORDS[attempt.error] ?? `The attempt failed (${attempt.error}).`;
+  if (attempt.status_code !== null) {
+    const name = STATUS_CODES[attempt.status_code];
+    const kind = attempt.status_code >= 500 ? 'an error on its side' : attempt.status_code >= 400 ? 'that it refused the request' : 'an answer that is not a success';
+    return `The receiver answered ${attempt.status_code}${name ? ` ${name}` : ''}, ${kind}.`;
+  }
+  return 'The attempt failed.';
+}
+
+function failureDetail(attempt: FailedAttempt): string | null {
+  const detail = attempt.error_message ?? attempt.response_body;
+  if (!detail) return null;
+  const flat = detail.replace(/\s+/g, ' ').trim();
+  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat || null;
+}
+
+export async function subscriptionHealth(pool: Pool, principal: Principal, subscriptionId: string, now = new Date()): Promise<SubscriptionHealth> {
+  return withOrg(pool, principal.organizationId, async (db) => {
+    const clientId = principal.kind === 'oauth' ? principal.clientId : undefined;
+    if (!(await findSubscription(db, { id: subscriptionId, clientId }))) throw new errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND(subscriptionId);
+    const weekStart = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - 6 * DAY_MS);
+    const hours = await countAttemptOutcomesPerHour(db, { subscriptionId, since: weekStart });
+    const latency24h = await latencyPercentiles(db, { subscriptionId, since: new Date(now.getTime() - DAY_MS) });
+    const latency7d = await latencyPercentiles(db, { subscriptionId, since: weekStart });
+    const latest = await findLatestFailedAttempt(db, subscriptionId);
+    const failedDeliveries = await countFailedDeliveries(db, {
+      subscriptionId, since: new Date(now.getTime() - RECOVER_WINDOW_MS), cap: RECOVER_BATCH + 1,
+    });
+    return {
+      ...bucketOutcomes(hours, now),
+      latency24h,
+      latency7d,
+      lastError: latest
+        ? { at: latest.attempted_at.toISOString(), attempt: latest.attempt, words: describeFailure(latest), detail: failureDetail(latest) }
+        : null,
+      failedDeliveries,
+    };
+  });
+}
