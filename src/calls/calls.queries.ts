@@ -78,21 +78,35 @@ export async function findCall(db: Queryable, id: string): Promise<Call | undefi
   return rows[0];
 }
 
+/** Narrowing of a calls list: status, agent, and a creation-time range [from, before). */
+export interface CallFilters {
+  status?: CallStatus;
+  agentId?: string;
+  from?: Date;
+  before?: Date;
+}
+
 /**
  * Newest first. `afterId` is the last call of the previous page (keyset
  * pagination); its position is read in SQL so microseconds are not lost.
+ * The organization condition is spelled out so the (organization_id,
+ * created_at) indexes serve the range; the policy checks it too.
  */
 export async function listCalls(
   db: Queryable,
-  input: { limit: number; afterId?: string; status?: CallStatus },
+  input: { limit: number; afterId?: string } & CallFilters,
 ): Promise<Call[]> {
   const { rows } = await db.query<Call>(
     `SELECT ${COLUMNS} FROM calls
-      WHERE ($1::text IS NULL OR status = $1)
+      WHERE organization_id = app_current_org()
+        AND ($1::text IS NULL OR status = $1)
         AND ($2::uuid IS NULL OR (created_at, id) < (SELECT c.created_at, c.id FROM calls c WHERE c.id = $2))
+        AND ($4::uuid IS NULL OR agent_id = $4)
+        AND ($5::timestamptz IS NULL OR created_at >= $5)
+        AND ($6::timestamptz IS NULL OR created_at < $6)
       ORDER BY created_at DESC, id DESC
       LIMIT $3`,
-    [input.status ?? null, input.afterId ?? null, input.limit],
+    [input.status ?? null, input.afterId ?? null, input.limit, input.agentId ?? null, input.from ?? null, input.before ?? null],
   );
   return rows;
 }

@@ -18,6 +18,7 @@ import {
   listRecentCompletedCalls,
   readRecentCallsAsPlatform,
   type Call,
+  type CallFilters,
   type CallStatus,
 } from './calls.queries.ts';
 
@@ -121,20 +122,34 @@ export async function getCall(pool: Pool, organizationId: string, callId: string
 export async function listCallsPage(
   pool: Pool,
   organizationId: string,
-  input: { limit: number; cursor?: string; status?: CallStatus },
+  input: { limit: number; cursor?: string } & CallFilters,
 ): Promise<{ calls: CallView[]; nextCursor: string | null }> {
+  const { limit, cursor, ...filters } = input;
   return withOrg(pool, organizationId, async (db) => {
-    if (input.cursor !== undefined && !(await findCall(db, input.cursor))) {
+    if (cursor !== undefined && !(await findCall(db, cursor))) {
       throw new ValidationProblem([{ field: 'cursor', message: 'is not a cursor from a previous page' }]);
     }
-    const calls = await listCalls(db, {
-      limit: input.limit + 1,
-      ...(input.cursor ? { afterId: input.cursor } : {}),
-      ...(input.status ? { status: input.status } : {}),
-    });
-    const page = calls.slice(0, input.limit);
-    return { calls: page.map(callView), nextCursor: calls.length > input.limit ? page.at(-1)!.id : null };
+    const calls = await listCalls(db, { ...filters, limit: limit + 1, ...(cursor ? { afterId: cursor } : {}) });
+    const page = calls.slice(0, limit);
+    return { calls: page.map(callView), nextCursor: calls.length > limit ? page.at(-1)!.id : null };
   });
+}
+
+export const EXPORT_BATCH = 500;
+
+/**
+ * Every call matching `filters`, newest first, read in keyset batches of
+ * EXPORT_BATCH, each in its own short transaction: an export of any size holds
+ * one batch in memory and no connection between batches (for the CSV export).
+ */
+export async function* streamCalls(pool: Pool, organizationId: string, filters: CallFilters): AsyncGenerator<CallView[]> {
+  let afterId: string | undefined;
+  for (;;) {
+    const batch = await withOrg(pool, organizationId, (db) => listCalls(db, { ...filters, limit: EXPORT_BATCH, ...(afterId ? { afterId } : {}) }));
+    if (batch.length > 0) yield batch.map(callView);
+    if (batch.length < EXPORT_BATCH) return;
+    afterId = batch.at(-1)!.id;
+  }
 }
 
 /** GET /calls/recent: completed calls, newest first, in the shape of the call.completed event. */

@@ -1,7 +1,10 @@
 // The calls pages (DESIGN §6): the organization's calls, newest first, and
 // one call in full. Read-only; through the calls service.
 import type { FastifyInstance } from 'fastify';
-import { getCall, listAgents, listCallsPage } from '../calls/calls.service.ts';
+import { Readable } from 'node:stream';
+import { callCsvLine, CALLS_CSV_HEADER, csvLine } from '../calls/calls-csv.ts';
+import { getCall, listAgents, listCallsPage, streamCalls } from '../calls/calls.service.ts';
+import { parseCallFilters } from './call-filters.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import type { Csrf } from './csrf.ts';
 import { isUuid, pathId } from './forms.ts';
@@ -26,15 +29,42 @@ export function callPages(csrf: Csrf) {
     const agentNames = async (organizationId: string) =>
       new Map((await listAgents(app.db, organizationId)).map((a) => [a.id, a.name]));
 
-    app.get<{ Querystring: { cursor?: unknown } }>('/ui/calls', hide, async (request, reply) => {
+    app.get<{ Querystring: Record<string, unknown> }>('/ui/calls', hide, async (request, reply) => {
       const ctx = await page(request, reply);
       if (!ctx) return reply;
       const cursor = pageCursor(request.query.cursor);
-      const [{ calls, nextCursor }, agents] = await Promise.all([
-        listCallsPage(app.db, ctx.organizationId, { limit: CALLS_PER_PAGE, ...(cursor ? { cursor } : {}) }),
-        agentNames(ctx.organizationId),
-      ]);
-      return sendPage(reply, 200, callsPage({ nav: ctx.nav, calls, agents, nextCursor, paged: cursor !== undefined }));
+      const { values, filters, errors } = parseCallFilters(request.query);
+      const agents = await agentNames(ctx.organizationId);
+      if (Object.keys(errors).length > 0) {
+        return sendPage(reply, 400, callsPage({ nav: ctx.nav, calls: [], agents, nextCursor: null, paged: false, filters: values, errors }));
+      }
+      const { calls, nextCursor } = await listCallsPage(app.db, ctx.organizationId, { ...filters, limit: CALLS_PER_PAGE, ...(cursor ? { cursor } : {}) });
+      return sendPage(reply, 200, callsPage({ nav: ctx.nav, calls, agents, nextCursor, paged: cursor !== undefined, filters: values, errors }));
+    });
+
+    // The filtered list as CSV, streamed batch by batch (never built whole in memory).
+    app.get<{ Querystring: Record<string, unknown> }>('/ui/calls.csv', hide, async (request, reply) => {
+      const ctx = await page(request, reply);
+      if (!ctx) return reply;
+      const { filters, errors } = parseCallFilters(request.query);
+      if (Object.keys(errors).length > 0) {
+        throw new ValidationProblem(Object.entries(errors).map(([field, message]) => ({ field, message })));
+      }
+      const agents = await agentNames(ctx.organizationId);
+      const organizationId = ctx.organizationId;
+      async function* lines() {
+        yield csvLine(CALLS_CSV_HEADER);
+        for await (const batch of streamCalls(app.db, organizationId, filters)) {
+          yield batch.map((call) => callCsvLine(call, call.agent_id ? agents.get(call.agent_id) ?? null : null)).join('');
+        }
+      }
+      const stamp = new Date().toISOString().slice(0, 10);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="calls-${stamp}.csv"`)
+        .header('cache-control', 'no-store')
+        .header('x-content-type-options', 'nosniff')
+        .send(Readable.from(lines()));
     });
 
     app.get<{ Params: { id: string } }>('/ui/calls/:id', hide, async (request, reply) => {

@@ -12,7 +12,7 @@ import type { Csrf } from './csrf.ts';
 import { sendPage } from './layout.ts';
 import { text, type FormBody } from './forms.ts';
 import { homePage } from './pages/home.page.ts';
-import { safeReturnTo } from './session.ts';
+import { safeReturnTo, webSession } from './session.ts';
 import { sectionAccess, signedInForm } from './signed-in.ts';
 
 export const HOME_PATH = '/';
@@ -23,6 +23,8 @@ export function homeRoutes(csrf: Csrf) {
     const hide = { schema: { hide: true } };
 
     app.get('/', hide, async (request, reply) => {
+      // A visitor signs in first; the login page comes back here by default.
+      if (!(await webSession(request))) return reply.redirect('/login', 302);
       const ctx = await page(request, reply);
       if (!ctx) return reply;
       const figures = await dashboardFigures(app.db, ctx.organizationId);

@@ -32,7 +32,7 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `switchboard-${name}.png`), fullPage: true });
 }
 
-/** A fresh browser profile signed in as `email` through the login page; lands on the home page. */
+/** A fresh browser profile signed in as `email` through the login page; lands on the home page (the dashboard). */
 export async function signedInBrowser(browser: Browser, baseUrl: string, email: string): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1200, height: 800 } });
   const page = await context.newPage();
@@ -41,6 +41,6 @@ export async function signedInBrowser(browser: Browser, baseUrl: string, email: 
   await page.fill('#email', email);
   await page.fill('#password', PASSWORD);
   await page.click('button[type=submit]');
-  await page.waitForURL(/\/ui\/locations$/);
+  await page.waitForURL((url) => url.pathname === '/');
   return { context, page };
 }

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 interface Parameter { name: string; in: string; required?: boolean }
-type Paths = Record<string, Record<string, { parameters?: Parameter[]; security?: Record<string, string[]>[] }>>;
+type Paths = Record<string, Record<string, { parameters?: Parameter[]; security?: Record<string, string[]>[]; requestBody?: any; responses?: Record<string, any> }>>;
 
 describe('OpenAPI document', () => {
   let t: TestApp;
@@ -36,6 +36,19 @@ describe('OpenAPI document', () => {
     for (const [path, method] of [['/calls/recent', 'get'], ['/webhooks/subscribe', 'post'], ['/webhooks/subscribe', 'delete']] as const) {
       assert.deepEqual(paths[path]![method]!.security, [{ bearer: [], clientId: [], clientSecret: [] }], `${method} ${path}`);
     }
+  });
+
+  test('recover lists its body schema, its answer and every error it can give', () => {
+    const recover = paths['/webhooks/{id}/recover']?.post;
+    assert.ok(recover, 'POST /webhooks/{id}/recover is listed');
+    assert.deepEqual(recover.parameters!.map((p) => p.name), ['id']);
+    const body = recover.requestBody.content['application/json'].schema;
+    assert.deepEqual(body.required, ['since']);
+    assert.equal(body.properties.since.format, 'date-time');
+    assert.equal(body.additionalProperties, false);
+    assert.deepEqual(Object.keys(recover.responses!).sort(), ['202', '400', '401', '403', '404', '409']);
+    assert.deepEqual(Object.keys(recover.responses!['202'].content['application/json'].schema.properties).sort(), ['more', 'requeued', 'since', 'subscription_id']);
+    assert.deepEqual(recover.security, [{ userToken: [] }, { bearer: [] }]);
   });
 
   test('the authorize endpoint documents its query parameters but still answers errors by redirect', async () => {

@@ -72,7 +72,7 @@ describe('calls and webhooks in headless Chromium', { skip: SKIP_WITHOUT_BROWSER
     await screenshot(page, 'webhooks');
 
     await listed.locator('text=Deliveries').click();
-    const attempts = page.locator('tbody tr');
+    const attempts = page.locator('table.attempts > tbody > tr');
     assert.equal(await attempts.count(), 3, 'the first attempt and two retries');
     const newest = await attempts.nth(0).textContent() ?? '';
     assert.match(newest, /attempt 3/);
@@ -90,7 +90,7 @@ describe('calls and webhooks in headless Chromium', { skip: SKIP_WITHOUT_BROWSER
     assert.match(await page.locator('.notice').textContent() ?? '', /Delivery queued/);
     await waitFor('the redelivery', async () => (await attemptsOf(t, delivery!.id)).some((a) => a.outcome === 'succeeded'));
     await page.reload();
-    const redelivered = await page.locator('tbody tr').nth(0).textContent() ?? '';
+    const redelivered = await page.locator('table.attempts > tbody > tr').nth(0).textContent() ?? '';
     assert.match(redelivered, /attempt 4.*200.*Succeeded/s);
     await screenshot(page, 'webhook-redelivered');
 

@@ -35,6 +35,7 @@ describe('locations and service areas in headless Chromium', { skip: SKIP_WITHOU
   test('create a location (after fixing a validation error), edit it, make another primary, delete one', async () => {
     const member = await createMember(t.db.pool);
     const { context, page } = await signedInBrowser(browser, t.url, member.email);
+    await page.click('nav.sections >> text=Locations');
     assert.match(await page.locator('main').textContent() ?? '', /No locations yet/);
     assert.equal(await page.locator('nav.sections a[aria-current=page]').textContent(), 'Locations');
 
@@ -152,6 +153,7 @@ describe('locations and service areas in headless Chromium', { skip: SKIP_WITHOU
     const alpha = await createLocation(t.db.pool, member.org.id, { name: 'Alpha HQ' });
     const beta = await createLocation(t.db.pool, other.id, { name: 'Beta Depot' });
     const { context, page } = await signedInBrowser(browser, t.url, member.email);
+    await page.click('nav.sections >> text=Locations');
 
     const current = await page.locator('#switch-organization').inputValue();
     const [mine, theirs] = current === member.org.id ? ['Alpha HQ', 'Beta Depot'] : ['Beta Depot', 'Alpha HQ'];

@@ -28,13 +28,17 @@ describe('web pages: access, CSRF and organization boundaries', () => {
     return { locations: locations.rows, areas: areas.rows };
   }
 
-  test('the home page sends a visitor to sign in, and a signed-in user to the locations', async () => {
+  test('the home page sends a visitor to sign in, and shows a signed-in user the dashboard; /ui leads home', async () => {
     const visitor = await new UserAgent(t.url).get('/');
     assert.equal(visitor.status, 302);
     assert.equal(visitor.location, '/login');
     const agent = await signedInAgent(t.url, mine.email);
     const home = await agent.get('/');
-    assert.equal(home.location, '/ui/locations');
+    assert.equal(home.status, 200);
+    assert.match(home.body, /Calls per day/);
+    const ui = await agent.get('/ui');
+    assert.equal(ui.status, 302);
+    assert.equal(ui.location, '/');
   });
 
   test('signing in again in the same browser ends the session it replaces', async () => {
@@ -191,7 +195,7 @@ describe('web pages: access, CSRF and organization boundaries', () => {
     const csrf = await csrfToken(agent);
     const res = await agent.post('/ui/organization', { csrf, organization_id: member.org.id, return_to: '//evil.example/' });
     assert.equal(res.status, 303);
-    assert.equal(res.location, '/ui/locations');
+    assert.equal(res.location, '/', 'the home page instead');
   });
 
   test('names are escaped on every page, and pages carry no script', async () => {

@@ -99,7 +99,7 @@ ${subscriptionHealthSection(s, input.health, {
   ${s.status === 'disabled' && !canReenable(s) ? html`<p class="muted">Nothing more is sent to this URL: ${disabledBecause(s)}, and its pending deliveries were dropped. The app subscribes again once it is connected again.</p>` : ''}
   ${input.attempts.length === 0
     ? html`<p class="muted">${input.paged ? 'No older attempts.' : 'No delivery attempts yet. One is made for every completed call.'}</p>`
-    : html`<table><thead><tr><th>Time</th><th class="num">Status</th><th class="num">Latency</th><th>Outcome</th><th>Error</th><th>Response</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
+    : html`<table class="attempts"><thead><tr><th>Time</th><th class="num">Status</th><th class="num">Latency</th><th>Outcome</th><th>Error</th><th>Response</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
   <div class="pager">
     ${input.paged ? html`<a href="${base}">Newest attempts</a>` : html`<span></span>`}
     ${input.nextCursor ? html`<a href="${base}?cursor=${input.nextCursor}">Older attempts</a>` : ''}
