@@ -39,7 +39,7 @@ describe('recover failed deliveries', () => {
       method: 'POST', url: `/webhooks/${hook.id}/recover`, headers: { 'x-user-token': org.member.token }, payload: { since: ago(HOUR) },
     });
     assert.equal(first.statusCode, 202, first.body);
-    assert.deepEqual({ ...first.json(), since: undefined }, { subscription_id: hook.id, since: undefined, requeued: 3, more: false });
+    assert.deepEqual({ ...(first.json() as object), since: undefined }, { subscription_id: hook.id, since: undefined, requeued: 3, more: false });
     // While they are queued or in flight (the receiver takes 400 ms), recovering again queues nothing.
     const second = await t.app.inject({
       method: 'POST', url: `/webhooks/${hook.id}/recover`, headers: org.headers, payload: { since: ago(HOUR) },
