@@ -4,6 +4,7 @@
 // PUT /auth/session/organization, on the browser's session.
 import type { FastifyInstance } from 'fastify';
 import { switchOrganization } from '../auth/sessions.service.ts';
+import * as errors from '../errors.ts';
 import { dashboardFigures } from '../dashboard/dashboard.service.ts';
 import { findClient } from '../oauth/clients.service.ts';
 import { listConnectedApps } from '../oauth/connected-apps.service.ts';
@@ -41,6 +42,15 @@ export function homeRoutes(csrf: Csrf) {
 
     // The UI's own root: people type it, and older links point at it.
     app.get('/ui', hide, async (_request, reply) => reply.redirect(HOME_PATH, 302));
+
+    // Any other page under /ui is a page that does not exist: an HTML 404 (with
+    // the navigation bar when signed in), not the API's problem+json.
+    app.get('/ui/*', hide, async (request, reply) => {
+      if (await webSession(request)) {
+        await page(request, reply);
+      }
+      throw new errors.NOT_FOUND('No such page');
+    });
 
     app.post<{ Body: FormBody }>('/ui/organization', hide, async (request, reply) => {
       const ctx = await signedInForm(request, reply, csrf, 'home');
