@@ -36,7 +36,7 @@ export interface BarChartInput {
 
 const WIDTH = 480;
 const HEIGHT = 200;
-const LEFT = 34;
+const LEFT = 44;
 const RIGHT = 6;
 const TOP = 10;
 const BOTTOM = 24;
@@ -47,6 +47,12 @@ export function niceMax(max: number): number {
   const power = 10 ** Math.floor(Math.log10(max));
   for (const step of [1, 2, 5, 10]) if (step * power >= max) return step * power;
   return 10 * power;
+}
+
+/** 2500 → "2.5k": axis labels stay short at any scale. */
+function axisNumber(value: number): string {
+  if (value >= 1000) return `${Number((value / 1000).toFixed(1))}k`;
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
 }
 
 function legend(series: Series[]) {
@@ -74,7 +80,7 @@ export function barChart(input: BarChartInput): SafeHtml {
   const every = input.labelEvery ?? 1;
   const fixed = (n: number) => n.toFixed(1);
 
-  const grid = [0, max / 2, max].map((v) => html`<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${fixed(y(v))}" y2="${fixed(y(v))}"></line><text class="axis" x="${LEFT - 4}" y="${fixed(y(v) + 4)}" text-anchor="end">${Number.isInteger(v) ? v : v.toFixed(1)}</text>`);
+  const grid = [0, max / 2, max].map((v) => html`<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${fixed(y(v))}" y2="${fixed(y(v))}"></line><text class="axis" x="${LEFT - 4}" y="${fixed(y(v) + 4)}" text-anchor="end">${axisNumber(v)}</text>`);
   const bars = input.categories.map((c, i) => {
     const x = LEFT + i * slot + (slot - barWidth) / 2;
     let base = 0;
