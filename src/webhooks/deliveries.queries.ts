@@ -109,12 +109,22 @@ export async function requeueDelivery(db: Queryable, id: string): Promise<Delive
 }
 
 /**
- * Recover: a subscription's failed deliveries created since `since`, oldest
- * first, at most `limit`, sent again now with a fresh retry schedule (the same
- * requeue as requeueDelivery, so the worker's ordinary claim picks them up).
- * Only rows still 'failed' are touched (re-checked on the locked row): a
- * delivery already requeued, by an earlier recover or a concurrent one, is
- * pending or in flight and is not queued a second time.
+ * A delivery recover may send again: failed for good after its retries, that
+ * is, its latest attempt ended 'failed'. A delivery dropped because its
+ * subscription's grant ended (migration 0007: failed with no such attempt) is
+ * not: the app whose access ended must not receive it later, even once it
+ * connects again. `d` is the webhook_deliveries row.
+ */
+export const RECOVERABLE = `d.status = 'failed' AND EXISTS (
+  SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.attempt = d.attempts AND a.outcome = 'failed')`;
+
+/**
+ * Recover: a subscription's recoverable deliveries created since `since`,
+ * oldest first, at most `limit`, sent again now with a fresh retry schedule
+ * (the same requeue as requeueDelivery, so the worker's ordinary claim picks
+ * them up). Only rows still 'failed' are touched (re-checked on the locked
+ * row): a delivery already requeued, by an earlier recover or a concurrent
+ * one, is pending or in flight and is not queued a second time.
  */
 export async function requeueFailedDeliveries(
   db: Queryable,
@@ -122,9 +132,9 @@ export async function requeueFailedDeliveries(
 ): Promise<{ requeued: number; more: boolean }> {
   const { rowCount } = await db.query(
     `WITH picked AS (
-       SELECT id FROM webhook_deliveries
-        WHERE subscription_id = $1 AND status = 'failed' AND created_at >= $2
-        ORDER BY created_at, id
+       SELECT d.id FROM webhook_deliveries d
+        WHERE d.subscription_id = $1 AND d.created_at >= $2 AND ${RECOVERABLE}
+        ORDER BY d.created_at, d.id
         LIMIT $3
      )
      UPDATE webhook_deliveries d
@@ -134,7 +144,7 @@ export async function requeueFailedDeliveries(
     [input.subscriptionId, input.since, input.limit],
   );
   const { rows } = await db.query<{ more: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE subscription_id = $1 AND status = 'failed' AND created_at >= $2) AS more`,
+    `SELECT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.subscription_id = $1 AND d.created_at >= $2 AND ${RECOVERABLE}) AS more`,
     [input.subscriptionId, input.since],
   );
   return { requeued: rowCount ?? 0, more: rows[0]!.more };

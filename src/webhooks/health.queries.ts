@@ -4,6 +4,7 @@
 // subscription_id (migrations/0011_delivery_health.sql): the attempts ones are
 // index-only scans, since attempts are written once and never updated.
 import type { Queryable } from '../db/pool.ts';
+import { RECOVERABLE } from './deliveries.queries.ts';
 
 export interface HourOutcomes {
   /** YYYY-MM-DDTHH, UTC. */
@@ -78,8 +79,8 @@ export async function findLatestFailedAttempt(db: Queryable, subscriptionId: str
 export async function countFailedDeliveries(db: Queryable, input: { subscriptionId: string; since: Date; cap: number }): Promise<number> {
   const { rows } = await db.query<{ count: number }>(
     `SELECT count(*)::int AS count FROM (
-       SELECT 1 FROM webhook_deliveries
-        WHERE subscription_id = $1 AND status = 'failed' AND created_at >= $2
+       SELECT 1 FROM webhook_deliveries d
+        WHERE d.subscription_id = $1 AND d.created_at >= $2 AND ${RECOVERABLE}
         LIMIT $3
      ) failed`,
     [input.subscriptionId, input.since, input.cap],

@@ -98,8 +98,12 @@ describe('recover is bounded and refuses what it cannot do', () => {
          INSERT INTO calls (organization_id, status, completed_at, summary, duration_seconds, created_at)
          SELECT $1, 'completed', now(), 'x', 1, now() - make_interval(secs => g) FROM generate_series(1, $3) g RETURNING id, created_at
        )
-       INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body, status, attempts, finished_at, created_at)
-       SELECT $1, $2, c.id, 'call.completed', '{}', 'failed', 3, now(), c.created_at FROM c`,
+       , d AS (
+         INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body, status, attempts, finished_at, created_at)
+         SELECT $1, $2, c.id, 'call.completed', '{}', 'failed', 3, now(), c.created_at FROM c RETURNING id
+       )
+       INSERT INTO webhook_attempts (organization_id, delivery_id, subscription_id, attempt, attempted_at, status_code, outcome)
+       SELECT $1, d.id, $2, 3, now(), 503, 'failed' FROM d`,
       [org.member.org.id, hook.id, RECOVER_BATCH + 1],
     );
     const first = await recover(hook.id, { 'x-user-token': org.member.token }, { since: ago(HOUR) });
@@ -113,6 +117,18 @@ describe('recover is bounded and refuses what it cannot do', () => {
     assert.deepEqual([second.json().requeued, second.json().more], [1, false]);
     const third = await recover(hook.id, { 'x-user-token': org.member.token }, { since: ago(HOUR) });
     assert.deepEqual([third.json().requeued, third.json().more], [0, false]);
+  });
+
+  test('deliveries dropped when the grant ended (failed without a final failed attempt) are not recovered', async () => {
+    const { org, hook } = await failedHook();
+    await t.db.pool.query(
+      `WITH c AS (INSERT INTO calls (organization_id) VALUES ($1) RETURNING id)
+       INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body, status, attempts, finished_at)
+       SELECT $1, $2, c.id, 'call.completed', '{}', 'failed', 0, now() FROM c`,
+      [org.member.org.id, hook.id],
+    );
+    const res = await recover(hook.id, { 'x-user-token': org.member.token }, { since: ago(HOUR) });
+    assert.deepEqual([res.statusCode, res.json().requeued, res.json().more], [202, 0, false]);
   });
 
   const badSince: [string, unknown][] = [
