@@ -5,7 +5,9 @@
 // days), plus a second organization of the same shape at a tenth of the size
 // (so the queries must skip other tenants' rows too). After VACUUM ANALYZE (what
 // autovacuum does in production), it times the pages as the server handles
-// them (app.inject: routing, session, queries, rendering; no network):
+// them (app.inject: routing, session, queries, rendering; no network), first
+// the first view of each (which stores the sealed days and hours it counted),
+// then repeated views:
 //   GET /                    the home dashboard (target: under 100 ms)
 //   GET /ui/webhooks/{id}    a subscription's charts (200,000 attempts of its own)
 //   GET /ui/calls            the first page of calls, filtered by agent
@@ -24,7 +26,8 @@ import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { issueSession } from '../src/auth/sessions.service.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { countCallsPerDay, countDeliveriesByStatus } from '../src/dashboard/dashboard.queries.ts';
+import { countCallsPerDay, countDeliveriesByStatus, listSealedCallDays } from '../src/dashboard/dashboard.queries.ts';
+import { sealedBoundary, DAY_MS, HOUR_MS } from '../src/dashboard/sealed-windows.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Queryable } from '../src/db/pool.ts';
@@ -33,7 +36,9 @@ import { listCalls } from '../src/calls/calls.queries.ts';
 import { createClient } from '../src/oauth/clients.service.ts';
 import { insertOrganization } from '../src/orgs/organizations.queries.ts';
 import { createUser } from '../src/orgs/orgs.service.ts';
-import { countAttemptOutcomesPerHour, countFailedDeliveries, findLatestFailedAttempt, latencyPercentiles } from '../src/webhooks/health.queries.ts';
+import {
+  countAttemptOutcomesPerHour, countFailedDeliveries, findLatestFailedAttempt, latencyPercentiles, listSealedAttemptHours,
+} from '../src/webhooks/health.queries.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 const DASHBOARD_BUDGET_MS = 100;
@@ -162,7 +167,14 @@ async function main() {
       { label: 'GET /ui/webhooks/{id}', url: `/ui/webhooks/${busiest}` },
       { label: 'GET /ui/calls?agent=', url: `/ui/calls?agent=${mine.agentId}` },
     ];
-    console.log(`\n${'page'.padEnd(26)}${'p50'.padStart(10)}${'p95'.padStart(10)}${'max'.padStart(10)}   (${RUNS} requests each, after 5 warm-up)`);
+    console.log('');
+    for (const page of pages) {
+      // The first view of a page stores the sealed days and hours it counted (once per organization or subscription).
+      const c0 = performance.now();
+      await app.inject({ url: page.url, cookies });
+      console.log(`${`${page.label}, first view`.padEnd(36)}${`${(performance.now() - c0).toFixed(1)} ms`.padStart(10)}`);
+    }
+    console.log('');
     for (const page of pages) {
       const times: number[] = [];
       for (let i = 0; i < RUNS + 5; i++) {
@@ -173,6 +185,7 @@ async function main() {
         if (i >= 5) times.push(elapsed);
       }
       times.sort((a, b) => a - b);
+      if (page === pages[0]) console.log(`${'page'.padEnd(26)}${'p50'.padStart(10)}${'p95'.padStart(10)}${'max'.padStart(10)}   (${RUNS} requests each, after 5 warm-up)`);
       const ms = (v: number) => `${v.toFixed(1)} ms`.padStart(10);
       const over = page.budget !== undefined && percentile(times, 95) >= page.budget;
       if (over) failed = true;
@@ -183,10 +196,13 @@ async function main() {
     const now = new Date();
     await withOrg(pool, org.id, async (client) => {
       const x = explaining(client, plans);
-      await countCallsPerDay(x, new Date(now.getTime() - 30 * 86_400_000));
-      await countDeliveriesByStatus(x, new Date(now.getTime() - 86_400_000));
-      await countAttemptOutcomesPerHour(x, { subscriptionId: busiest, since: new Date(now.getTime() - 7 * 86_400_000) });
-      await latencyPercentiles(x, { subscriptionId: busiest, since: new Date(now.getTime() - 7 * 86_400_000) });
+      // What a page view runs once the sealed days and hours are stored: those, plus the open window.
+      await listSealedCallDays(x, new Date(now.getTime() - 30 * DAY_MS).toISOString().slice(0, 10));
+      await countCallsPerDay(x, { from: sealedBoundary(now, DAY_MS) });
+      await countDeliveriesByStatus(x, new Date(now.getTime() - DAY_MS));
+      await listSealedAttemptHours(x, { subscriptionId: busiest, from: new Date(now.getTime() - 7 * DAY_MS) });
+      await countAttemptOutcomesPerHour(x, { subscriptionId: busiest, from: sealedBoundary(now, HOUR_MS) });
+      await latencyPercentiles(x, { subscriptionId: busiest, since: new Date(now.getTime() - DAY_MS) });
       await findLatestFailedAttempt(x, busiest);
       await countFailedDeliveries(x, { subscriptionId: busiest, since: new Date(now.getTime() - 30 * 86_400_000), cap: 1001 });
       await listCalls(x, { limit: 26, agentId: mine.agentId });

@@ -31,3 +31,41 @@ CREATE INDEX webhook_deliveries_failed_idx
 -- Calls page filtered by agent (date range and status ride on calls_organization_created_idx).
 CREATE INDEX calls_organization_agent_created_idx
   ON calls (organization_id, agent_id, created_at DESC, id DESC) WHERE agent_id IS NOT NULL;
+
+-- Sealed aggregates for the charts. A day (calls) or an hour (attempts) that
+-- ended more than a grace period ago no longer changes, so its count is
+-- computed once, when a page first needs it, and read from here afterwards:
+-- a page view counts raw rows only for the open window (the current hour or
+-- day plus the grace period). Nothing on the write path (call creation,
+-- delivery recording) touches these tables. Rows hold zeros too, so a quiet
+-- hour is not recounted on every view.
+CREATE TABLE calls_per_day (
+  organization_id uuid NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+  day             date NOT NULL,
+  calls           integer NOT NULL CHECK (calls >= 0),
+  PRIMARY KEY (organization_id, day)
+);
+
+CREATE TABLE webhook_attempts_per_hour (
+  organization_id uuid NOT NULL,
+  subscription_id uuid NOT NULL,
+  hour            timestamptz NOT NULL,
+  succeeded       integer NOT NULL CHECK (succeeded >= 0),
+  retrying        integer NOT NULL CHECK (retrying >= 0),
+  failed          integer NOT NULL CHECK (failed >= 0),
+  PRIMARY KEY (subscription_id, hour),
+  CONSTRAINT webhook_attempts_per_hour_subscription_fkey FOREIGN KEY (organization_id, subscription_id)
+    REFERENCES webhook_subscriptions (organization_id, id) ON DELETE CASCADE
+);
+-- Retention removes hours older than the delivery log.
+CREATE INDEX webhook_attempts_per_hour_hour_idx ON webhook_attempts_per_hour (hour);
+
+ALTER TABLE calls_per_day ENABLE ROW LEVEL SECURITY;
+CREATE POLICY calls_per_day_tenant ON calls_per_day
+  USING (organization_id = app_current_org()) WITH CHECK (organization_id = app_current_org());
+GRANT SELECT, INSERT ON calls_per_day TO switchboard_app;
+
+ALTER TABLE webhook_attempts_per_hour ENABLE ROW LEVEL SECURITY;
+CREATE POLICY webhook_attempts_per_hour_tenant ON webhook_attempts_per_hour
+  USING (organization_id = app_current_org()) WITH CHECK (organization_id = app_current_org());
+GRANT SELECT, INSERT ON webhook_attempts_per_hour TO switchboard_app;

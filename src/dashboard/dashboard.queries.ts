@@ -1,8 +1,9 @@
 // The aggregates behind the home dashboard, for the current organization
-// (inside withOrg). Each reads one bounded time range through an index that
-// starts with organization_id (migrations/0011_delivery_health.sql); none
-// scans a table. The organization condition is written out, not left to the
-// row-level policy alone, so the planner sees it as an index condition.
+// (inside withOrg). Raw counts read one bounded time range through an index
+// that starts with organization_id (migrations/0011_delivery_health.sql); the
+// organization condition is written out, not left to the row-level policy
+// alone, so the planner sees it as an index condition. Sealed days come from
+// calls_per_day.
 import type { Queryable } from '../db/pool.ts';
 
 export interface DayCount {
@@ -11,16 +12,37 @@ export interface DayCount {
   count: number;
 }
 
-/** Calls started per UTC day since `since` (days without calls are absent). */
-export async function countCallsPerDay(db: Queryable, since: Date): Promise<DayCount[]> {
+/** Stored counts of sealed days from `first` (a date) on. */
+export async function listSealedCallDays(db: Queryable, first: string): Promise<DayCount[]> {
+  const { rows } = await db.query<DayCount>(
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, calls AS count FROM calls_per_day
+      WHERE organization_id = app_current_org() AND day >= $1::date`,
+    [first],
+  );
+  return rows;
+}
+
+/** Calls started per UTC day in [from, to) (days without calls are absent). */
+export async function countCallsPerDay(db: Queryable, range: { from: Date; to?: Date }): Promise<DayCount[]> {
   const { rows } = await db.query<DayCount>(
     `SELECT to_char(date_trunc('day', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, count(*)::int AS count
        FROM calls
-      WHERE organization_id = app_current_org() AND created_at >= $1
+      WHERE organization_id = app_current_org() AND created_at >= $1 AND ($2::timestamptz IS NULL OR created_at < $2)
       GROUP BY 1`,
-    [since],
+    [range.from, range.to ?? null],
   );
   return rows;
+}
+
+/** Stores the counts of sealed days (zeros included); a day stored already is left as it is. */
+export async function insertSealedCallDays(db: Queryable, days: DayCount[]): Promise<void> {
+  if (days.length === 0) return;
+  await db.query(
+    `INSERT INTO calls_per_day (organization_id, day, calls)
+     SELECT app_current_org(), d.day, d.calls FROM unnest($1::date[], $2::int[]) AS d(day, calls)
+     ON CONFLICT (organization_id, day) DO NOTHING`,
+    [days.map((d) => d.day), days.map((d) => d.count)],
+  );
 }
 
 export interface DeliveryStatusCounts {

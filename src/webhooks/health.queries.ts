@@ -14,22 +14,52 @@ export interface HourOutcomes {
   failed: number;
 }
 
+const HOUR_LABEL = `to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24')`;
+
 /**
- * Attempts per UTC hour since `since`, by outcome: succeeded, failed but to be
+ * Attempts per UTC hour in [from, to), by outcome: succeeded, failed but to be
  * retried, failed for good (a 410 that removed the subscription counts as failed).
  */
-export async function countAttemptOutcomesPerHour(db: Queryable, input: { subscriptionId: string; since: Date }): Promise<HourOutcomes[]> {
+export async function countAttemptOutcomesPerHour(db: Queryable, input: { subscriptionId: string; from: Date; to?: Date }): Promise<HourOutcomes[]> {
   const { rows } = await db.query<HourOutcomes>(
     `SELECT to_char(date_trunc('hour', attempted_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD"T"HH24') AS hour,
             count(*) FILTER (WHERE outcome = 'succeeded')::int AS succeeded,
             count(*) FILTER (WHERE outcome = 'retrying')::int AS retrying,
             count(*) FILTER (WHERE outcome IN ('failed', 'subscription_removed'))::int AS failed
        FROM webhook_attempts
-      WHERE subscription_id = $1 AND attempted_at >= $2
+      WHERE subscription_id = $1 AND attempted_at >= $2 AND ($3::timestamptz IS NULL OR attempted_at < $3)
       GROUP BY 1`,
-    [input.subscriptionId, input.since],
+    [input.subscriptionId, input.from, input.to ?? null],
   );
   return rows;
+}
+
+/** Stored counts of the subscription's sealed hours from `from` on. */
+export async function listSealedAttemptHours(db: Queryable, input: { subscriptionId: string; from: Date }): Promise<HourOutcomes[]> {
+  const { rows } = await db.query<HourOutcomes>(
+    `SELECT ${HOUR_LABEL} AS hour, succeeded, retrying, failed FROM webhook_attempts_per_hour
+      WHERE subscription_id = $1 AND hour >= $2`,
+    [input.subscriptionId, input.from],
+  );
+  return rows;
+}
+
+/** Stores sealed hours (zeros included; `hour` is "YYYY-MM-DDTHH", UTC); an hour stored already is left as it is. */
+export async function insertSealedAttemptHours(db: Queryable, subscriptionId: string, hours: HourOutcomes[]): Promise<void> {
+  if (hours.length === 0) return;
+  await db.query(
+    `INSERT INTO webhook_attempts_per_hour (organization_id, subscription_id, hour, succeeded, retrying, failed)
+     SELECT app_current_org(), $1, (h.hour || ':00:00Z')::timestamptz, h.succeeded, h.retrying, h.failed
+       FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) AS h(hour, succeeded, retrying, failed)
+     ON CONFLICT (subscription_id, hour) DO NOTHING`,
+    [subscriptionId, hours.map((h) => h.hour), hours.map((h) => h.succeeded), hours.map((h) => h.retrying), hours.map((h) => h.failed)],
+  );
+}
+
+/** Retention (owner role): stored hours older than the delivery log. */
+export async function deleteAttemptHoursBefore(db: Queryable, cutoff: Date): Promise<number> {
+  const { rowCount } = await db.query('DELETE FROM webhook_attempts_per_hour WHERE hour < $1', [cutoff]);
+  return rowCount ?? 0;
 }
 
 export interface LatencyPercentiles {

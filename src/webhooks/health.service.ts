@@ -5,15 +5,15 @@ import type { Principal } from '../auth/principal.ts';
 import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
 import * as errors from '../errors.ts';
+import type { Queryable } from '../db/pool.ts';
+import { bucketStarts, DAY_MS, HOUR_MS, sealedBoundary } from '../dashboard/sealed-windows.ts';
 import {
-  countAttemptOutcomesPerHour, countFailedDeliveries, findLatestFailedAttempt, latencyPercentiles,
-  type FailedAttempt, type HourOutcomes, type LatencyPercentiles,
+  countAttemptOutcomesPerHour, countFailedDeliveries, findLatestFailedAttempt, insertSealedAttemptHours, latencyPercentiles,
+  listSealedAttemptHours, type FailedAttempt, type HourOutcomes, type LatencyPercentiles,
 } from './health.queries.ts';
 import { RECOVER_BATCH, RECOVER_WINDOW_MS } from './recovery.service.ts';
 import { findSubscription } from './subscriptions.queries.ts';
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 
 export interface OutcomeBucket {
   /** Hour "YYYY-MM-DDTHH" or day "YYYY-MM-DD", UTC. */
@@ -27,7 +27,6 @@ export interface SubscriptionHealth {
   perHour: OutcomeBucket[];
   perDay: OutcomeBucket[];
   latency24h: LatencyPercentiles;
-  latency7d: LatencyPercentiles;
   lastError: { at: string; attempt: number; words: string; detail: string | null } | null;
   /** Failed deliveries recover would send (counted up to RECOVER_BATCH + 1). */
   failedDeliveries: number;
@@ -86,14 +85,36 @@ function failureDetail(attempt: FailedAttempt): string | null {
   return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat || null;
 }
 
+const hourOf = (date: Date) => date.toISOString().slice(0, 13);
+
+/**
+ * Attempt outcomes per hour from `from` on: sealed hours from
+ * webhook_attempts_per_hour (counted from the attempts once, the first time a
+ * page needs them), the open window counted now through the subscription's index.
+ */
+async function outcomesPerHour(db: Queryable, subscriptionId: string, from: Date, now: Date): Promise<HourOutcomes[]> {
+  const boundary = sealedBoundary(now, HOUR_MS);
+  const stored = await listSealedAttemptHours(db, { subscriptionId, from });
+  const have = new Set(stored.map((h) => h.hour));
+  const missing = bucketStarts(from, boundary, HOUR_MS).filter((h) => !have.has(hourOf(h)));
+  let sealed = stored;
+  if (missing.length > 0) {
+    const counted = new Map((await countAttemptOutcomesPerHour(db, { subscriptionId, from: missing[0]!, to: boundary })).map((h) => [h.hour, h]));
+    const fresh = missing.map((h) => counted.get(hourOf(h)) ?? { hour: hourOf(h), succeeded: 0, retrying: 0, failed: 0 });
+    await insertSealedAttemptHours(db, subscriptionId, fresh);
+    sealed = [...stored, ...fresh];
+  }
+  const open = await countAttemptOutcomesPerHour(db, { subscriptionId, from: boundary > from ? boundary : from });
+  return [...sealed.filter((h) => h.hour < hourOf(boundary)), ...open];
+}
+
 export async function subscriptionHealth(pool: Pool, principal: Principal, subscriptionId: string, now = new Date()): Promise<SubscriptionHealth> {
   return withOrg(pool, principal.organizationId, async (db) => {
     const clientId = principal.kind === 'oauth' ? principal.clientId : undefined;
     if (!(await findSubscription(db, { id: subscriptionId, clientId }))) throw new errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND(subscriptionId);
     const weekStart = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - 6 * DAY_MS);
-    const hours = await countAttemptOutcomesPerHour(db, { subscriptionId, since: weekStart });
+    const hours = await outcomesPerHour(db, subscriptionId, weekStart, now);
     const latency24h = await latencyPercentiles(db, { subscriptionId, since: new Date(now.getTime() - DAY_MS) });
-    const latency7d = await latencyPercentiles(db, { subscriptionId, since: weekStart });
     const latest = await findLatestFailedAttempt(db, subscriptionId);
     const failedDeliveries = await countFailedDeliveries(db, {
       subscriptionId, since: new Date(now.getTime() - RECOVER_WINDOW_MS), cap: RECOVER_BATCH + 1,
@@ -101,7 +122,6 @@ export async function subscriptionHealth(pool: Pool, principal: Principal, subsc
     return {
       ...bucketOutcomes(hours, now),
       latency24h,
-      latency7d,
       lastError: latest
         ? { at: latest.attempted_at.toISOString(), attempt: latest.attempt, words: describeFailure(latest), detail: failureDetail(latest) }
         : null,

@@ -92,7 +92,7 @@ export function subscriptionHealthSection(subscription: SubscriptionView, health
       ${lastError.detail ? html`<p class="muted wrap">${lastError.detail}</p>` : ''}
     </div>`
     : html`<p class="muted">No failed attempts in the delivery log.</p>`}
-  <dl class="stats">${latency('24 h', health.latency24h)}${latency('7 d', health.latency7d)}</dl>
+  <dl class="stats">${latency('24 h', health.latency24h)}<div><dt>Answered, 24 h</dt><dd>${health.latency24h.answered}</dd></div></dl>
   <div class="grid-2 charts">
     <div><h3>Last 24 hours, per hour</h3>${chart('attempts-hourly', 'Delivery attempts per hour, last 24 hours', '24 hours', health.perHour, true)}</div>
     <div><h3>Last 7 days, per day</h3>${chart('attempts-daily', 'Delivery attempts per day, last 7 days', '7 days', health.perDay, false)}</div>

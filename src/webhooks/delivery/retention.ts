@@ -2,6 +2,7 @@
 // that finished (succeeded or failed) more than 30 days ago. Pending
 // deliveries are never removed here, however old.
 import type { Pool } from '../../db/pool.ts';
+import { deleteAttemptHoursBefore } from '../health.queries.ts';
 import { deleteAttemptsBefore, deleteFinishedDeliveriesBefore } from './record.queries.ts';
 
 export const DELIVERY_LOG_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -21,5 +22,7 @@ export async function purgeDeliveryLog(pool: Pool, now = new Date()): Promise<{ 
   const cutoff = new Date(now.getTime() - DELIVERY_LOG_RETENTION_MS);
   const attempts = await inBatches(() => deleteAttemptsBefore(pool, cutoff, BATCH));
   const deliveries = await inBatches(() => deleteFinishedDeliveriesBefore(pool, cutoff, BATCH));
+  // The delivery-health charts' stored hours go with the attempts they counted.
+  await deleteAttemptHoursBefore(pool, cutoff);
   return { attempts, deliveries };
 }
