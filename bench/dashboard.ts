@@ -34,6 +34,7 @@ import { createPool, type Queryable } from '../src/db/pool.ts';
 import { withOrg } from '../src/db/with-org.ts';
 import { listCalls } from '../src/calls/calls.queries.ts';
 import { createClient } from '../src/oauth/clients.service.ts';
+import { createGrant } from '../src/oauth/tokens.service.ts';
 import { insertOrganization } from '../src/orgs/organizations.queries.ts';
 import { createUser } from '../src/orgs/orgs.service.ts';
 import {
@@ -84,15 +85,15 @@ async function database(): Promise<{ url: string; stop(): Promise<void> }> {
  * with an agent), one delivery per call and subscription, two attempts per
  * delivery (a retry then the outcome: 90% succeed, 10% fail for good).
  */
-async function seedOrganization(pool: pg.Pool, input: { organizationId: string; clientId: string; calls: number; subscriptions: number }) {
+async function seedOrganization(pool: pg.Pool, input: { organizationId: string; clientId: string; grantId: string; calls: number; subscriptions: number }) {
   const { rows: [agent] } = await pool.query<{ id: string }>(
     "INSERT INTO agents (organization_id, name) VALUES ($1, 'Bench agent') RETURNING id", [input.organizationId]);
   const subscriptions: string[] = [];
   for (let i = 0; i < input.subscriptions; i++) {
     const { rows } = await pool.query<{ id: string }>(
-      `INSERT INTO webhook_subscriptions (organization_id, client_id, event, callback_url, failing_since)
-       VALUES ($1, $2, 'call.completed', $3, CASE WHEN $4 = 0 THEN now() - interval '3 hours' END) RETURNING id`,
-      [input.organizationId, input.clientId, `https://hooks.example/${input.organizationId}/${i}`, i]);
+      `INSERT INTO webhook_subscriptions (organization_id, client_id, grant_id, event, callback_url, failing_since)
+       VALUES ($1, $2, $5, 'call.completed', $3, CASE WHEN $4 = 0 THEN now() - interval '3 hours' END) RETURNING id`,
+      [input.organizationId, input.clientId, `https://hooks.example/${input.organizationId}/${i}`, i, input.grantId]);
     subscriptions.push(rows[0]!.id);
   }
   const span = 30 * 86_400;
@@ -146,8 +147,16 @@ async function main() {
     const noise = await insertOrganization(pool, 'Other Org');
     const user = await createUser(pool, { email: 'bench@example.com', password: 'bench-password', organizationId: org.id, role: 'owner' });
     const client = await createClient(pool, { name: 'Bench Platform', redirectUris: ['https://platform.example/cb'], scopes: ['calls:read'] });
-    const mine = await seedOrganization(pool, { organizationId: org.id, clientId: client.client_id, calls: 100_000, subscriptions: 5 });
-    await seedOrganization(pool, { organizationId: noise.id, clientId: client.client_id, calls: 10_000, subscriptions: 5 });
+    const other = await createUser(pool, { email: 'other@example.com', password: 'bench-password', organizationId: noise.id, role: 'owner' });
+    // Subscriptions belong to the grant that made them (migration 0007).
+    const grant = (userId: string, organizationId: string) =>
+      createGrant(pool, { clientUuid: client.client.id, userId, organizationId, scopes: ['calls:read'] });
+    const mine = await seedOrganization(pool, {
+      organizationId: org.id, clientId: client.client_id, grantId: (await grant(user.id, org.id)).id, calls: 100_000, subscriptions: 5,
+    });
+    await seedOrganization(pool, {
+      organizationId: noise.id, clientId: client.client_id, grantId: (await grant(other.id, noise.id)).id, calls: 10_000, subscriptions: 5,
+    });
     await pool.query('VACUUM ANALYZE');
     const counts = await pool.query<{ calls: string; deliveries: string; attempts: string }>(
       `SELECT (SELECT count(*) FROM calls WHERE organization_id = $1) AS calls,
