@@ -115,8 +115,11 @@ export async function requeueDelivery(db: Queryable, id: string): Promise<Delive
  * not: the app whose access ended must not receive it later, even once it
  * connects again. `d` is the webhook_deliveries row.
  */
-export const RECOVERABLE = `d.status = 'failed' AND EXISTS (
-  SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.attempt = d.attempts AND a.outcome = 'failed')`;
+export const RECOVERABLE = `d.status = 'failed' AND (
+  SELECT a.outcome FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.attempt = d.attempts) = 'failed'`;
+// (A scalar subquery, not EXISTS: the planner may not turn it into a join that
+// scans the attempts; it is one lookup in webhook_attempts_delivery_attempt_key
+// per candidate delivery.)
 
 /**
  * Recover: a subscription's recoverable deliveries created since `since`,
