@@ -52,9 +52,10 @@ describe('calls and webhook pages: access, CSRF and organization boundaries', ()
       ['POST', `/ui/webhooks/${hook.id}/enable`],
       ['POST', `/ui/webhooks/${hook.id}/delete`],
       ['POST', `/ui/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`],
+      ['POST', `/ui/webhooks/${hook.id}/recover`],
     ];
     for (const [method, path] of requests) {
-      const res = await agent.request(method, path, method === 'POST' ? { csrf } : undefined);
+      const res = await agent.request(method, path, method === 'POST' ? { csrf, since: new Date(Date.now() - 3_600_000).toISOString().slice(0, 16) } : undefined);
       assert.equal(res.status, 404, `${method} ${path}`);
       assert.match(res.body, /<h1>Not found<\/h1>/);
       assert.doesNotMatch(res.body, /confidential|theirs/);
@@ -76,15 +77,15 @@ describe('calls and webhook pages: access, CSRF and organization boundaries', ()
     }
   });
 
-  test('re-enable, delete and redeliver need this browser\'s CSRF token', async () => {
+  test('re-enable, delete, redeliver and recover need this browser\'s CSRF token', async () => {
     const hook = await subscribeHook(t, mine, { hookUrl: 'https://127.0.0.1:9/csrf' });
     await completeCall(t, mine.member);
     const [delivery] = await deliveriesOf(t, hook.id);
     await t.db.pool.query("UPDATE webhook_subscriptions SET status = 'disabled', disabled_at = now() WHERE id = $1", [hook.id]);
     const agent = await signedInAgent(t.url, mine.member.email);
     const before = await snapshot();
-    for (const path of [`/ui/webhooks/${hook.id}/enable`, `/ui/webhooks/${hook.id}/delete`, `/ui/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`]) {
-      const res = await agent.post(path, {});
+    for (const path of [`/ui/webhooks/${hook.id}/enable`, `/ui/webhooks/${hook.id}/delete`, `/ui/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`, `/ui/webhooks/${hook.id}/recover`]) {
+      const res = await agent.post(path, { since: new Date(Date.now() - 3_600_000).toISOString().slice(0, 16) });
       assert.equal(res.status, 403, path);
     }
     assert.deepEqual(await snapshot(), before);
