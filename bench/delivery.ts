@@ -1,249 +1,402 @@
-// npm run bench:delivery [-- --calls N --subscriptions M]
+// npm run bench:delivery [-- --calls N --subscriptions M --backlog B --cpu-prof DIR]
 //
-// End-to-end webhook delivery on this machine: a real PostgreSQL (DATABASE_URL
-// or an embedded one in a temporary directory), M subscriptions each on its own
-// local HTTPS target, the real delivery worker (in this process), and N calls
-// completed through the calls service. It prints, from the commit of a call to
-// the target receiving its delivery:
-//   1. idle latency: one call at a time, every delivery received before the next call;
-//   2. throughput: all N calls completed as fast as possible (8 at a time);
-// and beside them a raw undici POST loop to the same targets (same body, same
-// concurrency as the worker may use), the floor that HTTPS on loopback sets.
+// End-to-end webhook delivery, each side in its own process, as a user would
+// run it:
+//   - this process: setup, then the load generator (POST /calls with
+//     x-user-token, a completed call each, against the server);
+//   - `switchboard serve --no-worker` (the API) and `switchboard worker` (the
+//     delivery worker), both with default settings apart from allowing
+//     loopback targets and a rate limit one address cannot hit;
+//   - the receivers (bench/delivery-targets.js): M HTTPS servers, one per
+//     subscription, reporting each receipt's time;
+//   - the baseline (bench/raw-post-loop.js): undici POSTing the same number of
+//     bodies of the same size to the same receivers, at the concurrency the
+//     worker may use (10 per subscription), and one at a time.
+// It prints, from the POST /calls answer (the call and its outbox rows are
+// committed) to the receiver reading the delivery:
+//   1. idle latency: one call at a time, all its deliveries received before the next;
+//   2. burst: N calls completed by 8 concurrent clients, deliveries/s until the last receipt;
+//   3. with --backlog B: the drain rate of B/10 due deliveries on an otherwise
+//      empty table, then of B/10 more with B rows in webhook_deliveries (the rest
+//      delivered, failed or scheduled a day later), and the claim's round trip
+//      and EXPLAIN (ANALYZE, BUFFERS) times at both sizes;
+// and a final `ratio` line with the goals of issue #10.
 //
-// The CA of the throwaway certificate must be trusted at process start, so the
-// script generates it and re-runs itself with NODE_EXTRA_CA_CERTS set.
-import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+// DATABASE_URL selects the PostgreSQL server; unset, an embedded one runs in a
+// temporary directory. --cpu-prof DIR has the worker write a V8 CPU profile there.
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { openSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { pino } from 'pino';
-import { Agent, request } from 'undici';
-import { createCall } from '../src/calls/calls.service.ts';
-import { loadConfig } from '../src/config/config.ts';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres.ts';
+import { issueSession } from '../src/auth/sessions.service.ts';
+import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
-import { createMetrics } from '../src/metrics/metrics.ts';
+import { withTransaction } from '../src/db/transaction.ts';
 import { createClient } from '../src/oauth/clients.service.ts';
 import { createGrant } from '../src/oauth/tokens.service.ts';
 import { insertOrganization } from '../src/orgs/organizations.queries.ts';
-import { insertMembership, insertUser } from '../src/orgs/users.queries.ts';
-import { startDeliveryWorker } from '../src/webhooks/delivery/worker.ts';
+import { createUser } from '../src/orgs/orgs.service.ts';
+import { claimDue, claimStatements } from '../src/webhooks/delivery/claim.queries.ts';
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../src/webhooks/delivery/worker.ts';
 import { createSecretBox } from '../src/webhooks/secret-box.ts';
 import { subscribe } from '../src/webhooks/subscriptions.service.ts';
 import { generateTestTls } from '../test/helpers/tls-certificates.ts';
 
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
-  options: { calls: { type: 'string', default: '200' }, subscriptions: { type: 'string', default: '5' }, child: { type: 'boolean' } },
+  options: {
+    calls: { type: 'string', default: '2000' },
+    subscriptions: { type: 'string', default: '5' },
+    backlog: { type: 'string', default: '0' },
+    'cpu-prof': { type: 'string' },
+  },
 });
 const CALLS = Number(args.calls);
 const SUBSCRIPTIONS = Number(args.subscriptions);
+const BACKLOG = Number(args.backlog);
+const IDLE_CALLS = Math.min(CALLS, 100);
 const COMPLETERS = 8;
+const CONCURRENCY = Math.min(64, SUBSCRIPTIONS * MAX_IN_FLIGHT_PER_SUBSCRIPTION);
 
-interface Target {
-  url: string;
-  close(): Promise<void>;
-}
+const now = () => performance.timeOrigin + performance.now();
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-function summarize(label: string, latencies: number[], elapsedMs: number, count: number): string {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const ms = (value: number) => `${value.toFixed(1)} ms`.padStart(10);
-  return `${label.padEnd(44)} p50 ${ms(percentile(sorted, 50))}  p99 ${ms(percentile(sorted, 99))}  ${(count / (elapsedMs / 1000)).toFixed(0).padStart(6)} /s`;
+interface Summary {
+  p50: number;
+  p99: number;
+  rate: number;
 }
 
-async function startTargets(count: number, cert: Buffer, key: Buffer, onReceive: (body: string, at: number) => void): Promise<Target[]> {
-  return Promise.all(Array.from({ length: count }, async () => {
-    const server = https.createServer({ cert, key }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        onReceive(Buffer.concat(chunks).toString('utf8'), performance.now());
-        res.writeHead(204).end();
-      });
-    });
-    server.keepAliveTimeout = 60_000;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    return {
-      url: `https://127.0.0.1:${port}/hook`,
-      close: () => new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-    };
-  }));
+function summarize(latencies: number[], elapsedMs: number, count = latencies.length): Summary {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), rate: count / (elapsedMs / 1000) };
+}
+
+function line(label: string, s: Summary): string {
+  const ms = (value: number) => (Number.isNaN(value) ? '' : `${value.toFixed(1)} ms`).padStart(10);
+  return `  ${label.padEnd(52)} p50 ${ms(s.p50)}  p99 ${ms(s.p99)}  ${s.rate.toFixed(0).padStart(6)} /s`;
 }
 
 async function openDatabase(): Promise<{ url: string; close(): Promise<void> }> {
-  if (process.env.DATABASE_URL) {
-    const name = `switchboard_bench_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(process.env.DATABASE_URL);
-    url.pathname = `/${name}`;
-    return {
-      url: url.toString(),
-      async close() {
-        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await admin.end();
-      },
-    };
+  let serverUrl = process.env.DATABASE_URL;
+  let stopEmbedded = async () => {};
+  let tmp: string | undefined;
+  if (!serverUrl) {
+    tmp = await mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-'));
+    await chmod(tmp, 0o755);
+    const embedded = await startEmbeddedPostgres(tmp);
+    serverUrl = embedded.url;
+    stopEmbedded = () => embedded.stop();
   }
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-'));
-  await chmod(dir, 0o755);
-  const embedded: EmbeddedPostgres = await startEmbeddedPostgres(dir);
+  const name = `switchboard_bench_${randomBytes(4).toString('hex')}`;
+  const adminUrl = new URL(serverUrl);
+  adminUrl.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: adminUrl.toString() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
   return {
-    url: embedded.url,
+    url: url.toString(),
     async close() {
-      await embedded.stop();
-      await rm(dir, { recursive: true, force: true });
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+      await admin.end();
+      await stopEmbedded();
+      if (tmp) await rm(tmp, { recursive: true, force: true });
     },
   };
 }
 
-async function rawLoop(targets: Target[], body: string, total: number, concurrency: number): Promise<{ latencies: number[]; elapsedMs: number }> {
-  const agent = new Agent({ keepAliveTimeout: 60_000 });
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < total) {
-      const index = next++;
-      const sent = performance.now();
-      const res = await request(targets[index % targets.length]!.url, {
-        method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher: agent,
-      });
-      await res.body.dump();
-      latencies.push(performance.now() - sent);
-    }
-  }));
-  const elapsedMs = performance.now() - started;
-  await agent.close();
-  return { latencies, elapsedMs };
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
-async function bench(tlsDir: string) {
-  const cert = readFileSync(path.join(tlsDir, 'server.pem'));
-  const key = readFileSync(path.join(tlsDir, 'server-key.pem'));
-  const config = loadConfig({ ...process.env, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_ALLOWED_PORTS: '*', SECRET_KEY: randomBytes(32).toString('base64'), DATABASE_URL: '' });
-  const database = await openDatabase();
-  const pool: Pool = createPool(database.url, 20);
-  const committed = new Map<string, number>();
-  const received: number[] = [];
-  let expected = 0;
-  let onAllReceived: (() => void) | undefined;
-  const targets = await startTargets(SUBSCRIPTIONS, cert, key, (body, at) => {
-    const id = (JSON.parse(body) as { id?: string }).id;
-    const start = id ? committed.get(id) : undefined;
-    if (start !== undefined) received.push(at - start);
-    if (received.length >= expected) onAllReceived?.();
-  });
-  const allReceived = (count: number) => new Promise<void>((resolve) => {
-    expected = count;
-    if (received.length >= count) resolve();
-    else onAllReceived = resolve;
-  });
+interface Child {
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
 
+/** Spawns `switchboard <command>` with its output in a log file; resolves once `ready` says so. */
+async function startSwitchboard(command: string[], env: NodeJS.ProcessEnv, logFile: string, ready: (log: string) => boolean | Promise<boolean>, nodeArgs: string[] = []): Promise<Child> {
+  const fd = openSync(logFile, 'w');
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/switchboard.js'), ...command], { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const started = performance.now();
+  const log = () => readFileSync(logFile, 'utf8');
+  while (!(await ready(log()))) {
+    if (child.exitCode !== null) throw new Error(`switchboard ${command.join(' ')} exited with ${child.exitCode}:\n${log()}`);
+    if (performance.now() - started > 120_000) throw new Error(`switchboard ${command.join(' ')} not ready within 120 s:\n${log()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return {
+    process: child,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+function runRawLoop(urls: string[], total: number, concurrency: number, bodyBytes: number, env: NodeJS.ProcessEnv): Promise<{ latencies: number[]; elapsedMs: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bench/raw-post-loop.js'), JSON.stringify(urls), String(total), String(concurrency), String(bodyBytes)], {
+      cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout!.on('data', (chunk) => (out += chunk));
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`raw loop exited with ${code}`))));
+  });
+}
+
+/** Fills webhook_deliveries: `due` pending and due now, `other` delivered, failed or scheduled a day later, spread over the subscriptions. */
+async function loadRows(pool: Pool, organizationId: string, subscriptionIds: string[], due: number, other: number): Promise<void> {
+  const chunk = 50_000;
+  for (let done = 0; done < due + other; done += chunk) {
+    const size = Math.min(chunk, due + other - done);
+    const dueHere = Math.max(0, Math.min(size, due - done));
+    const callCount = Math.ceil(size / subscriptionIds.length);
+    await pool.query(
+      `WITH c AS (
+         INSERT INTO calls (organization_id, status, completed_at, summary, duration_seconds)
+         SELECT $1, 'completed', now(), 'backlog', 1 FROM generate_series(1, $2) RETURNING id
+       ), numbered AS (
+         SELECT c.id AS call_id, s.id AS subscription_id, row_number() OVER () AS n
+           FROM c CROSS JOIN unnest($3::uuid[]) AS s(id)
+       )
+       INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body, status, attempts, next_attempt_at, finished_at)
+       SELECT $1, subscription_id, call_id, 'call.completed', '{"id":"' || call_id || '","summary":"backlog"}',
+              CASE WHEN n <= $4 THEN 'pending' WHEN n % 3 = 0 THEN 'pending' WHEN n % 3 = 1 THEN 'succeeded' ELSE 'failed' END,
+              CASE WHEN n <= $4 THEN 0 ELSE 1 END,
+              CASE WHEN n <= $4 THEN now() - interval '1 second' ELSE now() + interval '1 day' END,
+              CASE WHEN n <= $4 OR n % 3 = 0 THEN NULL ELSE now() END
+         FROM numbered WHERE n <= $5`,
+      [organizationId, callCount, subscriptionIds, dueHere, size],
+    );
+  }
+  await pool.query('VACUUM ANALYZE webhook_deliveries');
+  await pool.query('ANALYZE calls');
+}
+
+/** The claim measured without sending anything: round trips rolled back, and each statement's EXPLAIN (ANALYZE, BUFFERS). */
+async function measureClaim(pool: Pool): Promise<{ roundTripMs: number; executionMs: number[]; seqScan: boolean }> {
+  const input = { limit: CONCURRENCY, maxSubscriptions: Math.min(50, CONCURRENCY), maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION, leaseMs: 60_000 };
+  const client = await pool.connect();
   try {
-    await migrate(pool);
-    const org = await insertOrganization(pool, 'Bench Org');
-    const client = await createClient(pool, { name: 'Bench Platform', redirectUris: ['https://bench.example/cb'] });
-    const secretBox = createSecretBox(config.secretKey!);
-    // Subscriptions belong to a live grant (migration 0007): a user of the organization approved the client.
-    const user = await insertUser(pool, { email: `bench-${randomUUID()}@example.test`, name: null, passwordHash: 'unused' });
-    await insertMembership(pool, org.id, user.id, 'owner');
-    const grant = await createGrant(pool, { clientUuid: client.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] });
-    const principal = {
-      kind: 'oauth' as const, userId: user.id, organizationId: org.id, scopes: ['calls:read'], clientId: client.client_id, grantId: grant.id,
-    };
-    for (const target of targets) {
-      await subscribe({ pool, secretBox, urlCheck: { allowPrivate: true, allowedPorts: '*' } }, principal, { hookUrl: target.url, secret: 'bench-secret' });
+    const times: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      await client.query('BEGIN');
+      const started = performance.now();
+      await claimDue(client, input);
+      times.push(performance.now() - started);
+      await client.query('ROLLBACK');
     }
-    const worker = await startDeliveryWorker({
-      pool, databaseUrl: database.url, config, log: pino({ level: 'warn' }), metrics: createMetrics(), secretBox,
+    const executionMs: number[] = [];
+    let seqScan = false;
+    await client.query('BEGIN');
+    for (const statement of claimStatements(input).split(/;\n\n/)) {
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement.replace(/;\s*$/, '')}`);
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      if (/Seq Scan on webhook_deliveries/.test(plan)) seqScan = true;
+      executionMs.push(Number(/Execution Time: ([\d.]+)/.exec(plan)?.[1]));
+      if (process.env.BENCH_SHOW_PLANS) process.stdout.write(`${plan}\n\n`);
+    }
+    await client.query('ROLLBACK');
+    return { roundTripMs: percentile(times.sort((a, b) => a - b), 50), executionMs, seqScan };
+  } finally {
+    client.release();
+  }
+}
+
+async function main() {
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-delivery-'));
+  const database = await openDatabase();
+  const pool = createPool(database.url, 10);
+  const children: Child[] = [];
+  let targets: ChildProcess | undefined;
+  try {
+    const tls = await generateTestTls(tmp);
+    await migrate(pool);
+    const secretKey = randomBytes(32);
+    const org = await insertOrganization(pool, 'Bench Org');
+    const user = await createUser(pool, { email: 'bench@example.com', password: 'bench-password', organizationId: org.id, role: 'owner' });
+    const session = await issueSession(pool, user, org.id);
+    const client = await createClient(pool, { name: 'Bench Platform', redirectUris: ['https://bench.example/cb'] });
+    const grant = await withTransaction(pool, (tx) => createGrant(tx, { clientUuid: client.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] }));
+
+    // The receivers, and a map from call id to its commit time.
+    const committed = new Map<string, number>();
+    const latencies: number[] = [];
+    let receipts = 0;
+    let waiter: { count: number; resolve: () => void } | undefined;
+    targets = fork(path.join(ROOT, 'bench/delivery-targets.js'), [tls.certPath, tls.keyPath, String(SUBSCRIPTIONS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const urls = await new Promise<string[]>((resolve) => {
+      targets!.on('message', (message: { type: string; urls?: string[]; items?: [string, number][] }) => {
+        if (message.type === 'ready') resolve(message.urls!);
+        if (message.type !== 'received') return;
+        for (const [id, at] of message.items!) {
+          receipts++;
+          const start = committed.get(id);
+          if (start !== undefined) latencies.push(at - start);
+        }
+        if (waiter && receipts >= waiter.count) waiter.resolve();
+      });
+    });
+    const receiptsReach = (count: number) => new Promise<void>((resolve) => {
+      if (receipts >= count) resolve();
+      else waiter = { count, resolve };
     });
 
-    const complete = async (i: number) => {
-      const call = await createCall(pool, org.id, { summary: `bench call ${i}`, duration_seconds: i });
-      committed.set(call.id, performance.now());
-    };
-    // Caveat: `committed` is stamped when COMMIT has returned to this process, a few tens of
-    // microseconds after PostgreSQL made the row visible, so latencies are, if anything, low by that.
-
-    // Warm-up: connections, TLS sessions, JIT.
-    for (let i = 0; i < 5; i++) await complete(i);
-    await allReceived(5 * SUBSCRIPTIONS);
-    received.length = 0;
-
-    // 1. Idle latency: the worker is idle when each call commits.
-    const idleCalls = Math.min(CALLS, 100);
-    let started = performance.now();
-    for (let i = 0; i < idleCalls; i++) {
-      const target = received.length + SUBSCRIPTIONS;
-      await complete(i);
-      await allReceived(target);
+    const secretBox = createSecretBox(secretKey);
+    const principal = { kind: 'oauth' as const, userId: user.id, organizationId: org.id, scopes: ['calls:read'], clientId: client.client_id, grantId: grant.id };
+    const subscriptionIds: string[] = [];
+    for (const url of urls) {
+      const hook = await subscribe({ pool, secretBox, urlCheck: { allowPrivate: true, allowedPorts: '*' } }, principal, { hookUrl: url, secret: 'bench-secret' });
+      subscriptionIds.push(hook.subscription.id);
     }
-    const idle = { latencies: received.splice(0), elapsedMs: performance.now() - started };
 
-    // 2. Throughput: N calls completed as fast as they commit.
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATABASE_URL: database.url,
+      SECRET_KEY: secretKey.toString('base64'),
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_ALLOWED_PORTS: '*',
+      RATE_LIMIT: '100000000/min',
+      LOG_LEVEL: 'warn',
+      NODE_EXTRA_CA_CERTS: tls.caCertPath,
+    };
+    const port = await freePort();
+    const api = `http://127.0.0.1:${port}`;
+    children.push(await startSwitchboard(['serve', '--no-worker'], { ...env, PORT: String(port) }, path.join(tmp, 'serve.log'),
+      () => fetch(`${api}/readyz`).then((r) => r.status === 200, () => false)));
+    const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : [];
+    const startWorker = async () => {
+      const worker = await startSwitchboard(['worker'], env, path.join(tmp, `worker-${children.length}.log`), (log) => log.includes('Switchboard worker running'), profile);
+      children.push(worker);
+      return worker;
+    };
+    let worker = await startWorker();
+
+    const headers = { 'x-user-token': session.token, 'content-type': 'application/json' };
+    const complete = async (i: number) => {
+      const res = await fetch(`${api}/calls`, { method: 'POST', headers, body: JSON.stringify({ summary: `Bench call ${i}: customer asked for a visit next week`, duration_seconds: 60 + (i % 600) }) });
+      const call = (await res.json()) as { id: string };
+      if (res.status !== 201) throw new Error(`POST /calls answered ${res.status}: ${JSON.stringify(call)}`);
+      committed.set(call.id, now());
+    };
+
+    // Warm-up: connections, TLS sessions, JIT, prepared statements.
+    for (let i = 0; i < 20; i++) await complete(i);
+    await receiptsReach(20 * SUBSCRIPTIONS);
+    latencies.length = 0;
+
+    // 1. Idle: the worker is idle when each call commits.
+    let base = receipts;
+    let started = performance.now();
+    for (let i = 0; i < IDLE_CALLS; i++) {
+      await complete(i);
+      await receiptsReach(base + (i + 1) * SUBSCRIPTIONS);
+    }
+    const idle = summarize(latencies.splice(0), performance.now() - started);
+
+    // 2. Burst: N calls as fast as 8 clients complete them.
+    base = receipts;
     started = performance.now();
     let next = 0;
     await Promise.all(Array.from({ length: COMPLETERS }, async () => {
       while (next < CALLS) await complete(next++);
     }));
-    await allReceived(CALLS * SUBSCRIPTIONS);
-    const burst = { latencies: received.splice(0), elapsedMs: performance.now() - started };
+    const ingestMs = performance.now() - started;
+    await receiptsReach(base + CALLS * SUBSCRIPTIONS);
+    const burst = summarize(latencies.splice(0), performance.now() - started);
+    const ingest = { p50: NaN, p99: NaN, rate: CALLS / (ingestMs / 1000) };
+
+    // 3. The same POSTs without Switchboard (the worker is stopped meanwhile).
     await worker.stop();
+    const { rows: [sample] } = await pool.query<{ n: number }>('SELECT avg(octet_length(body))::int AS n FROM webhook_deliveries');
+    const rawEnv = { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: tls.caCertPath };
+    const rawSequential = await runRawLoop(urls, IDLE_CALLS * SUBSCRIPTIONS, 1, sample!.n, rawEnv);
+    const rawConcurrent = await runRawLoop(urls, CALLS * SUBSCRIPTIONS, CONCURRENCY, sample!.n, rawEnv);
+    const rawSeq = summarize(rawSequential.latencies, rawSequential.elapsedMs);
+    const raw = summarize(rawConcurrent.latencies, rawConcurrent.elapsedMs);
 
-    // 3. The same POSTs without Switchboard: undici straight to the targets.
-    const body = JSON.stringify({ id: randomUUID(), organization_id: org.id, created_at: new Date().toISOString(), summary: 'raw', duration_seconds: 1, agent_id: null });
-    const rawSequential = await rawLoop(targets, body, idleCalls * SUBSCRIPTIONS, 1);
-    const rawConcurrent = await rawLoop(targets, body, CALLS * SUBSCRIPTIONS, Math.min(64, SUBSCRIPTIONS * 10));
-
-    const lines = [
-      `Webhook delivery bench: ${CALLS} calls × ${SUBSCRIPTIONS} subscriptions on local HTTPS targets (Node ${process.version}, ${os.cpus().length} CPUs)`,
+    const out = [
+      `bench:delivery — ${CALLS} calls × ${SUBSCRIPTIONS} subscriptions, local HTTPS receivers; API, worker, receivers, baseline and load generator in separate processes (Node ${process.version}, ${os.cpus().length} CPUs, ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'})`,
       '',
-      'commit → receipt (Switchboard, LISTEN/NOTIFY worker):',
-      summarize(`  idle, one call at a time (${idle.latencies.length} deliveries)`, idle.latencies, idle.elapsedMs, idle.latencies.length),
-      summarize(`  burst, ${COMPLETERS} completers (${burst.latencies.length} deliveries)`, burst.latencies, burst.elapsedMs, burst.latencies.length),
-      '',
-      'raw undici POST to the same targets (request → response):',
-      summarize(`  sequential (${rawSequential.latencies.length} requests)`, rawSequential.latencies, rawSequential.elapsedMs, rawSequential.latencies.length),
-      summarize(`  ${Math.min(64, SUBSCRIPTIONS * 10)} concurrent (${rawConcurrent.latencies.length} requests)`, rawConcurrent.latencies, rawConcurrent.elapsedMs, rawConcurrent.latencies.length),
+      'POST /calls answered (call + outbox committed) → receiver read the delivery:',
+      line(`idle, one call at a time (${IDLE_CALLS * SUBSCRIPTIONS} deliveries)`, idle),
+      line(`burst, ${COMPLETERS} clients (${CALLS * SUBSCRIPTIONS} deliveries)`, burst),
+      line(`  of which POST /calls (${CALLS} calls)`, ingest),
+      'raw undici POST to the same receivers (request → response), separate process:',
+      line(`sequential (${IDLE_CALLS * SUBSCRIPTIONS} requests)`, rawSeq),
+      line(`${CONCURRENCY} concurrent (${CALLS * SUBSCRIPTIONS} requests)`, raw),
     ];
-    process.stdout.write(lines.join('\n') + '\n');
+    process.stdout.write(out.join('\n') + '\n');
+
+    // 4. Backlog: drain rates and the claim with few rows, then with B rows.
+    let backlog: { ratio: number; claimMs: number } | undefined;
+    if (BACKLOG > 0) {
+      const due = Math.round(BACKLOG / 10);
+      const drain = async (label: string) => {
+        const { rows: [count] } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries');
+        const claim = await measureClaim(pool);
+        const before = receipts;
+        worker = await startWorker();
+        // Timed from the first receipt: the worker's start-up is not the drain.
+        await receiptsReach(before + 1);
+        const t0 = performance.now();
+        await receiptsReach(before + due);
+        const elapsed = performance.now() - t0;
+        await worker.stop();
+        const rate = due / (elapsed / 1000);
+        process.stdout.write(`  ${label.padEnd(40)} ${String(count!.n).padStart(9)} rows: drained ${due} due in ${(elapsed / 1000).toFixed(1)} s = ${rate.toFixed(0)} /s;`
+          + ` claim round trip ${claim.roundTripMs.toFixed(2)} ms (execution ${claim.executionMs.map((ms) => ms.toFixed(2)).join(' + ')} ms${claim.seqScan ? ', SEQ SCAN' : ''})\n`);
+        return { rate, claim };
+      };
+      process.stdout.write(`\nbacklog (${due} due deliveries drained by a freshly started worker, from its first receipt to its last):\n`);
+      await loadRows(pool, org.id, subscriptionIds, due, 0);
+      const empty = await drain('few rows');
+      await loadRows(pool, org.id, subscriptionIds, due, BACKLOG - due);
+      const full = await drain(`--backlog ${BACKLOG}`);
+      backlog = { ratio: full.rate / empty.rate, claimMs: full.claim.roundTripMs };
+    }
+
+    const ok = (pass: boolean) => (pass ? 'ok' : 'BELOW GOAL');
+    const burstRatio = burst.rate / raw.rate;
+    process.stdout.write(
+      `ratio burst/raw ${burstRatio.toFixed(2)}× (goal ≥0.5, ${ok(burstRatio >= 0.5)})`
+      + ` | idle p50 ${idle.p50.toFixed(1)} ms p99 ${idle.p99.toFixed(1)} ms (goal ≤3/≤15, ${ok(idle.p50 <= 3 && idle.p99 <= 15)})`
+      + (backlog
+        ? ` | backlog/empty drain ${backlog.ratio.toFixed(2)}× (goal ≥0.8, ${ok(backlog.ratio >= 0.8)}) | claim with backlog ${backlog.claimMs.toFixed(2)} ms (goal ≤5, ${ok(backlog.claimMs <= 5)})`
+        : '')
+      + '\n',
+    );
   } finally {
-    await Promise.all(targets.map((target) => target.close()));
+    for (const child of children.reverse()) await child.stop();
+    targets?.send({ type: 'close' });
     await pool.end();
     await database.close();
+    await rm(tmp, { recursive: true, force: true });
   }
 }
 
-if (args.child) {
-  await bench(process.env.SB_BENCH_TLS_DIR!);
-} else {
-  const tlsDir = await mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-tls-'));
-  try {
-    const tls = await generateTestTls(tlsDir);
-    const child = spawn(process.execPath, ['--import', 'tsx', process.argv[1]!, '--child', ...process.argv.slice(2)], {
-      stdio: 'inherit',
-      env: { ...process.env, NODE_EXTRA_CA_CERTS: tls.caCertPath, SB_BENCH_TLS_DIR: tlsDir },
-    });
-    process.exitCode = await new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
-  } finally {
-    await rm(tlsDir, { recursive: true, force: true });
-  }
-}
+await main();

@@ -94,6 +94,14 @@ export async function recordOutcomes(db: Queryable, records: OutcomeRecord[], di
                   AND (g.last_success IS NULL OR f.attempted_at > g.last_success)) AS first_failure
          FROM successes g WHERE NOT g.removed
      ),
+     -- Locked in id order first: two workers recording failures of the same
+     -- subscriptions at once would otherwise lock them in any order and could deadlock.
+     ordered AS (
+       SELECT s.id FROM webhook_subscriptions s JOIN streaks st ON st.subscription_id = s.id
+        WHERE st.first_failure IS NOT NULL OR s.failing_since IS NOT NULL
+        ORDER BY s.id
+          FOR NO KEY UPDATE OF s
+     ),
      marked AS (
        UPDATE webhook_subscriptions s
           SET failing_since = CASE WHEN st.first_failure IS NULL THEN NULL
@@ -111,7 +119,7 @@ export async function recordOutcomes(db: Queryable, records: OutcomeRecord[], di
                                           <= now() - $13::bigint * interval '1 millisecond'
                                      THEN 'delivery_failures' ELSE s.disabled_reason END,
               updated_at = CASE WHEN st.first_failure IS NULL THEN s.updated_at ELSE now() END
-         FROM streaks st
+         FROM streaks st JOIN ordered o ON o.id = st.subscription_id
         WHERE s.id = st.subscription_id AND (st.first_failure IS NOT NULL OR s.failing_since IS NOT NULL)
        RETURNING s.id, s.status = 'disabled' AND s.disabled_at = now() AS disabled_now
      )

@@ -92,6 +92,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   let running = false;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  let dueWorkLeft = true;
   let round: Promise<void> = Promise.resolve();
 
   const schedule = (delayMs: number) => {
@@ -106,7 +107,9 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
       .catch((error) => log.error({ err: error, delivery_id: delivery.id }, 'webhook delivery attempt could not be recorded; its lease will expire and it will be retried'))
       .finally(() => {
         inFlight.delete(task);
-        wake();
+        // A freed slot matters only if the last claim left due work behind (slots or caps were
+        // full); new work announces itself by NOTIFY, retries and lease expiries by the timer.
+        if (dueWorkLeft) wake();
       });
     inFlight.add(task);
   };
@@ -123,6 +126,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
         const claimStarted = performance.now();
         const { claimed, nextDueAt } = await claimBatch(pool, { limit: free, leaseMs });
         due = nextDueAt;
+        dueWorkLeft = claimed.length === free || (nextDueAt !== null && nextDueAt.getTime() <= Date.now());
         claimed.forEach(launch(claimStarted + leaseMs));
         // Claimed while stopping: attempted anyway; stop() waits for them.
         if (stopping) break;
