@@ -81,17 +81,19 @@ function deliveryState(decision: Decision, now: number): { status: DeliveryState
  * `leaseDeadline` is when (on performance.now()'s clock) the lease runs out at
  * the latest. An attempt that could outlive it is not sent at all: another
  * worker could claim the delivery meanwhile and send the same attempt again.
+ * Resolves to when the delivery is due again if it stays pending (a retry,
+ * or a claim given back), so the worker can look for it then; else null.
  */
 export async function attemptDelivery(
   deps: AttemptDeps,
   claimed: ClaimedDelivery,
   leaseDeadline: number,
   recorder: OutcomeRecorder = createOutcomeRecorder(deps.pool),
-): Promise<void> {
+): Promise<Date | null> {
   if (performance.now() + deps.timeoutMs + RECORD_MARGIN_MS > leaseDeadline) {
     deps.log.warn({ delivery_id: claimed.id }, 'webhook delivery claim too old to send safely; returned unsent');
     await returnUnsentClaims(deps.pool, [{ id: claimed.id, leaseToken: claimed.lease_token }]);
-    return;
+    return new Date();
   }
   const attemptedAt = new Date();
   const result = await send(deps, claimed);
@@ -101,7 +103,8 @@ export async function attemptDelivery(
     now: new Date(),
     random: deps.random ?? Math.random,
   });
-  const recorded = await recorder.record(outcomeRecord(claimed, attemptedAt, result, decision, Date.now()));
+  const record = outcomeRecord(claimed, attemptedAt, result, decision, Date.now());
+  const recorded = await recorder.record(record);
   const outcome: AttemptOutcome = recorded.held ? decision.outcome : 'superseded';
   if (recorded.disabledNow) deps.log.warn({ subscription_id: claimed.subscription_id }, 'webhook subscription disabled after five days of failures');
   deps.metrics.deliveries.inc({ outcome });
@@ -118,4 +121,5 @@ export async function attemptDelivery(
     },
     'webhook delivery attempt',
   );
+  return recorded.held && record.status === 'pending' ? record.nextAttemptAt : null;
 }

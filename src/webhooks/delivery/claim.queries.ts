@@ -110,7 +110,7 @@ SELECT set_config('switchboard.claim_subscriptions', coalesce(string_agg(locked.
 WITH slots AS (
   SELECT s.id, s.callback_url, s.secret_ciphertext, ${maxInFlight} - (${IN_FLIGHT})::int AS free
     FROM webhook_subscriptions s
-   WHERE s.id = ANY (string_to_array(current_setting('switchboard.claim_subscriptions'), ',')::uuid[])
+   WHERE s.id = ANY (string_to_array(current_setting('switchboard.claim_subscriptions', true), ',')::uuid[])
      AND s.status = 'active' AND ${LIVE_GRANT}
 ),
 -- The inner LIMIT is the constant cap, so the planner walks the index for a

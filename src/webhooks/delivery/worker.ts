@@ -95,20 +95,36 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   let dueWorkLeft = true;
   let round: Promise<void> = Promise.resolve();
 
+  let timerAt = Infinity;
   const schedule = (delayMs: number) => {
     clearTimeout(timer);
+    timerAt = Infinity;
     if (stopping) return;
-    timer = setTimeout(wake, Math.max(0, Math.min(delayMs, pollIntervalMs)));
+    const delay = Math.max(0, Math.min(delayMs, pollIntervalMs));
+    timerAt = Date.now() + delay;
+    timer = setTimeout(() => {
+      timerAt = Infinity;
+      wake();
+    }, delay);
     timer.unref();
   };
+  /** Look again at `at` unless a look is planned sooner already (an early look costs one empty claim). */
+  const wakeBy = (at: Date) => {
+    if (at.getTime() < timerAt) schedule(at.getTime() - Date.now());
+  };
+  const later = (delayMs: number) => wakeBy(new Date(Date.now() + Math.min(delayMs, pollIntervalMs)));
 
   const launch = (leaseDeadline: number) => (delivery: ClaimedDelivery) => {
     const task: Promise<void> = attemptDelivery(deps, delivery, leaseDeadline, recorder)
+      .then((dueAgain) => {
+        if (dueAgain) wakeBy(dueAgain);
+      })
       .catch((error) => log.error({ err: error, delivery_id: delivery.id }, 'webhook delivery attempt could not be recorded; its lease will expire and it will be retried'))
       .finally(() => {
         inFlight.delete(task);
         // A freed slot matters only if the last claim left due work behind (slots or caps were
-        // full); new work announces itself by NOTIFY, retries and lease expiries by the timer.
+        // full); new work announces itself by NOTIFY, this worker's retries through wakeBy, and
+        // other workers' retries and lease expiries through the next due time every claim reads.
         if (dueWorkLeft) wake();
       });
     inFlight.add(task);
@@ -134,16 +150,16 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
         else if (claimed.length === free) again = true;
       } while (again && !stopping);
       // No claim this round (every slot busy): a finishing batch wakes us, and the safety poll remains.
-      if (due === undefined) schedule(pollIntervalMs);
+      if (due === undefined) later(pollIntervalMs);
       else if (due) {
         const delay = due.getTime() - Date.now();
-        schedule(delay > 0 ? delay : blocked ? BLOCKED_RETRY_MS : 0);
+        later(delay > 0 ? delay : blocked ? BLOCKED_RETRY_MS : 0);
       } else {
-        schedule(pollIntervalMs);
+        later(pollIntervalMs);
       }
     } catch (error) {
       log.error({ err: error }, 'webhook delivery worker round failed');
-      schedule(ERROR_RETRY_MS);
+      later(ERROR_RETRY_MS);
     }
   };
 

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { TestApp } from '../../helpers/app.ts';
+import { connectPlatform, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
+import { claimStatements } from '../../../src/webhooks/delivery/claim.queries.ts';
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function nodes(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+}
+
+// The claim must read indexes, never the backlog: its cost follows the batch,
+// not the rows stored (docs/performance.md; the 1,000,000-row proof is
+// `npm run bench:delivery -- --backlog 1000000`). A small table here, with
+// sequential and bitmap scans priced out, shows that every statement of the
+// claim can be answered through the partial indexes, and that the leasing
+// statement neither scans nor sorts a subscription's whole backlog.
+describe('the claim plan', () => {
+  let t: TestApp;
+
+  before(async () => {
+    t = await startWebhookApp();
+    const org = await connectPlatform(t);
+    const hooks = [
+      await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/plan-a' }),
+      await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/plan-b' }),
+    ];
+    // 2,000 calls × 2 hooks: a tenth due now, the rest delivered, failed or due tomorrow.
+    await t.db.pool.query(
+      `WITH c AS (
+         INSERT INTO calls (organization_id, status, completed_at, summary, duration_seconds)
+         SELECT $1, 'completed', now(), 'plan', 1 FROM generate_series(1, 2000) RETURNING id
+       ), numbered AS (
+         SELECT c.id AS call_id, s.id AS subscription_id, row_number() OVER () AS n FROM c CROSS JOIN unnest($2::uuid[]) AS s(id)
+       )
+       INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body, status, next_attempt_at, finished_at)
+       SELECT $1, subscription_id, call_id, 'call.completed', '{}',
+              CASE WHEN n <= 400 OR n % 3 = 0 THEN 'pending' WHEN n % 3 = 1 THEN 'succeeded' ELSE 'failed' END,
+              CASE WHEN n <= 400 THEN now() - interval '1 second' ELSE now() + interval '1 day' END,
+              CASE WHEN n <= 400 OR n % 3 = 0 THEN NULL ELSE now() END
+         FROM numbered`,
+      [org.member.org.id, hooks.map((h) => h.id)],
+    );
+    await t.db.pool.query('ANALYZE webhook_deliveries');
+  });
+  after(() => t.close());
+
+  test('every statement of the claim reads webhook_deliveries through an index, and leasing sorts no backlog', async () => {
+    const client = await t.db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL enable_seqscan = off');
+      await client.query('SET LOCAL enable_bitmapscan = off');
+      const statements = claimStatements({ limit: 64, maxSubscriptions: 50, maxInFlight: 10, leaseMs: 60_000 }).split(/;\n\n/);
+      assert.equal(statements.length, 3);
+      const plans: PlanNode[][] = [];
+      for (const statement of statements) {
+        const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${statement.replace(/;\s*$/, '')}`);
+        plans.push(nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode));
+      }
+      for (const [i, plan] of plans.entries()) {
+        const onDeliveries = plan.filter((node) => node['Relation Name'] === 'webhook_deliveries');
+        assert.ok(onDeliveries.length > 0, `statement ${i + 1} reads webhook_deliveries`);
+        for (const node of onDeliveries) {
+          assert.ok(['Index Scan', 'Index Only Scan', 'ModifyTable'].includes(node['Node Type']), `statement ${i + 1}: ${node['Node Type']} on webhook_deliveries`);
+        }
+      }
+      const leasing = plans[1]!;
+      const dueScans = leasing.filter((node) => node['Index Name'] === 'webhook_deliveries_due_idx');
+      assert.ok(dueScans.length > 0, 'leasing walks webhook_deliveries_due_idx');
+      // The per-subscription walk stops at the cap: a Limit directly above the index scan, no Sort below it.
+      const limitedWalk = leasing.some((node) => node['Node Type'] === 'Limit'
+        && (node.Plans ?? []).some((child) => child['Index Name'] === 'webhook_deliveries_due_idx'));
+      assert.ok(limitedWalk, 'the due index walk is cut by the per-subscription limit');
+      await client.query('ROLLBACK');
+    } finally {
+      client.release();
+    }
+  });
+});
