@@ -104,5 +104,5 @@ h3 { font-size: 16px; margin: 8px 0; }
 .grid-2.charts { margin-top: 8px; }
 .last-error p { margin: 0 0 4px; }
 .pager { display: flex; justify-content: space-between; margin-top: 16px; }
-@media (max-width: 640px) { .row, .grid-2 { grid-template-columns: 1fr; } svg.chart .axis { font-size: 17px; } main.wide table:not(.fit) { display: block; overflow-x: auto; } .card { padding: 18px 14px; } .page-head { flex-wrap: wrap; } header { padding: 10px 12px; } main.wide { padding: 0 8px; } td.row-actions { white-space: normal; } }
+@media (max-width: 640px) { .row, .grid-2 { grid-template-columns: 1fr; } svg.chart .axis { font-size: 17px; } main.wide table:not(.fit) { display: block; overflow-x: auto; } main.wide table:not(.fit) td.wrap { min-width: 14em; } .card { padding: 18px 14px; } .page-head { flex-wrap: wrap; } header { padding: 10px 12px; } main.wide { padding: 0 8px; } td.row-actions { white-space: normal; } }
 `;
