@@ -26,6 +26,15 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+/**
+ * The part of SHUTDOWN_TIMEOUT the delivery worker may spend letting running
+ * attempts finish: the rest is for draining HTTP first and for handing back,
+ * closing the pool and exiting after.
+ */
+export function workerDrainMs(shutdownTimeoutMs: number): number {
+  return Math.max(500, Math.round(shutdownTimeoutMs * 0.6) - 1000);
+}
+
 export async function run(config: Config, options: RunOptions): Promise<Running> {
   const log: Logger = pino({ level: config.logLevel });
   let database: Database | undefined;
@@ -54,7 +63,9 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
     if (options.workers) {
       tasks.push(...startMaintenance({ pool, config, log }));
       const secretBox = createSecretBox(await resolveSecretKey(config));
-      tasks.push(await startDeliveryWorker({ pool, databaseUrl: database.url, config, log, metrics, secretBox }));
+      // Running attempts get most of the shutdown time to finish; the rest are handed back.
+      const drainMs = workerDrainMs(config.shutdownTimeoutMs);
+      tasks.push(await startDeliveryWorker({ pool, databaseUrl: database.url, config, log, metrics, secretBox, drainMs }));
     }
     if (!options.http) {
       // A standalone worker still answers probes and scrapes (WORKER_PORT).
@@ -83,7 +94,10 @@ export async function runUntilSignalled(config: Config, options: RunOptions): Pr
     if (stopping) return;
     stopping = true;
     process.stdout.write(`${signal} received, shutting down\n`);
-    const force = setTimeout(() => process.exit(1), 30_000);
+    const force = setTimeout(() => {
+      process.stderr.write(`shutdown did not finish within SHUTDOWN_TIMEOUT (${config.shutdownTimeoutMs} ms); exiting\n`);
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
     force.unref();
     running.stop().then(
       () => process.exit(0),

@@ -12,6 +12,8 @@ export interface Config {
   host: string;
   /** WORKER_PORT: where `switchboard worker` serves /healthz, /readyz and /metrics (0: a free port, printed at start). */
   workerPort: number;
+  /** SHUTDOWN_TIMEOUT: after SIGTERM/SIGINT the process exits within this long, whatever is still running. */
+  shutdownTimeoutMs: number;
   baseUrl: string;
   databaseUrl: string | undefined;
   dataDir: string;
@@ -90,6 +92,16 @@ export function parseDurationList(name: string, raw: string): number[] {
   });
 }
 
+/** One duration ("30s", "2m"), between minMs and maxMs. */
+function duration(env: NodeJS.ProcessEnv, name: string, fallback: string, minMs: number, maxMs: number): number {
+  const raw = (env[name] || fallback).trim();
+  const [value] = parseDurationList(name, raw);
+  if (raw.includes(',') || value! < minMs || value! > maxMs) {
+    throw new ConfigError(name, `must be one duration between ${minMs / 1000}s and ${maxMs / 1000}s, got "${raw}"`);
+  }
+  return value!;
+}
+
 /** "300/min" → {max: 300, windowMs: 60000} */
 function rateLimit(env: NodeJS.ProcessEnv, name: string, fallback: string): RateLimitSetting {
   const raw = env[name] || fallback;
@@ -134,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host: env.HOST || '127.0.0.1',
     workerPort: integer(env, 'WORKER_PORT', 0, 0, 65535),
+    shutdownTimeoutMs: duration(env, 'SHUTDOWN_TIMEOUT', '30s', 1000, 600_000),
     baseUrl: baseUrl.replace(/\/+$/, ''),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: path.resolve(env.DATA_DIR || './.data'),

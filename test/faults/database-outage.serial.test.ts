@@ -90,5 +90,8 @@ describe('a database outage under load', () => {
     const outageLines = served.output().split('\n').filter((line) => line.includes('database unreachable'));
     assert.ok(outageLines.length >= 1 && outageLines.length <= 4, `outage log lines: ${outageLines.length}\n${outageLines.join('\n')}`);
     assert.doesNotMatch(served.output(), /unhandled error/);
+    // The worker's rounds and its LISTEN connection: one line each per outage, not one per retry.
+    const errorLines = served.output().split('\n').filter((line) => /"level":(40|50|60)/.test(line));
+    assert.ok(errorLines.length <= 8, `${errorLines.length} warning/error lines:\n${errorLines.join('\n')}`);
   });
 });

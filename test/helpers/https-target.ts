@@ -62,7 +62,11 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function startHttpsTarget(handler: TargetHandler = () => ({ status: 200 })): Promise<HttpsTarget> {
+export async function startHttpsTarget(
+  handler: TargetHandler = () => ({ status: 200 }),
+  /** A fixed port (a target that comes back where it was); a free one by default. */
+  options: { port?: number } = {},
+): Promise<HttpsTarget> {
   let current = handler;
   const requests: RecordedRequest[] = [];
   const waiters: { count: number; resolve: (requests: RecordedRequest[]) => void }[] = [];
@@ -99,7 +103,10 @@ export async function startHttpsTarget(handler: TargetHandler = () => ({ status:
       if (!res.headersSent && !res.destroyed) res.writeHead(500).end(String(err));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   const { port } = server.address() as AddressInfo;
 
   return {

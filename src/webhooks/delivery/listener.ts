@@ -19,6 +19,7 @@ export async function listen(
   let client: pg.Client | undefined;
   let closed = false;
   let backoffMs = 250;
+  let reconnectFailed = false;
   let retryTimer: NodeJS.Timeout | undefined;
 
   const connect = async (): Promise<void> => {
@@ -49,9 +50,15 @@ export async function listen(
     if (closed) return;
     retryTimer = setTimeout(() => {
       connect().then(
-        () => onWake(),
+        () => {
+          if (reconnectFailed) log.info({ component: 'webhook-listener' }, 'LISTEN connection restored');
+          reconnectFailed = false;
+          onWake();
+        },
         (error) => {
-          log.warn({ err: error, component: 'webhook-listener' }, 'LISTEN reconnect failed');
+          // Once per outage: the first failed reconnect says so, the following ones stay quiet.
+          if (!reconnectFailed) log.warn({ err: error, component: 'webhook-listener' }, 'LISTEN reconnect failed; retrying with backoff');
+          reconnectFailed = true;
           backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
           scheduleReconnect();
         },

@@ -14,12 +14,14 @@ import type { Logger } from 'pino';
 import type { BackgroundTask } from '../../background.ts';
 import type { Config } from '../../config/config.ts';
 import type { Pool } from '../../db/pool.ts';
+import { isDatabaseUnavailable, outageLog } from '../../db/availability.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
-import { DELIVERIES_CHANNEL } from '../deliveries.queries.ts';
+import { DELIVERIES_CHANNEL, notifyDeliveriesDue } from '../deliveries.queries.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { attemptDelivery, RECORD_MARGIN_MS, type AttemptDeps } from './attempt.ts';
 import { claimDue, type Claim, type ClaimedDelivery } from './claim.queries.ts';
 import { closeDeliveryAgents } from './deliver.ts';
+import { handBackLeases } from './hand-back.queries.ts';
 import { listen, type Listener } from './listener.ts';
 import { createOutcomeRecorder } from './recorder.ts';
 import { leaseMsFor } from './retry-policy.ts';
@@ -29,7 +31,9 @@ const DEFAULT_CONCURRENCY = 64;
 const DEFAULT_POLL_INTERVAL_MS = 30_000;
 /** After a round that found due work it could not take (caps), look again this soon. */
 const BLOCKED_RETRY_MS = 1000;
+/** After a failed round the next one waits this long, doubling up to ERROR_RETRY_MAX_MS while failures last. */
 const ERROR_RETRY_MS = 1000;
+const ERROR_RETRY_MAX_MS = 10_000;
 const MAX_SUBSCRIPTIONS_PER_CLAIM = 50;
 
 export interface DeliveryWorkerOptions {
@@ -44,6 +48,12 @@ export interface DeliveryWorkerOptions {
   pollIntervalMs?: number;
   leaseMs?: number;
   random?: () => number;
+  /**
+   * How long stop() lets running attempts finish; those still running then are
+   * handed back (lease released, due now) so another worker takes them at
+   * once. Unset: stop() waits for every attempt.
+   */
+  drainMs?: number;
 }
 
 export interface DeliveryWorker extends BackgroundTask {
@@ -88,6 +98,10 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   const inFlight = new Set<Promise<void>>();
   // Outcomes are written in batches; each attempt ends (and wakes a claim for its slot) once its batch is committed.
   const recorder = createOutcomeRecorder(pool);
+  /** The claims of the running attempts, for handing them back when stopping. */
+  const runningClaims = new Map<string, { id: string; leaseToken: string }>();
+  const outage = outageLog(pool, log, 'webhook-worker');
+  let errorRetryMs = ERROR_RETRY_MS;
   let stopping = false;
   let running = false;
   let again = false;
@@ -115,12 +129,18 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   const later = (delayMs: number) => wakeBy(new Date(Date.now() + Math.min(delayMs, pollIntervalMs)));
 
   const launch = (leaseDeadline: number) => (delivery: ClaimedDelivery) => {
+    runningClaims.set(delivery.id, { id: delivery.id, leaseToken: delivery.lease_token });
     const task: Promise<void> = attemptDelivery(deps, delivery, leaseDeadline, recorder)
       .then((dueAgain) => {
         if (dueAgain) wakeBy(dueAgain);
       })
-      .catch((error) => log.error({ err: error, delivery_id: delivery.id }, 'webhook delivery attempt could not be recorded; its lease will expire and it will be retried'))
+      .catch((error) => {
+        // Its lease will expire and it will be retried. A database outage is logged once, not per attempt.
+        if (isDatabaseUnavailable(error)) outage.failed(error);
+        else log.error({ err: error, delivery_id: delivery.id }, 'webhook delivery attempt could not be recorded; its lease will expire and it will be retried');
+      })
       .finally(() => {
+        runningClaims.delete(delivery.id);
         inFlight.delete(task);
         // A freed slot matters only if the last claim left due work behind (slots or caps were
         // full); new work announces itself by NOTIFY, this worker's retries through wakeBy, and
@@ -157,9 +177,13 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
       } else {
         later(pollIntervalMs);
       }
+      errorRetryMs = ERROR_RETRY_MS;
     } catch (error) {
-      log.error({ err: error }, 'webhook delivery worker round failed');
-      later(ERROR_RETRY_MS);
+      // A database outage is logged once (the pool's reconnection ends it), not every round.
+      if (isDatabaseUnavailable(error)) outage.failed(error);
+      else log.error({ err: error }, 'webhook delivery worker round failed');
+      later(errorRetryMs);
+      errorRetryMs = Math.min(ERROR_RETRY_MAX_MS, errorRetryMs * 2);
     }
   };
 
@@ -176,6 +200,31 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     });
   }
 
+  /** Lets running attempts finish for up to drainMs, then hands the rest back; true when some were. */
+  async function drain(): Promise<boolean> {
+    const finished = Promise.allSettled([...inFlight]);
+    if (options.drainMs === undefined) {
+      await finished;
+      return false;
+    }
+    let timeout: NodeJS.Timeout | undefined;
+    const done = await Promise.race([
+      finished.then(() => true),
+      new Promise<false>((resolve) => (timeout = setTimeout(() => resolve(false), options.drainMs))),
+    ]);
+    clearTimeout(timeout);
+    if (done || runningClaims.size === 0) return false;
+    try {
+      const handed = await handBackLeases(pool, [...runningClaims.values()]);
+      // Other workers may be idle until their next look: tell them now.
+      if (handed.length > 0) await notifyDeliveriesDue(pool);
+      log.warn({ delivery_ids: handed }, 'webhook worker stopping: attempts still running handed back to other workers');
+    } catch (error) {
+      log.error({ err: error }, 'webhook worker stopping: could not hand back running attempts; their leases will expire');
+    }
+    return true;
+  }
+
   const listener: Listener = await listen(options.databaseUrl, DELIVERIES_CHANNEL, wake, log);
   wake();
 
@@ -187,8 +236,15 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
       clearTimeout(timer);
       await listener.close();
       await round;
-      await Promise.allSettled([...inFlight]);
+      const handedBack = await drain();
       await recorder.idle();
+      if (handedBack) {
+        // Handed-back attempts may still be waiting on their targets: closing
+        // the agents gracefully would wait for them, so the process exits
+        // without (a late answer is still logged against the attempt).
+        void closeDeliveryAgents().catch(() => {});
+        return;
+      }
       await closeDeliveryAgents();
     },
   };
