@@ -5,7 +5,7 @@ import { barChart, shareBar } from '../charts/bar-chart.ts';
 import { html } from '../html.ts';
 import { layout, type Navigation } from '../layout.ts';
 import { formatTime } from './format.ts';
-import { subscriptionStatus } from './webhooks.page.ts';
+import { disabledBecause, subscriptionStatus } from './webhooks.page.ts';
 
 export interface HomePageInput {
   nav: Navigation;
@@ -62,7 +62,7 @@ function troubledList(input: HomePageInput) {
   return html`<ul class="plain-list">${input.troubled.map((s) => html`<li>
     <a class="wrap" href="/ui/webhooks/${s.id}">${s.callback_url}</a> ${subscriptionStatus(s)}
     <br><span class="muted">${input.clients.get(s.client_id) ?? s.client_id} · ${s.status === 'disabled'
-      ? `disabled ${formatTime(s.disabled_at)}`
+      ? `disabled ${formatTime(s.disabled_at)}: ${disabledBecause(s)}`
       : `failing since ${formatTime(s.failing_since)}`}</span>
   </li>`)}</ul>`;
 }
