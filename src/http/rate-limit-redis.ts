@@ -32,6 +32,9 @@ export async function connectRateLimitRedis(url: string, log: RedisLogger): Prom
     log.error({ component: 'redis', err: error }, 'Redis unreachable: rate limits are not enforced (fail open) until it is back');
   };
   redis.on('error', wentAway);
+  // A server that shuts down cleanly closes the connection without an error:
+  // the client schedules a reconnect, and commands fail (fail open) meanwhile.
+  redis.on('reconnecting', () => wentAway(new Error('the connection to Redis was lost; reconnecting')));
   redis.on('ready', () => {
     if (!down) return;
     down = false;
