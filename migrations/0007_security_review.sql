@@ -151,3 +151,61 @@ UPDATE oauth_refresh_tokens r SET revoked_at = now()
 -- Exactly one current refresh token per grant.
 CREATE UNIQUE INDEX oauth_refresh_tokens_one_current_per_grant
   ON oauth_refresh_tokens (grant_id) WHERE rotated_at IS NULL AND revoked_at IS NULL;
+
+-- 4. Request work connects as its own login role (docs/security.md finding 4).
+--    switchboard_request is neither superuser, owner nor BYPASSRLS. It is a
+--    member of switchboard_app, so withOrg's SET LOCAL ROLE works and the
+--    tenant policies (which name no role, so bind every role) apply to it
+--    directly: a tenant query that forgets withOrg sees no rows at all.
+--    It also reads and writes the system tables a request needs before an
+--    organization is known (sessions, users, OAuth clients, codes, tokens,
+--    the login throttle). Grants and memberships are identity data read
+--    across organizations at sign-in, consent and token exchange: the request
+--    role reaches them through its own policies below, while customer data
+--    (locations, service areas, agents, calls, webhooks) is reachable only
+--    with an organization set.
+--    The password is not set here: `serve` sets it when it starts (derived
+--    from the owner connection's credentials, src/db/request-pool.ts), or the
+--    operator does and gives DATABASE_APP_URL.
+DO $$
+BEGIN
+  CREATE ROLE switchboard_request LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
+EXCEPTION WHEN duplicate_object OR unique_violation THEN
+  NULL; -- roles are cluster-wide: another database of this cluster created it
+END
+$$;
+GRANT switchboard_app TO switchboard_request;
+GRANT USAGE ON SCHEMA public TO switchboard_request;
+GRANT SELECT, INSERT, UPDATE, DELETE ON users, user_sessions, organizations, login_failures,
+  oauth_clients, oauth_authorization_codes, oauth_access_tokens, oauth_refresh_tokens TO switchboard_request;
+GRANT SELECT, INSERT, UPDATE, DELETE ON oauth_grants, memberships TO switchboard_request;
+GRANT SELECT ON oauth_grant_status, schema_migrations TO switchboard_request;
+CREATE POLICY oauth_grants_request_role ON oauth_grants TO switchboard_request USING (true) WITH CHECK (true);
+CREATE POLICY memberships_request_role ON memberships TO switchboard_request USING (true) WITH CHECK (true);
+
+-- Stopping a revoked grant's subscriptions is system work whoever revokes
+-- (the token endpoint runs as switchboard_request without an organization):
+-- the trigger functions run as their owner, and only they may call
+-- webhooks_stop_for_grants.
+ALTER FUNCTION oauth_grants_stop_webhooks() SECURITY DEFINER SET search_path = pg_catalog, public;
+ALTER FUNCTION users_stop_webhooks() SECURITY DEFINER SET search_path = pg_catalog, public;
+ALTER FUNCTION organizations_stop_webhooks() SECURITY DEFINER SET search_path = pg_catalog, public;
+ALTER FUNCTION memberships_stop_webhooks() SECURITY DEFINER SET search_path = pg_catalog, public;
+REVOKE ALL ON FUNCTION webhooks_stop_for_grants(uuid[], text) FROM PUBLIC;
+
+-- FORCE: the tenant policies bind the tables' owner too. The owner's system
+-- work (migrations, the delivery worker, the CLI, housekeeping) reaches every
+-- row through an explicit policy for the role that runs the migrations, so
+-- row access always comes from a named policy, never from ownership. (A
+-- superuser owner bypasses row-level security regardless.)
+DO $$
+DECLARE
+  t text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['memberships', 'oauth_grants', 'locations', 'service_areas', 'agents', 'calls',
+                           'webhook_subscriptions', 'webhook_deliveries', 'webhook_attempts'] LOOP
+    EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
+    EXECUTE format('CREATE POLICY %I ON %I TO %I USING (true) WITH CHECK (true)', t || '_owner', t, current_user);
+  END LOOP;
+END
+$$;

@@ -16,6 +16,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { ensureRequestRoleLogin } from '../src/db/request-pool.ts';
 import { generateTestTls } from '../test/helpers/tls-certificates.ts';
 
 async function findTests(dir: string): Promise<string[]> {
@@ -84,6 +85,8 @@ async function main() {
     await adminQuery(serverUrl, `CREATE DATABASE ${template}`);
     const pool = new pg.Pool({ connectionString: withDatabase(serverUrl, template), max: 1 });
     await migrate(pool);
+    // Once for the run: the request role's password (every test app and spawned server derives the same one).
+    await ensureRequestRoleLogin(pool, withDatabase(serverUrl, template));
     await pool.end();
 
     const env = {

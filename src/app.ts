@@ -34,14 +34,20 @@ function carriesCredentials(headers: Record<string, unknown>): boolean {
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /** The request pool: switchboard_request in production (src/db/request-pool.ts). */
     db: Pool;
+    /** The owner connection, for the few system reads a request-serving process makes (the queue depth on /metrics). */
+    ownerDb: Pool;
     config: Config;
   }
 }
 
 export interface AppOptions {
   config: Config;
+  /** Request work: a pool connected as switchboard_request (the owner pool only in tools and old tests). */
   pool: Pool;
+  /** The owner connection; `pool` when absent. */
+  ownerPool?: Pool;
   /** Shared rate-limit store; in-process memory when absent. */
   redis?: Redis;
   /** Where JSON log lines go (stdout by default). */
@@ -61,6 +67,7 @@ export async function buildWorkerApp(options: Pick<AppOptions, 'config' | 'pool'
   const { config, pool } = options;
   const app = Fastify({ logger: loggerOptions(config.logLevel, options.logStream), genReqId, frameworkErrors: frameworkErrorProblem });
   app.decorate('db', pool);
+  app.decorate('ownerDb', pool);
   app.decorate('config', config);
   await app.register(problemDetails);
   await app.register(healthRoutes);
@@ -80,6 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
   app.decorate('db', pool);
+  app.decorate('ownerDb', options.ownerPool ?? pool);
   app.decorate('config', config);
   app.decorateRequest('principal', null);
 

@@ -10,6 +10,7 @@ import type { Config } from './config/config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool, type Pool } from './db/pool.ts';
+import { openRequestPool } from './db/request-pool.ts';
 import { resolveSecretKey } from './config/secret-key.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startDeliveryWorker } from './webhooks/delivery/worker.ts';
@@ -38,7 +39,10 @@ export function workerDrainMs(shutdownTimeoutMs: number): number {
 export async function run(config: Config, options: RunOptions): Promise<Running> {
   const log: Logger = pino({ level: config.logLevel });
   let database: Database | undefined;
-  let pool: Pool | undefined;
+  // Owner connection: migrations, the delivery worker, housekeeping. Request
+  // work runs on appPool as switchboard_request (src/db/request-pool.ts).
+  let ownerPool: Pool | undefined;
+  let appPool: Pool | undefined;
   let redis: Redis | undefined;
   const tasks: BackgroundTask[] = [];
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
@@ -46,14 +50,16 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
   const stop = async () => {
     await app?.close();
     await Promise.all(tasks.map((task) => task.stop()));
-    await pool?.end();
+    await appPool?.end();
+    await ownerPool?.end();
     redis?.disconnect();
     await database?.stop();
   };
 
   try {
     database = await openDatabase(config, (line) => log.debug({ component: 'postgres' }, line));
-    pool = createPool(database.url, 20);
+    const pool = createPool(database.url, 20);
+    ownerPool = pool;
     const { applied } = await migrate(pool);
     if (applied.length) log.info({ applied }, 'migrations applied');
     if (config.webhookAllowPrivateTargets) {
@@ -75,7 +81,8 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
     }
 
     if (config.redisUrl) redis = await connectRateLimitRedis(config.redisUrl, log);
-    app = await buildApp({ config, pool, metrics, ...(redis ? { redis } : {}) });
+    appPool = await openRequestPool({ ownerPool: pool, ownerUrl: database.url, appUrl: config.databaseAppUrl, max: 20 });
+    app = await buildApp({ config, pool: appPool, ownerPool: pool, metrics, ...(redis ? { redis } : {}) });
     const url = await app.listen({ port: config.port, host: config.host });
     return { url, stop };
   } catch (error) {

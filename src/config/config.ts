@@ -16,6 +16,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   baseUrl: string;
   databaseUrl: string | undefined;
+  /** DATABASE_APP_URL: the request pool's connection (switchboard_request); derived from the owner's when unset. */
+  databaseAppUrl: string | undefined;
   dataDir: string;
   redisUrl: string | undefined;
   /** Raw base64 from SECRET_KEY; undefined means "generate into DATA_DIR". */
@@ -149,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: duration(env, 'SHUTDOWN_TIMEOUT', '30s', 1000, 600_000),
     baseUrl: baseUrl.replace(/\/+$/, ''),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseAppUrl: url(env, 'DATABASE_APP_URL', ['postgres:', 'postgresql:']),
     dataDir: path.resolve(env.DATA_DIR || './.data'),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     secretKey: secretKey(env),

@@ -1,7 +1,11 @@
 // Every query on tenant data runs here: inside a transaction, as the role
-// `switchboard_app` (which does not bypass row-level security), with the
-// organization set by SET LOCAL so it cannot leak to the next user of the
-// pooled connection. A query that forgets this sees no tenant rows at all.
+// `switchboard_app`, with the organization set by SET LOCAL so it cannot leak
+// to the next user of the pooled connection. What makes a query that forgets
+// this see no customer rows is not this function but the connection: request
+// work uses a pool that logs in as switchboard_request (src/db/request-pool.ts;
+// neither superuser, owner nor BYPASSRLS), and the tenant tables FORCE
+// row-level security (migration 0007). On the owner pool (the worker, the
+// CLI) the SET LOCAL ROLE here is what applies the policies.
 import type { Pool, PoolClient } from './pool.ts';
 import { withTransaction } from './transaction.ts';
 

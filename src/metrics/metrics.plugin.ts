@@ -13,7 +13,7 @@ declare module 'fastify' {
 async function metricsPlugin(app: FastifyInstance, options: { metrics?: Metrics }) {
   const metrics = options.metrics ?? createMetrics();
   app.decorate('metrics', metrics);
-  metrics.queueDepthSource = () => countQueuedDeliveries(app.db);
+  metrics.queueDepthSource = () => countQueuedDeliveries(app.ownerDb);
 
   // Route templates (/locations/:id), never raw URLs, keep the label set small.
   app.addHook('onResponse', async (request, reply) => {

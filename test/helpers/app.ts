@@ -7,6 +7,8 @@ import { Writable } from 'node:stream';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
+import { createPool, type Pool } from '../../src/db/pool.ts';
+import { requestRoleUrl } from '../../src/db/request-pool.ts';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -34,6 +36,8 @@ export interface TestAppOptions {
   redis?: Redis;
   /** Prefix of rate-limit keys; the database name when absent. */
   rateLimitNamespace?: string;
+  /** Serve requests on this pool instead of a switchboard_request pool of its own (the caller ends it). */
+  pool?: Pool;
   /** Adds test-only routes before the app starts serving (a listening app takes no new routes). */
   setup?: (app: FastifyInstance) => unknown;
 }
@@ -64,9 +68,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       callback();
     },
   });
+  // Requests run as switchboard_request, as in production; fixtures use the owner pool (db.pool).
+  const ownAppPool = options.pool ? undefined : createPool(requestRoleUrl(db.url), 10);
+  const appPool = options.pool ?? ownAppPool!;
   const app = await buildApp({
     config,
-    pool: db.pool,
+    pool: appPool,
+    ownerPool: db.pool,
     logStream,
     rateLimitNamespace: options.rateLimitNamespace ?? db.name,
     ...(options.redis ? { redis: options.redis } : {}),
@@ -88,6 +96,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
         await new Promise<void>((resolve) => server.close(() => resolve()));
       }
       await app.close();
+      await ownAppPool?.end();
       if (!options.db) await db.drop();
     },
   };

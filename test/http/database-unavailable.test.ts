@@ -106,7 +106,7 @@ describe('a pool that cannot hand out a connection in time', () => {
   test('the pool timeout counts as the database being unavailable (503), and the held connection is unaffected', async () => {
     const pool = new pg.Pool({ connectionString: db.url, max: 1, connectionTimeoutMillis: 200 });
     pool.on('error', () => {});
-    const t = await startTestApp({ db: { ...db, pool, drop: async () => {} } });
+    const t = await startTestApp({ db: { ...db, pool, drop: async () => {} }, pool });
     const held = await pool.connect();
     try {
       const member = await createMember(db.pool);

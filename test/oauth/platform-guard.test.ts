@@ -143,7 +143,7 @@ describe('platform guard: bearer token + x-client-id + x-client-secret', () => {
 
   test('the hot path costs exactly one database query', async () => {
     const { headers } = await connected();
-    const pool = t.db.pool;
+    const pool = t.app.db;
     const original = pool.query.bind(pool);
     let queries = 0;
     (pool as { query: unknown }).query = (...args: unknown[]) => {
