@@ -16,10 +16,11 @@
 // committed) to the receiver reading the delivery:
 //   1. idle latency: one call at a time, all its deliveries received before the next;
 //   2. burst: N calls completed by 8 concurrent clients, deliveries/s until the last receipt;
-//   3. with --backlog B: the drain rate of B/10 due deliveries on an otherwise
-//      empty table, then of B/10 more with B rows in webhook_deliveries (the rest
-//      delivered, failed or scheduled a day later), and the claim's round trip
-//      and EXPLAIN (ANALYZE, BUFFERS) times at both sizes;
+//   3. with --backlog B: the drain rate of D (--drain, default 10,000) due
+//      deliveries on an otherwise empty table, then of the first D of B/10 due
+//      with B more rows in webhook_deliveries (the rest delivered, failed or
+//      scheduled a day later), and the claim's round trip and EXPLAIN
+//      (ANALYZE, BUFFERS) times at both sizes (BENCH_SHOW_PLANS=1 prints the plans);
 // and a final `ratio` line with the goals of issue #10.
 //
 // DATABASE_URL selects the PostgreSQL server; unset, an embedded one runs in a
@@ -56,12 +57,14 @@ const { values: args } = parseArgs({
     calls: { type: 'string', default: '2000' },
     subscriptions: { type: 'string', default: '5' },
     backlog: { type: 'string', default: '0' },
+    drain: { type: 'string', default: '10000' },
     'cpu-prof': { type: 'string' },
   },
 });
 const CALLS = Number(args.calls);
 const SUBSCRIPTIONS = Number(args.subscriptions);
 const BACKLOG = Number(args.backlog);
+const DRAIN = Number(args.drain);
 const IDLE_CALLS = Math.min(CALLS, 100);
 const COMPLETERS = 8;
 const CONCURRENCY = Math.min(64, SUBSCRIPTIONS * MAX_IN_FLIGHT_PER_SUBSCRIPTION);
@@ -356,6 +359,7 @@ async function main() {
     let backlog: { ratio: number; claimMs: number } | undefined;
     if (BACKLOG > 0) {
       const due = Math.round(BACKLOG / 10);
+      const drained = Math.min(DRAIN, due);
       const drain = async (label: string) => {
         const { rows: [count] } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries');
         const claim = await measureClaim(pool);
@@ -364,17 +368,17 @@ async function main() {
         // Timed from the first receipt: the worker's start-up is not the drain.
         await receiptsReach(before + 1);
         const t0 = performance.now();
-        await receiptsReach(before + due);
+        await receiptsReach(before + drained);
         const elapsed = performance.now() - t0;
         await worker.stop();
-        const rate = due / (elapsed / 1000);
-        process.stdout.write(`  ${label.padEnd(40)} ${String(count!.n).padStart(9)} rows: drained ${due} due in ${(elapsed / 1000).toFixed(1)} s = ${rate.toFixed(0)} /s;`
+        const rate = drained / (elapsed / 1000);
+        process.stdout.write(`  ${label.padEnd(20)} ${String(count!.n).padStart(9)} rows: ${drained} delivered in ${(elapsed / 1000).toFixed(1)} s = ${rate.toFixed(0)} /s;`
           + ` claim round trip ${claim.roundTripMs.toFixed(2)} ms (execution ${claim.executionMs.map((ms) => ms.toFixed(2)).join(' + ')} ms${claim.seqScan ? ', SEQ SCAN' : ''})\n`);
         return { rate, claim };
       };
-      process.stdout.write(`\nbacklog (${due} due deliveries drained by a freshly started worker, from its first receipt to its last):\n`);
-      await loadRows(pool, org.id, subscriptionIds, due, 0);
-      const empty = await drain('few rows');
+      process.stdout.write(`\nbacklog (the first ${drained} due deliveries taken by a freshly started worker, from its first receipt to the last):\n`);
+      await loadRows(pool, org.id, subscriptionIds, drained, 0);
+      const empty = await drain(`${drained} due`);
       await loadRows(pool, org.id, subscriptionIds, due, BACKLOG - due);
       const full = await drain(`--backlog ${BACKLOG}`);
       backlog = { ratio: full.rate / empty.rate, claimMs: full.claim.roundTripMs };
