@@ -12,12 +12,13 @@
 //   GET /locations       x-user-token, 10 locations
 //   POST /oauth/token    grant_type=refresh_token with rotation and reuse detection (REFRESH_REUSE_GRACE default):
 //                        every request presents the refresh token the previous answer returned
+//   POST /calls          x-user-token, a completed call, one active subscription (its outbox row in the same statement)
 // and a final line of ratios to the baseline.
 //
 // DATABASE_URL selects the PostgreSQL server; unset, an embedded one runs in a
 // temporary directory. BENCH_DURATION (seconds, default 10) sets each run's length;
 // BENCH_CPU_PROF=dir has the server write a V8 CPU profile (--cpu-prof) into dir;
-// BENCH_ROWS=recent,locations,healthz,refresh runs only those rows (after the
+// BENCH_ROWS=recent,locations,healthz,refresh,calls-post runs only those rows (after the
 // baseline); BENCH_SERVER_DIR=checkout runs that checkout's server instead.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -41,6 +42,8 @@ import { createClient } from '../src/oauth/clients.service.ts';
 import { createGrant, issueTokenPair } from '../src/oauth/tokens.service.ts';
 import { insertOrganization } from '../src/orgs/organizations.queries.ts';
 import { createUser } from '../src/orgs/orgs.service.ts';
+import { createSecretBox } from '../src/webhooks/secret-box.ts';
+import { subscribe } from '../src/webhooks/subscriptions.service.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CONNECTIONS = 50;
@@ -222,8 +225,10 @@ async function main() {
   const logDir = await mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-logs-'));
   const pool = createPool(db.url, 5);
   const children: Child[] = [];
+  const closers: (() => Promise<void>)[] = [];
   try {
     await migrate(pool);
+    const secretKey = randomBytes(32);
     const org = await insertOrganization(pool, 'Bench Org');
     const user = await createUser(pool, { email: 'bench@example.com', password: 'bench-password', organizationId: org.id, role: 'owner' });
     const session = await issueSession(pool, user, org.id);
@@ -241,13 +246,28 @@ async function main() {
     for (let i = 0; i < LOCATIONS; i++) {
       await createLocation(pool, org.id, { name: `Location ${i}`, city: 'Springfield', country: 'US', is_primary: i === 0 } as never);
     }
-    await pool.query('ANALYZE');
+    // POST /calls row (issue #10): one active subscription, so every call writes its outbox
+    // row in the same statement. Its receiver accepts connections and never answers, so the
+    // server's own worker holds at most the per-subscription cap in flight (10 s time-outs)
+    // and the row measures ingest, not delivery (bench:delivery does that).
+    const silent = net.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise<void>((resolve) => silent.close(() => resolve())));
+    const hookGrant = await withTransaction(pool, (tx) => createGrant(tx, { clientUuid: client.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] }));
+    await subscribe(
+      { pool, secretBox: createSecretBox(secretKey), urlCheck: { allowPrivate: true, allowedPorts: '*' } },
+      { kind: 'oauth', userId: user.id, organizationId: org.id, scopes: ['calls:read'], clientId: client.client_id, grantId: hookGrant.id },
+      { hookUrl: `https://127.0.0.1:${(silent.address() as net.AddressInfo).port}/hook`, secret: 'bench-secret' },
+    );
 
     const serverEnv: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       DATABASE_URL: db.url,
-      SECRET_KEY: randomBytes(32).toString('base64'),
+      SECRET_KEY: secretKey.toString('base64'),
+      // The POST /calls row's silent receiver listens on loopback.
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_ALLOWED_PORTS: '*',
       // One address sends everything here; the default budgets are per address or token.
       RATE_LIMIT: '100000000/min',
       TOKEN_RATE_LIMIT: '100000000/min',
@@ -288,6 +308,12 @@ async function main() {
     const refresh = await wanted('refresh', () => measure({ url: server.url, connections: CONNECTIONS, requests: refreshRequests(chains, basic) }, pid, db.pgdata));
     const rotations = refresh['2xx'] / DURATION;
     process.stdout.write(`${row('POST /oauth/token (refresh, rotation)', refresh, 'rotations/s', rotations)}\n`);
+    const postCalls = await wanted('calls-post', () => measure({
+      url: `${server.url}/calls`, connections: CONNECTIONS, method: 'POST',
+      headers: { ...user_, 'content-type': 'application/json' },
+      body: JSON.stringify({ summary: 'Customer booked a visit for next Tuesday', duration_seconds: 184 }),
+    }, pid, db.pgdata));
+    process.stdout.write(`${row('POST /calls (completed, 1 subscription)', postCalls)}\n`);
     const memory = await fetch(`${server.url}/metrics`).then((r) => r.text()).then((t) => /^switchboard_process_resident_memory_bytes (\S+)/m.exec(t)?.[1]);
     if (memory) process.stdout.write(`serve: resident memory after the runs ${(Number(memory) / 2 ** 20).toFixed(0)} MiB\n`);
 
@@ -297,10 +323,12 @@ async function main() {
       `ratio vs bare: healthz ${ratio(healthz)}× (goal ≥0.9, ${verdict(healthz.requests.average >= 0.9 * baseline.requests.average)})`
       + ` | calls/recent ${ratio(recent)}× p99 ${recent.latency.p99} ms (goal ≥0.25, p99 ≤20, ${verdict(recent.requests.average >= 0.25 * baseline.requests.average && recent.latency.p99 <= 20)})`
       + ` | locations ${ratio(locations)}× (goal ≥0.25, ${verdict(locations.requests.average >= 0.25 * baseline.requests.average)})`
-      + ` | refresh ${rotations.toFixed(0)}/s (goal ≥1000, ${verdict(rotations >= 1000)})\n`,
+      + ` | refresh ${rotations.toFixed(0)}/s (goal ≥1000, ${verdict(rotations >= 1000)})`
+      + ` | POST /calls ${ratio(postCalls)}× (goal ≥0.15, ${verdict(postCalls.requests.average >= 0.15 * baseline.requests.average)})\n`,
     );
   } finally {
     for (const child of children.reverse()) await child.stop();
+    for (const close of closers) await close();
     await pool.end();
     await db.stop();
     await rm(logDir, { recursive: true, force: true });

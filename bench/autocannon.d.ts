@@ -13,6 +13,8 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     pipelining?: number;
+    method?: string;
+    body?: string;
     headers?: Record<string, string>;
     requests?: Request[];
   }
