@@ -2,18 +2,18 @@
 //
 // End-to-end webhook delivery, each side in its own process, as a user would
 // run it:
-//   - this process: setup, then the load generator (POST /calls with
-//     x-user-token, a completed call each, against the server);
-//   - `switchboard serve --no-worker` (the API) and `switchboard worker` (the
-//     delivery worker), both with default settings apart from allowing
-//     loopback targets and a rate limit one address cannot hit;
+//   - this process: setup, then the load generator (completed calls through
+//     the calls service, as POST /calls makes them after authentication; the
+//     route itself is measured by bench:api);
+//   - `switchboard worker` (the delivery worker), default settings apart from
+//     allowing loopback targets;
 //   - the receivers (bench/delivery-targets.js): M HTTPS servers, one per
 //     subscription, reporting each receipt's time;
 //   - the baseline (bench/raw-post-loop.js): undici POSTing the same number of
 //     bodies of the same size to the same receivers, at the concurrency the
 //     worker may use (10 per subscription), and one at a time.
-// It prints, from the POST /calls answer (the call and its outbox rows are
-// committed) to the receiver reading the delivery:
+// It prints, from the completion's commit (the call and its outbox rows) to
+// the receiver reading the delivery:
 //   1. idle latency: one call at a time, all its deliveries received before the next;
 //   2. burst: N calls completed by 8 concurrent clients, deliveries/s until the last receipt;
 //   3. with --backlog B: the drain rate of D (--drain, default 10,000) due
@@ -29,14 +29,13 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { issueSession } from '../src/auth/sessions.service.ts';
+import { createCall } from '../src/calls/calls.service.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
@@ -120,17 +119,6 @@ async function openDatabase(): Promise<{ url: string; close(): Promise<void> }> 
       if (tmp) await rm(tmp, { recursive: true, force: true });
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 interface Child {
@@ -241,7 +229,6 @@ async function main() {
     const secretKey = randomBytes(32);
     const org = await insertOrganization(pool, 'Bench Org');
     const user = await createUser(pool, { email: 'bench@example.com', password: 'bench-password', organizationId: org.id, role: 'owner' });
-    const session = await issueSession(pool, user, org.id);
     const client = await createClient(pool, { name: 'Bench Platform', redirectUris: ['https://bench.example/cb'] });
     const grant = await withTransaction(pool, (tx) => createGrant(tx, { clientUuid: client.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] }));
 
@@ -250,7 +237,7 @@ async function main() {
     const latencies: number[] = [];
     let receipts = 0;
     let waiter: { count: number; resolve: () => void } | undefined;
-    targets = fork(path.join(ROOT, 'bench/delivery-targets.js'), [tls.certPath, tls.keyPath, String(SUBSCRIPTIONS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    targets = fork(path.join(ROOT, 'bench/delivery-targets.js'), [tls.certPath, tls.keyPath, String(SUBSCRIPTIONS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
     const urls = await new Promise<string[]>((resolve) => {
       targets!.on('message', (message: { type: string; urls?: string[]; items?: [string, number][] }) => {
         if (message.type === 'ready') resolve(message.urls!);
@@ -283,14 +270,9 @@ async function main() {
       SECRET_KEY: secretKey.toString('base64'),
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_ALLOWED_PORTS: '*',
-      RATE_LIMIT: '100000000/min',
       LOG_LEVEL: 'warn',
       NODE_EXTRA_CA_CERTS: tls.caCertPath,
     };
-    const port = await freePort();
-    const api = `http://127.0.0.1:${port}`;
-    children.push(await startSwitchboard(['serve', '--no-worker'], { ...env, PORT: String(port) }, path.join(tmp, 'serve.log'),
-      () => fetch(`${api}/readyz`).then((r) => r.status === 200, () => false)));
     const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : [];
     const startWorker = async () => {
       const worker = await startSwitchboard(['worker'], env, path.join(tmp, `worker-${children.length}.log`), (log) => log.includes('Switchboard worker running'), profile);
@@ -299,11 +281,11 @@ async function main() {
     };
     let worker = await startWorker();
 
-    const headers = { 'x-user-token': session.token, 'content-type': 'application/json' };
+    // The load generator completes calls through the calls service on its own pool (what
+    // POST /calls does after authentication; bench:api measures that route), so the burst
+    // measures delivery, not the API's ingest.
     const complete = async (i: number) => {
-      const res = await fetch(`${api}/calls`, { method: 'POST', headers, body: JSON.stringify({ summary: `Bench call ${i}: customer asked for a visit next week`, duration_seconds: 60 + (i % 600) }) });
-      const call = (await res.json()) as { id: string };
-      if (res.status !== 201) throw new Error(`POST /calls answered ${res.status}: ${JSON.stringify(call)}`);
+      const call = await createCall(pool, org.id, { summary: `Bench call ${i}: customer asked for a visit next week`, duration_seconds: 60 + (i % 600) });
       committed.set(call.id, now());
     };
 
@@ -343,12 +325,12 @@ async function main() {
     const raw = summarize(rawConcurrent.latencies, rawConcurrent.elapsedMs);
 
     const out = [
-      `bench:delivery — ${CALLS} calls × ${SUBSCRIPTIONS} subscriptions, local HTTPS receivers; API, worker, receivers, baseline and load generator in separate processes (Node ${process.version}, ${os.cpus().length} CPUs, ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'})`,
+      `bench:delivery — ${CALLS} calls × ${SUBSCRIPTIONS} subscriptions, local HTTPS receivers; worker, receivers, baseline and load generator in separate processes (Node ${process.version}, ${os.cpus().length} CPUs, ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'})`,
       '',
-      'POST /calls answered (call + outbox committed) → receiver read the delivery:',
+      'call completed (call + outbox committed) → receiver read the delivery:',
       line(`idle, one call at a time (${IDLE_CALLS * SUBSCRIPTIONS} deliveries)`, idle),
       line(`burst, ${COMPLETERS} clients (${CALLS * SUBSCRIPTIONS} deliveries)`, burst),
-      line(`  of which POST /calls (${CALLS} calls)`, ingest),
+      line(`  of which completing the ${CALLS} calls`, ingest),
       'raw undici POST to the same receivers (request → response), separate process:',
       line(`sequential (${IDLE_CALLS * SUBSCRIPTIONS} requests)`, rawSeq),
       line(`${CONCURRENCY} concurrent (${CALLS * SUBSCRIPTIONS} requests)`, raw),
