@@ -63,7 +63,7 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
     const { applied } = await migrate(pool);
     if (applied.length) log.info({ applied }, 'migrations applied');
     if (config.webhookAllowPrivateTargets) {
-      log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhook deliveries may reach loopback and private networks; never use this in production');
+      log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhook deliveries may reach loopback and private networks (on any port unless WEBHOOK_ALLOWED_PORTS is set); never use this in production');
     }
     const metrics = createMetrics({ processMetrics: true });
     if (options.workers) {

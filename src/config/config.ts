@@ -166,7 +166,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       env.WEBHOOK_RETRY_SCHEDULE || '10s,1m,5m,30m,2h,5h,10h,14h,20h,24h',
     ),
     webhookAllowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
-    webhookAllowedPorts: portList(env, 'WEBHOOK_ALLOWED_PORTS', '443,8443'),
+    // With private targets allowed (development, tests: receivers on random
+    // local ports) an unset list means any port; production keeps 443,8443.
+    webhookAllowedPorts: portList(env, 'WEBHOOK_ALLOWED_PORTS', boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false) ? '*' : '443,8443'),
     rateLimit: rateLimit(env, 'RATE_LIMIT', '300/min'),
     tokenRateLimit: rateLimit(env, 'TOKEN_RATE_LIMIT', '600/min'),
     logLevel,

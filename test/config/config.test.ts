@@ -26,6 +26,8 @@ describe('configuration from the environment', () => {
   test('WEBHOOK_ALLOWED_PORTS takes a list (duplicates dropped) or * for any port', () => {
     assert.deepEqual(loadConfig({ WEBHOOK_ALLOWED_PORTS: ' 443, 9443 ,443' }).webhookAllowedPorts, [443, 9443]);
     assert.equal(loadConfig({ WEBHOOK_ALLOWED_PORTS: '*' }).webhookAllowedPorts, '*');
+    assert.equal(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }).webhookAllowedPorts, '*', 'development default');
+    assert.deepEqual(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_ALLOWED_PORTS: '443' }).webhookAllowedPorts, [443]);
   });
 
   const invalid: [string, string][] = [
