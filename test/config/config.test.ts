@@ -21,6 +21,14 @@ describe('configuration from the environment', () => {
     assert.deepEqual(config.webhookAllowedPorts, [443, 8443]);
     assert.deepEqual(config.rateLimit, { max: 300, windowMs: 60_000 });
     assert.equal(config.logLevel, 'info');
+    assert.equal(config.workerPort, 0);
+    assert.equal(config.shutdownTimeoutMs, 30_000);
+  });
+
+  test('WORKER_PORT and SHUTDOWN_TIMEOUT are parsed', () => {
+    const config = loadConfig({ WORKER_PORT: '9100', SHUTDOWN_TIMEOUT: '2m' });
+    assert.equal(config.workerPort, 9100);
+    assert.equal(config.shutdownTimeoutMs, 120_000);
   });
 
   test('WEBHOOK_ALLOWED_PORTS takes a list (duplicates dropped) or * for any port', () => {
@@ -49,6 +57,11 @@ describe('configuration from the environment', () => {
     ['RATE_LIMIT', 'lots'],
     ['TOKEN_RATE_LIMIT', '0/min'],
     ['LOG_LEVEL', 'loud'],
+    ['WORKER_PORT', '70000'],
+    ['WORKER_PORT', 'metrics'],
+    ['SHUTDOWN_TIMEOUT', 'soon'],
+    ['SHUTDOWN_TIMEOUT', '10ms'],
+    ['SHUTDOWN_TIMEOUT', '5s,10s'],
   ];
   for (const [name, value] of invalid) {
     test(`${name}=${value} is refused with a message naming ${name}`, () => {
