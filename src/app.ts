@@ -24,6 +24,7 @@ import webhooksRoutes from './webhooks/webhooks.route.ts';
 import metricsPlugin from './metrics/metrics.plugin.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import * as errors from './errors.ts';
+import type { ProcessCaches } from './cache/process-caches.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 
@@ -39,6 +40,8 @@ declare module 'fastify' {
     /** The owner connection, for the few system reads a request-serving process makes (the queue depth on /metrics). */
     ownerDb: Pool;
     config: Config;
+    /** Credential and read caches (src/cache), or null: every lookup goes to PostgreSQL. */
+    caches: ProcessCaches | null;
   }
 }
 
@@ -56,6 +59,8 @@ export interface AppOptions {
   rateLimitNamespace?: string;
   /** Shared with the in-process delivery worker; a fresh registry when absent. */
   metrics?: Metrics;
+  /** Process caches kept true by a LISTEN connection (server.ts); none when absent. */
+  caches?: ProcessCaches;
 }
 
 /**
@@ -69,6 +74,7 @@ export async function buildWorkerApp(options: Pick<AppOptions, 'config' | 'pool'
   app.decorate('db', pool);
   app.decorate('ownerDb', pool);
   app.decorate('config', config);
+  app.decorate('caches', null);
   await app.register(problemDetails);
   await app.register(healthRoutes);
   await app.register(metricsPlugin, { metrics: options.metrics });
@@ -89,6 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('db', pool);
   app.decorate('ownerDb', options.ownerPool ?? pool);
   app.decorate('config', config);
+  app.decorate('caches', options.caches ?? null);
   app.decorateRequest('principal', null);
 
   app.addHook('onSend', async (request, reply) => {

@@ -16,6 +16,8 @@ import { createMetrics } from './metrics/metrics.ts';
 import { startDeliveryWorker } from './webhooks/delivery/worker.ts';
 import { createSecretBox } from './webhooks/secret-box.ts';
 import { connectRateLimitRedis } from './http/rate-limit-redis.ts';
+import { createProcessCaches, type ProcessCaches } from './cache/process-caches.ts';
+import { listenForInvalidations, type CacheListener } from './cache/cache-listener.ts';
 
 export interface RunOptions {
   http: boolean;
@@ -44,11 +46,15 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
   let ownerPool: Pool | undefined;
   let appPool: Pool | undefined;
   let redis: Redis | undefined;
+  let caches: ProcessCaches | undefined;
+  let cacheListener: CacheListener | undefined;
   const tasks: BackgroundTask[] = [];
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
 
   const stop = async () => {
     await app?.close();
+    await cacheListener?.close();
+    caches?.close();
     await Promise.all(tasks.map((task) => task.stop()));
     await appPool?.end();
     await ownerPool?.end();
@@ -82,7 +88,12 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
 
     if (config.redisUrl) redis = await connectRateLimitRedis(config.redisUrl, log);
     appPool = await openRequestPool({ ownerPool: pool, ownerUrl: database.url, appUrl: config.databaseAppUrl, max: 20 });
-    app = await buildApp({ config, pool: appPool, ownerPool: pool, metrics, ...(redis ? { redis } : {}) });
+    if (config.cacheMaxAgeSeconds > 0) {
+      // Credential and read caches, on only while their LISTEN connection is (src/cache).
+      caches = createProcessCaches({ maxAgeMs: config.cacheMaxAgeSeconds * 1000 });
+      cacheListener = await listenForInvalidations(database.url, caches, log);
+    }
+    app = await buildApp({ config, pool: appPool, ownerPool: pool, metrics, ...(redis ? { redis } : {}), ...(caches ? { caches } : {}) });
     const url = await app.listen({ port: config.port, host: config.host });
     return { url, stop };
   } catch (error) {

@@ -2,6 +2,7 @@
 import * as errors from '../errors.ts';
 import type { Pool, Queryable } from '../db/pool.ts';
 import { findUserByEmail, listActiveMemberships, type OrganizationMembership } from '../orgs/users.queries.ts';
+import { evictLocally } from '../cache/process-caches.ts';
 import { throttledLogin } from './login-throttle.ts';
 import { verifyPassword } from './passwords.ts';
 import { deleteSession, findActiveSession, insertSession, updateSessionOrganization, type ActiveSession } from './sessions.queries.ts';
@@ -77,6 +78,7 @@ export async function switchOrganization(db: Queryable, session: ActiveSession, 
   const organizations = await listActiveMemberships(db, session.user_id);
   const organization = chooseOrganization(organizations, organizationId);
   await updateSessionOrganization(db, session.session_id, organization.id);
+  evictLocally([`session:${session.session_id}`]);
   return {
     expires_at: session.expires_at,
     user: { id: session.user_id, email: session.email, name: session.user_name },
@@ -85,6 +87,7 @@ export async function switchOrganization(db: Queryable, session: ActiveSession, 
   };
 }
 
-export function logout(db: Queryable, session: ActiveSession): Promise<void> {
-  return deleteSession(db, session.session_id);
+export async function logout(db: Queryable, session: ActiveSession): Promise<void> {
+  await deleteSession(db, session.session_id);
+  evictLocally([`session:${session.session_id}`]);
 }

@@ -1,7 +1,9 @@
-// Authenticates the x-user-token header. One indexed query per request, so a
-// deactivated user or organization is refused on its next request.
+// Authenticates the x-user-token header: one indexed query, or the process
+// cache (src/cache), whose entries a sign-out or deactivation evicts in every
+// process (migration 0012).
 import type { FastifyRequest } from 'fastify';
 import * as errors from '../errors.ts';
+import { resolveSessionCached } from '../cache/sessions.ts';
 import { resolveSession } from './sessions.service.ts';
 
 /** The x-user-token header, or the 401 its absence or length earns; no database involved. */
@@ -14,7 +16,8 @@ export function presentedUserToken(request: FastifyRequest): string {
 
 export async function requireUserToken(request: FastifyRequest): Promise<void> {
   const token = presentedUserToken(request);
-  const session = await resolveSession(request.server.db, token);
+  const { caches, db } = request.server;
+  const session = await (caches ? resolveSessionCached(caches, db, token) : resolveSession(db, token));
   if (!session) throw new errors.AUTH_TOKEN_INVALID();
   request.principal = {
     kind: 'user',

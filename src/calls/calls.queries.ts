@@ -149,3 +149,17 @@ export async function readRecentCallsAsPlatform(
   });
   return rows[0]!;
 }
+
+/**
+ * GET /calls/recent for an organization whose credential the caller has
+ * already verified: the same read as readRecentCallsAsPlatform, under
+ * row-level security in that organization, as one statement (migration 0012).
+ */
+export async function readRecentCallsOfOrganization(db: Queryable, organizationId: string, limit: number): Promise<string> {
+  const { rows } = await db.query<{ body: string }>({
+    name: 'calls_recent_of_organization',
+    text: 'SELECT app_org_recent_calls($1, $2) AS body',
+    values: [organizationId, limit],
+  });
+  return rows[0]!.body;
+}

@@ -41,7 +41,7 @@ export default async function callsRoutes(fastify: FastifyInstance) {
     },
   }, async (request, reply) => {
     const scope = 'calls:read';
-    const result = await recentCallsForPlatform(app.db, platformCredentials(request, reply), scope, request.query.limit);
+    const result = await recentCallsForPlatform(app.db, app.caches, platformCredentials(request, reply), scope, request.query.limit);
     if (result.outcome !== 'ok') return refusePlatform(reply, result.outcome, scope);
     request.principal = {
       kind: 'oauth',

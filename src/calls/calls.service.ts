@@ -6,6 +6,10 @@ import { hashToken } from '../auth/tokens.ts';
 import type { Pool } from '../db/pool.ts';
 import { FOREIGN_KEY_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
 import { withOrg } from '../db/with-org.ts';
+import { cachedAccessToken } from '../cache/access-tokens.ts';
+import { evictLocally, type ProcessCaches } from '../cache/process-caches.ts';
+import { recentCallsBody } from '../cache/reads.ts';
+import { secretMatches } from '../oauth/clients.service.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { insertAgent, listAgents as listAgentRows, type Agent } from './agents.queries.ts';
 import { callCompletedEvent, type CallCompletedEvent } from './call-event.ts';
@@ -18,6 +22,7 @@ import {
   listRecentCompletedCalls,
   readRecentCallsAsPlatform,
   type Call,
+  type PlatformRecentCalls,
   type CallFilters,
   type CallStatus,
 } from './calls.queries.ts';
@@ -91,17 +96,20 @@ export async function createCall(
     const missing = hasSummary ? 'duration_seconds' : 'summary';
     throw new ValidationProblem([{ field: missing, message: 'is required when a completed call is recorded (give summary and duration_seconds together)' }]);
   }
-  return withOrg(pool, organizationId, async (db) => {
+  const call = await withOrg(pool, organizationId, async (db) => {
     if (!hasSummary) return callView(await insertCall(db, { agentId }));
     const completion = checkCompletion(input as Completion);
     return callView(await insertCompletedCall(db, { agentId, summary: completion.summary, durationSeconds: completion.duration_seconds }));
   }).catch(unknownAgent);
+  // Committed: this process's /calls/recent answers include it from now on.
+  if (call.status === 'completed') evictLocally([`calls:${organizationId}`]);
+  return call;
 }
 
 /** POST /calls/{id}/complete: completes once; a second completion is a conflict. */
 export async function completeCall(pool: Pool, organizationId: string, callId: string, input: Completion): Promise<CallView> {
   const completion = checkCompletion(input);
-  return withOrg(pool, organizationId, async (db) => {
+  const completed = await withOrg(pool, organizationId, async (db) => {
     const call = await completeInProgressCall(db, { id: callId, summary: completion.summary, durationSeconds: completion.duration_seconds });
     if (!call) {
       const existing = await findCall(db, callId);
@@ -110,6 +118,8 @@ export async function completeCall(pool: Pool, organizationId: string, callId: s
     }
     return callView(call);
   });
+  evictLocally([`calls:${organizationId}`]);
+  return completed;
 }
 
 export async function getCall(pool: Pool, organizationId: string, callId: string): Promise<CallView> {
@@ -170,11 +180,13 @@ const NO_DIGEST = Buffer.alloc(32);
  */
 export async function recentCallsForPlatform(
   pool: Pool,
+  caches: ProcessCaches | null,
   credentials: { token: string; clientId: string; clientSecret: string },
   scope: string,
   limit: number,
-) {
+): Promise<Pick<PlatformRecentCalls, 'outcome'> & Partial<PlatformRecentCalls>> {
   if (credentials.token.length > MAX_TOKEN_LENGTH) return { outcome: 'token_invalid' as const, body: null };
+  if (caches?.enabled) return recentCallsThroughCaches(pool, caches, credentials, scope, limit);
   return readRecentCallsAsPlatform(pool, {
     tokenHash: hashToken(credentials.token),
     clientId: credentials.clientId,
@@ -183,6 +195,35 @@ export async function recentCallsForPlatform(
     scope,
     limit,
   });
+}
+
+/**
+ * The same checks in the same order as app_platform_recent_calls, on the
+ * cached principal: the token (unexpired), the client id and secret (constant
+ * time, both always), the scope; then the body the organization's
+ * row-level-security-bound read produced (src/cache/reads.ts).
+ */
+async function recentCallsThroughCaches(
+  pool: Pool,
+  caches: ProcessCaches,
+  credentials: { token: string; clientId: string; clientSecret: string },
+  scope: string,
+  limit: number,
+): Promise<Pick<PlatformRecentCalls, 'outcome'> & Partial<PlatformRecentCalls>> {
+  const active = await cachedAccessToken(caches, pool, hashToken(credentials.token));
+  if (!active) return { outcome: 'token_invalid', body: null };
+  const secretOk = credentials.clientSecret.length <= MAX_SECRET_LENGTH && secretMatches(active.client_secret_hash, credentials.clientSecret);
+  if (active.client_id !== credentials.clientId || !secretOk) return { outcome: 'client_invalid', body: null };
+  if (!active.scopes.includes(scope)) return { outcome: 'insufficient_scope', body: null };
+  return {
+    outcome: 'ok',
+    user_id: active.user_id,
+    organization_id: active.organization_id,
+    client_id: active.client_id,
+    grant_id: active.grant_id,
+    scopes: active.scopes,
+    body: await recentCallsBody(caches, pool, active.organization_id, limit),
+  };
 }
 
 export async function createAgent(pool: Pool, organizationId: string, name: string): Promise<Agent> {

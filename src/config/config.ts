@@ -37,6 +37,8 @@ export interface Config {
   /** Per address on /oauth/token and /oauth/revoke; each client gets half of it per address. */
   tokenRateLimit: RateLimitSetting;
   logLevel: string;
+  /** CACHE_MAX_AGE: seconds a cached credential or read may be served at most (0: no process caches). */
+  cacheMaxAgeSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -172,5 +174,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: rateLimit(env, 'RATE_LIMIT', '300/min'),
     tokenRateLimit: rateLimit(env, 'TOKEN_RATE_LIMIT', '600/min'),
     logLevel,
+    cacheMaxAgeSeconds: integer(env, 'CACHE_MAX_AGE', 10, 0, 300),
   };
 }

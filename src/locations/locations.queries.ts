@@ -113,3 +113,17 @@ export async function readLocationsForSession(db: Queryable, tokenHash: Buffer):
   });
   return rows[0]!;
 }
+
+/**
+ * GET /locations for an organization whose session the caller has already
+ * verified: the same read as readLocationsForSession, under row-level
+ * security in that organization, as one statement (migration 0012).
+ */
+export async function readLocationsOfOrganization(db: Queryable, organizationId: string): Promise<string> {
+  const { rows } = await db.query<{ body: string }>({
+    name: 'locations_of_organization',
+    text: 'SELECT app_org_locations($1) AS body',
+    values: [organizationId],
+  });
+  return rows[0]!.body;
+}

@@ -23,7 +23,7 @@ export default async function locationsRoutes(fastify: FastifyInstance) {
     onRequest: app.userTokenRateLimit,
     schema: { ...common, summary: 'List the organization\'s locations, primary first, then by name', response: { 200: LocationList, 401: ProblemSchema, 429: ProblemSchema } },
   }, async (request, reply) => {
-    const found = await locationsForSession(app.db, presentedUserToken(request));
+    const found = await locationsForSession(app.db, app.caches, presentedUserToken(request));
     request.principal = { kind: 'user', userId: found.userId, organizationId: found.organizationId, scopes: 'all' };
     return sendJsonText(reply, found.body);
   });

@@ -6,6 +6,9 @@ import { hashToken } from '../auth/tokens.ts';
 import * as errors from '../errors.ts';
 import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
+import { evictLocally, type ProcessCaches } from '../cache/process-caches.ts';
+import { locationsBody } from '../cache/reads.ts';
+import { resolveSessionCached } from '../cache/sessions.ts';
 import { mapConstraintError, ONE_PRIMARY_INDEX, violatedConstraint } from './constraint-errors.ts';
 import {
   clearPrimary, deleteLocation as deleteLocationRow, findLocation, insertLocation, listLocations as listLocationRows, readLocationsForSession,
@@ -52,7 +55,16 @@ function newLocationFields(body: LocationCreateBody): LocationFields {
  * one statement (readLocationsForSession); the body is the JSON text
  * PostgreSQL wrote. An unknown or inactive session is AUTH_TOKEN_INVALID.
  */
-export async function locationsForSession(pool: Pool, token: string): Promise<{ organizationId: string; userId: string; body: string }> {
+export async function locationsForSession(
+  pool: Pool, caches: ProcessCaches | null, token: string,
+): Promise<{ organizationId: string; userId: string; body: string }> {
+  if (caches?.enabled) {
+    // The cached session (expiry checked), then the body the organization's
+    // row-level-security-bound read produced (src/cache/reads.ts).
+    const session = await resolveSessionCached(caches, pool, token);
+    if (!session) throw new errors.AUTH_TOKEN_INVALID();
+    return { organizationId: session.organization_id, userId: session.user_id, body: await locationsBody(caches, pool, session.organization_id) };
+  }
   const result = await readLocationsForSession(pool, hashToken(token));
   if (result.outcome !== 'ok') throw new errors.AUTH_TOKEN_INVALID();
   return { organizationId: result.organization_id!, userId: result.user_id!, body: result.body! };
@@ -68,9 +80,14 @@ export async function getLocation(pool: Pool, organizationId: string, id: string
   return location;
 }
 
+/** After a write to an organization's locations (committed or not): this process's GET /locations reads again. */
+function evictingLocations<T>(organizationId: string, write: Promise<T>): Promise<T> {
+  return write.finally(() => evictLocally([`locations:${organizationId}`]));
+}
+
 export function createLocation(pool: Pool, organizationId: string, body: LocationCreateBody): Promise<Location> {
   const fields = newLocationFields(body);
-  return retryOnPrimaryRace(() =>
+  return evictingLocations(organizationId, retryOnPrimaryRace(() =>
     withOrg(pool, organizationId, async (db) => {
       if (fields.is_primary) {
         await lockPrimary(db);
@@ -78,13 +95,13 @@ export function createLocation(pool: Pool, organizationId: string, body: Locatio
       }
       return insertLocation(db, fields);
     }),
-  );
+  ));
 }
 
 /** Partial update: absent fields keep their value, null clears a nullable one. */
 export function updateLocation(pool: Pool, organizationId: string, id: string, body: LocationPatchBody): Promise<Location> {
   const patch: Partial<LocationFields> = { ...body, ...(body.name !== undefined ? { name: body.name.trim() } : {}) };
-  return retryOnPrimaryRace(() =>
+  return evictingLocations(organizationId, retryOnPrimaryRace(() =>
     withOrg(pool, organizationId, async (db) => {
       if (patch.is_primary === true) {
         await lockPrimary(db);
@@ -95,7 +112,7 @@ export function updateLocation(pool: Pool, organizationId: string, id: string, b
       if (!location) throw new errors.LOCATION_NOT_FOUND(id);
       return location;
     }),
-  );
+  ));
 }
 
 export function makePrimary(pool: Pool, organizationId: string, id: string): Promise<Location> {
@@ -104,6 +121,6 @@ export function makePrimary(pool: Pool, organizationId: string, id: string): Pro
 
 /** Service areas linked to the location keep existing, unlinked (ON DELETE SET NULL). */
 export async function deleteLocation(pool: Pool, organizationId: string, id: string): Promise<void> {
-  const deleted = await withOrg(pool, organizationId, (db) => deleteLocationRow(db, id));
+  const deleted = await evictingLocations(organizationId, withOrg(pool, organizationId, (db) => deleteLocationRow(db, id)));
   if (!deleted) throw new errors.LOCATION_NOT_FOUND(id);
 }

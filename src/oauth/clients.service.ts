@@ -8,6 +8,8 @@ import {
   type OAuthClient, type OAuthClientWithSecret,
 } from './clients.queries.ts';
 import { redirectUriProblem } from './redirect-uri.ts';
+import { evictLocally, type ProcessCaches } from '../cache/process-caches.ts';
+import { findClientCached } from '../cache/clients.ts';
 import { isSupportedScope, normalizeScopes, SUPPORTED_SCOPES } from './scopes.ts';
 
 export class ClientInputError extends Error {}
@@ -73,14 +75,17 @@ export async function listClients(db: Queryable): Promise<ClientView[]> {
 }
 
 /** Deleting a client deletes its grants, codes and tokens with it (ON DELETE CASCADE). */
-export function deleteClient(db: Queryable, clientId: string): Promise<boolean> {
-  return deleteClientRow(db, clientId);
+export async function deleteClient(db: Queryable, clientId: string): Promise<boolean> {
+  const deleted = await deleteClientRow(db, clientId);
+  evictLocally([`client:${clientId}`]);
+  return deleted;
 }
 
 /** A new secret; the old one stops working at once. Issued tokens stay valid. */
 export async function rotateClientSecret(db: Queryable, clientId: string): Promise<{ client_id: string; client_secret: string } | undefined> {
   const clientSecret = generateToken('sbs');
   const client = await updateClientSecret(db, clientId, hashToken(clientSecret));
+  evictLocally([`client:${clientId}`]);
   return client ? { client_id: client.client_id, client_secret: clientSecret } : undefined;
 }
 
@@ -90,9 +95,11 @@ export function secretMatches(secretHash: Buffer, presented: string): boolean {
 }
 
 /** The client when both id and secret are right; undefined otherwise (no hint which one was wrong). */
-export async function authenticateClient(db: Queryable, clientId: string, clientSecret: string): Promise<OAuthClientWithSecret | undefined> {
+export async function authenticateClient(
+  db: Queryable, clientId: string, clientSecret: string, caches?: ProcessCaches | null,
+): Promise<OAuthClientWithSecret | undefined> {
   if (clientId.length > 200 || clientSecret.length > 500) return undefined;
-  const client = await findClient(db, clientId);
+  const client = await (caches ? findClientCached(caches, db, clientId) : findClient(db, clientId));
   // Hash even for an unknown client so both failures take the same time.
   const ok = secretMatches(client?.secret_hash ?? Buffer.alloc(32), clientSecret);
   return client && ok ? client : undefined;

@@ -4,6 +4,7 @@ import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
 import { listConnectedApps as listConnectedAppRows, revokeClientGrantsInOrg, type ConnectedApp } from './grants.queries.ts';
 import { normalizeScopes } from './scopes.ts';
+import { evictLocally } from '../cache/process-caches.ts';
 
 export async function listConnectedApps(pool: Pool, organizationId: string): Promise<ConnectedApp[]> {
   const apps = await withOrg(pool, organizationId, (db) => listConnectedAppRows(db));
@@ -14,5 +15,7 @@ export async function listConnectedApps(pool: Pool, organizationId: string): Pro
 export async function revokeConnectedApp(pool: Pool, organizationId: string, clientId: string): Promise<boolean> {
   if (clientId.length === 0 || clientId.length > 200) return false;
   const revoked = await withOrg(pool, organizationId, (db) => revokeClientGrantsInOrg(db, clientId));
+  // The grants' ids are not at hand: every cached token of the client goes (other organizations' refill on their next request).
+  if (revoked > 0) evictLocally([`client:${clientId}`]);
   return revoked > 0;
 }

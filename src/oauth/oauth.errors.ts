@@ -17,6 +17,8 @@ export abstract class OAuthError extends Error {
   readonly statusCode: number = 400;
   /** Set by a check whose failure must also revoke the grant (code replay, late refresh reuse). */
   revokeGrant?: RevokedReason;
+  /** Set once that revocation is made (the grant's id), so the process evicts it after the commit. */
+  revokedGrantId?: string;
 
   /** The message as an RFC 6749 §5.2 error_description. */
   get description(): string {

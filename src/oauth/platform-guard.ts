@@ -6,14 +6,17 @@
 // token without the scope the route needs: 403 insufficient_scope (RFC 6750 §3.1).
 //
 // Cost: one query on a unique index (tokens.queries.ts findActiveAccessToken),
-// no cache, so revoking a token or grant and deactivating a user or
-// organization take effect on the next request in every process.
+// or none when the process cache holds the token (src/cache): revoking a
+// token or grant, deactivating a user or organization and rotating the
+// client's secret evict it in every process (migration 0012). The client and
+// scope checks below run on every request either way.
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import * as errors from '../errors.ts';
 import { secretMatches } from './clients.service.ts';
 import { errorDescription } from './oauth.errors.ts';
 import type { ActiveAccessToken } from './tokens.queries.ts';
 import { resolveAccessToken } from './tokens.service.ts';
+import { resolveAccessTokenCached } from '../cache/access-tokens.ts';
 
 export const REALM = 'switchboard';
 
@@ -96,7 +99,8 @@ export function refusePlatform(reply: FastifyReply, refusal: PlatformRefusal, sc
 export function requirePlatformToken(scope: string): preHandlerAsyncHookHandler {
   return async function platformGuard(request: FastifyRequest, reply: FastifyReply) {
     const { token, clientId, clientSecret } = platformCredentials(request, reply);
-    const active = await resolveAccessToken(request.server.db, token);
+    const { caches, db } = request.server;
+    const active = await (caches ? resolveAccessTokenCached(caches, db, token) : resolveAccessToken(db, token));
     if (!active) return refusePlatform(reply, 'token_invalid', scope);
     // Both checks always run so a wrong id and a wrong secret cost the same.
     const secretOk = clientSecret.length <= 500 && secretMatches(active.client_secret_hash, clientSecret);

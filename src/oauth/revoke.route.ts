@@ -18,7 +18,7 @@ export default async function revokeRoutes(app: FastifyInstance) {
       response: { 200: Type.Null({ description: 'Revoked, or not a known token' }), 400: OAuthErrorSchema, 401: OAuthErrorSchema, 429: OAuthErrorSchema },
     },
   }, async (request, reply) => {
-    await revokeToken(app.db, paramsOf(request), request.headers.authorization);
+    await revokeToken(app.db, paramsOf(request), request.headers.authorization, app.caches);
     return reply.code(200).header('cache-control', 'no-store').send();
   });
 }

@@ -20,7 +20,7 @@ export default async function tokenRoutes(app: FastifyInstance) {
       response: { 200: TokenResponseSchema, 400: OAuthErrorSchema, 401: OAuthErrorSchema, 429: OAuthErrorSchema },
     },
   }, async (request, reply) => {
-    const tokens = await exchangeToken(app.db, app.config, refreshBox, paramsOf(request), request.headers.authorization);
+    const tokens = await exchangeToken(app.db, app.config, refreshBox, paramsOf(request), request.headers.authorization, app.caches);
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(tokens);
   });
 }

@@ -12,12 +12,13 @@ import { InvalidRequest } from './oauth.errors.ts';
 import { findTokenOwner, revokeAccessToken } from './tokens.queries.ts';
 import type { TokenResponse } from './tokens.service.ts';
 import type { SecretBox } from '../webhooks/secret-box.ts';
+import { evictLocally, type ProcessCaches } from '../cache/process-caches.ts';
 
 /** `refreshBox` seals a rotated refresh token's successor (createSecretBox(key, 'refresh-token')). */
 export async function exchangeToken(
-  pool: Pool, config: Config, refreshBox: SecretBox, params: RawParams, authorization: string | undefined,
+  pool: Pool, config: Config, refreshBox: SecretBox, params: RawParams, authorization: string | undefined, caches: ProcessCaches | null = null,
 ): Promise<TokenResponse> {
-  const ctx: TokenRequestContext = { db: pool, params, authorization };
+  const ctx: TokenRequestContext = { db: pool, params, authorization, caches };
   await runChecks(TOKEN_REQUEST_CHECKS, ctx);
   const grant = GRANTS[params.grant_type as GrantType];
   return grant(pool, config, ctx.client!, params, { refreshReuseGrace: config.refreshReuseGrace, secretBox: refreshBox });
@@ -28,8 +29,8 @@ export async function exchangeToken(
  * token revokes that token; revoking a refresh token revokes its whole grant,
  * and so every access token issued under it (RFC 7009 §2.1 "SHOULD").
  */
-export async function revokeToken(pool: Pool, params: RawParams, authorization: string | undefined): Promise<void> {
-  const ctx: TokenRequestContext = { db: pool, params, authorization };
+export async function revokeToken(pool: Pool, params: RawParams, authorization: string | undefined, caches: ProcessCaches | null = null): Promise<void> {
+  const ctx: TokenRequestContext = { db: pool, params, authorization, caches };
   await runChecks(REVOCATION_REQUEST_CHECKS, ctx);
   const token = stringParam(params, 'token');
   if (token === undefined) throw new InvalidRequest('token is required (RFC 7009 §2.1)');
@@ -41,4 +42,6 @@ export async function revokeToken(pool: Pool, params: RawParams, authorization: 
   }
   if (owner.kind === 'access') await revokeAccessToken(pool, owner.id);
   else await revokeGrant(pool, owner.grant_id, 'client_revocation');
+  // Committed: this process refuses the token from its next request on.
+  evictLocally([`grant:${owner.grant_id}`]);
 }

@@ -1,5 +1,6 @@
 // What the checks look at. A check either throws an OAuthError naming the rule
 // (with its RFC section) or returns, possibly after filling in the context.
+import type { ProcessCaches } from '../../cache/process-caches.ts';
 import type { Queryable } from '../../db/pool.ts';
 import type { OAuthClientWithSecret } from '../clients.queries.ts';
 import type { AuthorizationCode } from '../grants.queries.ts';
@@ -32,6 +33,8 @@ export interface TokenRequestContext {
   params: RawParams;
   /** The Authorization request header, for HTTP Basic client authentication. */
   authorization: string | undefined;
+  /** The process cache of clients (src/cache), when the process has one. */
+  caches?: ProcessCaches | null;
   client?: OAuthClientWithSecret;
 }
 

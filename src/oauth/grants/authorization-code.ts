@@ -9,6 +9,7 @@ import { lockAuthorizationCode, markAuthorizationCodeUsed, revokeGrant } from '.
 import { InvalidGrant, InvalidRequest, OAuthError } from '../oauth.errors.ts';
 import { issueTokenPair, type TokenResponse } from '../tokens.service.ts';
 import type { GrantHandler } from './index.ts';
+import { evictLocally } from '../../cache/process-caches.ts';
 
 export const handleAuthorizationCode: GrantHandler = async function handleAuthorizationCode(pool: Pool, ttls, client, params) {
   const code = stringParam(params, 'code');
@@ -23,7 +24,10 @@ export const handleAuthorizationCode: GrantHandler = async function handleAuthor
       await runChecks(AUTHORIZATION_CODE_CHECKS, { client, params, code: record });
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
-      if (error.revokeGrant) await revokeGrant(tx, record.grant_id, error.revokeGrant);
+      if (error.revokeGrant) {
+        await revokeGrant(tx, record.grant_id, error.revokeGrant);
+        error.revokedGrantId = record.grant_id;
+      }
       return error;
     }
     await markAuthorizationCodeUsed(tx, codeHash);
@@ -32,6 +36,10 @@ export const handleAuthorizationCode: GrantHandler = async function handleAuthor
     });
     return tokens;
   });
-  if (outcome instanceof OAuthError) throw outcome;
+  if (outcome instanceof OAuthError) {
+    // A revocation a failed check made is committed now: this process forgets the grant's tokens at once.
+    if (outcome.revokedGrantId) evictLocally([`grant:${outcome.revokedGrantId}`]);
+    throw outcome;
+  }
   return outcome;
 };

@@ -18,6 +18,7 @@ import { InvalidGrant, InvalidRequest, OAuthError } from '../oauth.errors.ts';
 import { findCurrentRefreshToken, lockRefreshToken, markRefreshTokenRotated, recordSuccessor, type RefreshTokenRecord } from '../tokens.queries.ts';
 import { issueAccessToken, issueTokenPair, type TokenResponse, type TokenTtls } from '../tokens.service.ts';
 import type { GrantHandler } from './index.ts';
+import { evictLocally } from '../../cache/process-caches.ts';
 
 /** The current token is exchanged: a new pair, and the successor sealed on the presented token's row. */
 async function rotate(tx: Parameters<typeof lockRefreshToken>[0], ttls: TokenTtls, box: SecretBox, record: RefreshTokenRecord, scopes: string[]) {
@@ -58,13 +59,20 @@ export const handleRefreshToken: GrantHandler = async function handleRefreshToke
       await runChecks(REFRESH_TOKEN_CHECKS, ctx);
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
-      if (error.revokeGrant) await revokeGrant(tx, record.grant_id, error.revokeGrant);
+      if (error.revokeGrant) {
+        await revokeGrant(tx, record.grant_id, error.revokeGrant);
+        error.revokedGrantId = record.grant_id;
+      }
       return error;
     }
     if (record.rotated_seconds_ago === null) return rotate(tx, ttls, options.secretBox, record, ctx.scopes!);
     return replayWithinGrace(tx, ttls, options.secretBox, record, ctx.scopes!);
   });
-  if (outcome instanceof OAuthError) throw outcome;
+  if (outcome instanceof OAuthError) {
+    // A revocation a failed check made is committed now: this process forgets the grant's tokens at once.
+    if (outcome.revokedGrantId) evictLocally([`grant:${outcome.revokedGrantId}`]);
+    throw outcome;
+  }
   return outcome;
 };
 

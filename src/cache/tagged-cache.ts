@@ -1,0 +1,124 @@
+// An in-process cache whose entries carry tags ("grant:<id>", "calls:<org>")
+// so that one notification evicts every entry it concerns. Four rules keep it
+// from answering with something PostgreSQL no longer says (docs/decisions.md
+// "Credential and read caches"):
+//   - off until the LISTEN connection is up, and flushed and off whenever it
+//     is lost (cache-listener.ts), flushed again when it is back;
+//   - a generation clock: a fill carries the clock read before its query ran,
+//     and is dropped if any of its tags (or everything) was evicted since, so
+//     a read that raced an invalidation cannot store what it saw before it;
+//   - a maximum age per entry, the backstop for a notification that never came;
+//   - a bounded size, least recently used first out.
+export interface TaggedCacheOptions {
+  maxEntries: number;
+  maxAgeMs: number;
+}
+
+interface Entry<V> {
+  value: V;
+  tags: readonly string[];
+  storedAt: number;
+}
+
+/** Past this many remembered evictions the memory is reset (and in-flight fills dropped, as after a flush). */
+const MAX_REMEMBERED_EVICTIONS = 10_000;
+
+export class TaggedCache<V> {
+  private readonly entries = new Map<string, Entry<V>>();
+  private readonly keysByTag = new Map<string, Set<string>>();
+  /** Tag → clock value of its last eviction. */
+  private readonly evictedAt = new Map<string, number>();
+  private clock = 0;
+  private flushedAt = 0;
+  private enabled = false;
+
+  constructor(private readonly options: TaggedCacheOptions) {}
+
+  get isEnabled(): boolean {
+    return this.enabled;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Read before the query whose answer may be stored: set() compares it with later evictions. */
+  ticket(): number {
+    return this.clock;
+  }
+
+  get(key: string): V | undefined {
+    if (!this.enabled) return undefined;
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (performance.now() - entry.storedAt > this.options.maxAgeMs) {
+      this.remove(key, entry);
+      return undefined;
+    }
+    // Least recently used first out: a hit moves the entry to the end.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.value;
+  }
+
+  /** Stores what a query answered, unless the cache is off or one of `tags` was evicted after `ticket` was taken. */
+  set(key: string, value: V, tags: readonly string[], ticket: number): void {
+    if (!this.enabled || this.flushedAt > ticket) return;
+    for (const tag of tags) {
+      if ((this.evictedAt.get(tag) ?? -1) > ticket) return;
+    }
+    const previous = this.entries.get(key);
+    if (previous) this.remove(key, previous);
+    this.entries.set(key, { value, tags, storedAt: performance.now() });
+    for (const tag of tags) {
+      let keys = this.keysByTag.get(tag);
+      if (!keys) this.keysByTag.set(tag, (keys = new Set()));
+      keys.add(key);
+    }
+    if (this.entries.size > this.options.maxEntries) {
+      const [oldestKey, oldest] = this.entries.entries().next().value!;
+      this.remove(oldestKey, oldest);
+    }
+  }
+
+  evict(tags: readonly string[]): void {
+    this.clock++;
+    if (this.evictedAt.size + tags.length > MAX_REMEMBERED_EVICTIONS) {
+      this.evictedAt.clear();
+      this.flushedAt = this.clock;
+    }
+    for (const tag of tags) {
+      this.evictedAt.set(tag, this.clock);
+      const keys = this.keysByTag.get(tag);
+      if (!keys) continue;
+      for (const key of [...keys]) {
+        const entry = this.entries.get(key);
+        if (entry) this.remove(key, entry);
+      }
+    }
+  }
+
+  flush(): void {
+    this.clock++;
+    this.flushedAt = this.clock;
+    this.evictedAt.clear();
+    this.entries.clear();
+    this.keysByTag.clear();
+  }
+
+  /** On: serve and fill. Off: answer nothing and store nothing. Either way everything held is dropped. */
+  setEnabled(enabled: boolean): void {
+    this.flush();
+    this.enabled = enabled;
+  }
+
+  private remove(key: string, entry: Entry<V>): void {
+    this.entries.delete(key);
+    for (const tag of entry.tags) {
+      const keys = this.keysByTag.get(tag);
+      if (!keys) continue;
+      keys.delete(key);
+      if (keys.size === 0) this.keysByTag.delete(tag);
+    }
+  }
+}
