@@ -250,9 +250,17 @@ async function main() {
     // row in the same statement. Its receiver accepts connections and never answers, so the
     // server's own worker holds at most the per-subscription cap in flight (10 s time-outs)
     // and the row measures ingest, not delivery (bench:delivery does that).
-    const silent = net.createServer(() => {});
+    const held = new Set<net.Socket>();
+    const silent = net.createServer((socket) => {
+      held.add(socket);
+      socket.on('close', () => held.delete(socket));
+    });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    closers.push(() => new Promise<void>((resolve) => silent.close(() => resolve())));
+    // close() waits for every connection, and this receiver never ends one itself.
+    closers.push(() => new Promise<void>((resolve) => {
+      silent.close(() => resolve());
+      for (const socket of held) socket.destroy();
+    }));
     const hookGrant = await withTransaction(pool, (tx) => createGrant(tx, { clientUuid: client.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] }));
     await subscribe(
       { pool, secretBox: createSecretBox(secretKey), urlCheck: { allowPrivate: true, allowedPorts: '*' } },
@@ -336,3 +344,5 @@ async function main() {
 }
 
 await main();
+// Nothing should be left, but a handle still open (a pool socket, a timer) must not hold the heavy lock.
+process.exit(0);

@@ -12,6 +12,7 @@ import rejectNul from './http/reject-nul.plugin.ts';
 import { acceptEmptyJsonBody } from './http/empty-json-body.ts';
 import { validatorCompiler } from './http/validation.ts';
 import healthRoutes from './health/health.route.ts';
+import { livenessServerFactory } from './health/liveness-server.ts';
 import sessionsRoutes from './auth/sessions.route.ts';
 import userTokenRateLimit from './http/user-token-rate-limit.plugin.ts';
 import locationsRoutes from './locations/locations.route.ts';
@@ -70,7 +71,9 @@ export interface AppOptions {
  */
 export async function buildWorkerApp(options: Pick<AppOptions, 'config' | 'pool' | 'logStream'> & { metrics: Metrics }): Promise<FastifyInstance> {
   const { config, pool } = options;
-  const app = Fastify({ logger: loggerOptions(config.logLevel, options.logStream), genReqId, frameworkErrors: frameworkErrorProblem });
+  const app = Fastify({
+    logger: loggerOptions(config.logLevel, options.logStream), genReqId, frameworkErrors: frameworkErrorProblem, serverFactory: livenessServerFactory,
+  });
   app.decorate('db', pool);
   app.decorate('ownerDb', pool);
   app.decorate('config', config);
@@ -90,6 +93,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: false,
     ajv: { customOptions: {} },
     frameworkErrors: frameworkErrorProblem,
+    serverFactory: livenessServerFactory,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.decorate('db', pool);

@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import type { ProcessCaches } from './process-caches.ts';
 
 export const CACHE_CHANNEL = 'switchboard_cache';
+/** application_name of the LISTEN connection (operators and tests find it in pg_stat_activity). */
+export const CACHE_LISTENER_NAME = 'switchboard-cache-listener';
 const MAX_BACKOFF_MS = 10_000;
 const HEARTBEAT_MS = 2_000;
 
@@ -35,7 +37,7 @@ export async function listenForInvalidations(connectionString: string, caches: P
   };
 
   const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString, keepAlive: true });
+    const next = new pg.Client({ connectionString, keepAlive: true, application_name: CACHE_LISTENER_NAME });
     next.on('notification', (message) => {
       if (message.channel === CACHE_CHANNEL && client === next) caches.evict((message.payload ?? 'flush').split(','));
     });
