@@ -234,3 +234,54 @@ BEGIN
   RETURN body;
 END
 $$;
+
+-- Refresh rotation in one statement (issue #11: ≥ 1,000 rotations/s): the
+-- token endpoint reads the presented token and runs its checks
+-- (src/oauth/checks), then this function, which locks the token again and
+-- rotates it only if it is still what the checks saw: current (unrotated,
+-- unrevoked, unexpired), its grant live, within REFRESH_TOKEN_MAX_LIFETIME.
+-- Then, in the review's order (security review item 2): the token marked
+-- rotated first, so the one-current-token-per-grant index admits the
+-- successor; the access token; the successor (same scopes, expiry capped by
+-- the grant's maximum lifetime); the successor's id and sealed plaintext on
+-- the rotated row, for a replay within REFRESH_REUSE_GRACE. NULL means the
+-- token changed in between (a concurrent refresh rotated it): the caller
+-- takes the transactional path, which sees the rotation and answers as a
+-- replay or a reuse.
+CREATE FUNCTION app_refresh_rotate(
+  p_id uuid, p_grant_id uuid,
+  p_access_hash bytea, p_access_scopes text[], p_access_expires_at timestamptz,
+  p_refresh_hash bytea, p_refresh_expires_at timestamptz, p_max_lifetime_seconds integer,
+  p_sealed_successor bytea
+) RETURNS uuid
+  LANGUAGE plpgsql
+  AS $$
+DECLARE
+  v_scopes text[];
+  v_grant_created_at timestamptz;
+  v_successor uuid;
+BEGIN
+  SELECT r.scopes, g.created_at INTO v_scopes, v_grant_created_at
+    FROM oauth_refresh_tokens r
+    JOIN oauth_grant_status s ON s.grant_id = r.grant_id
+    JOIN oauth_grants g ON g.id = r.grant_id
+   WHERE r.id = p_id AND r.grant_id = p_grant_id
+     AND r.rotated_at IS NULL AND r.revoked_at IS NULL AND r.expires_at > now()
+     AND NOT s.grant_revoked AND s.principal_active
+     AND (p_max_lifetime_seconds IS NULL OR now() - g.created_at < make_interval(secs => p_max_lifetime_seconds))
+     FOR UPDATE OF r;
+  IF NOT FOUND THEN
+    RETURN NULL;
+  END IF;
+  UPDATE oauth_refresh_tokens SET rotated_at = now() WHERE id = p_id;
+  INSERT INTO oauth_access_tokens (token_hash, grant_id, scopes, expires_at)
+    VALUES (p_access_hash, p_grant_id, p_access_scopes, p_access_expires_at);
+  INSERT INTO oauth_refresh_tokens (token_hash, grant_id, scopes, expires_at)
+    VALUES (p_refresh_hash, p_grant_id, v_scopes,
+            CASE WHEN p_max_lifetime_seconds IS NULL THEN p_refresh_expires_at
+                 ELSE least(p_refresh_expires_at, v_grant_created_at + make_interval(secs => p_max_lifetime_seconds)) END)
+    RETURNING id INTO v_successor;
+  UPDATE oauth_refresh_tokens SET successor_id = v_successor, successor_ciphertext = p_sealed_successor WHERE id = p_id;
+  RETURN v_successor;
+END
+$$;

@@ -98,6 +98,44 @@ export async function lockRefreshToken(db: Queryable, tokenHash: Buffer): Promis
   return rows[0];
 }
 
+/** The refresh token with its grant, as lockRefreshToken reads it, without a lock (the fast path's first look). */
+export async function readRefreshToken(db: Queryable, tokenHash: Buffer): Promise<RefreshTokenRecord | undefined> {
+  const { rows } = await db.query<RefreshTokenRecord>(
+    `SELECT r.id, r.grant_id, s.client_id, r.scopes,
+            r.expires_at <= now() AS expired, r.revoked_at IS NOT NULL AS revoked,
+            extract(epoch FROM now() - r.rotated_at)::float8 AS rotated_seconds_ago,
+            s.grant_revoked, s.principal_active, extract(epoch FROM now() - g.created_at)::float8 AS grant_age_seconds
+       FROM oauth_refresh_tokens r
+       JOIN oauth_grant_status s ON s.grant_id = r.grant_id
+       JOIN oauth_grants g ON g.id = r.grant_id
+      WHERE r.token_hash = $1`,
+    [tokenHash],
+  );
+  return rows[0];
+}
+
+/**
+ * Rotation in one statement (app_refresh_rotate, migration 0012): the token
+ * still current and its grant live, or nothing happens and the answer is
+ * undefined. Returns the successor's id.
+ */
+export async function rotateRefreshToken(
+  db: Queryable,
+  input: {
+    id: string; grantId: string;
+    accessHash: Buffer; accessScopes: string[]; accessExpiresAt: Date;
+    refreshHash: Buffer; refreshExpiresAt: Date; maxLifetimeSeconds: number | undefined;
+    sealedSuccessor: Buffer;
+  },
+): Promise<string | undefined> {
+  const { rows } = await db.query<{ successor: string | null }>(
+    'SELECT app_refresh_rotate($1, $2, $3, $4, $5, $6, $7, $8, $9) AS successor',
+    [input.id, input.grantId, input.accessHash, input.accessScopes, input.accessExpiresAt,
+      input.refreshHash, input.refreshExpiresAt, input.maxLifetimeSeconds ?? null, input.sealedSuccessor],
+  );
+  return rows[0]?.successor ?? undefined;
+}
+
 /** Marks a refresh token as exchanged; the first rotation time is kept (the grace period counts from it). */
 export async function markRefreshTokenRotated(db: Queryable, id: string): Promise<void> {
   await db.query('UPDATE oauth_refresh_tokens SET rotated_at = coalesce(rotated_at, now()) WHERE id = $1', [id]);
