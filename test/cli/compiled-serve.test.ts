@@ -1,8 +1,9 @@
 // The production build, as `npm start` runs it: two `switchboard serve`
 // processes from a copy of the checkout that holds the compiled dist/ but no
-// TypeScript sources, on one database. Nothing is cached between requests,
-// so a revocation, a deactivation or a secret rotation made through one
-// process (or the CLI) is refused by the very next request to the other.
+// TypeScript sources, on one database. A revocation, a deactivation or a
+// secret rotation made through one process is refused by that process's next
+// request, and by the other's (or after the CLI made it, by both) as soon as
+// the cache notification arrives: within 100 ms (test/cache has the rest).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -15,6 +16,16 @@ import { baseEnv, cliJson, startServe, type Served } from '../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createMember } from '../helpers/fixtures.ts';
 import { createClient, issueTokens, platformHeaders } from '../helpers/oauth.ts';
+
+/** Polls `status` until it answers `expected`, for at most 100 ms (the bound of issue #11). */
+async function soon(expected: number, status: () => Promise<number>): Promise<number> {
+  const start = performance.now();
+  for (;;) {
+    const got = await status();
+    if (got === expected || performance.now() - start > 100) return got;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -51,7 +62,7 @@ describe('the compiled server: two serve processes on one database', () => {
     }
   });
 
-  test('revocation, deactivation and secret rotation through one process are refused by the next request to the other', async () => {
+  test('revocation, deactivation and secret rotation through one process are refused by it at once, by the other within 100 ms', async () => {
     const [a, b] = servers as [Served, Served];
     const member = await createMember(db.pool);
     const client = await createClient(db.pool, { name: 'Two Processes' });
@@ -68,13 +79,13 @@ describe('the compiled server: two serve processes on one database', () => {
       body: `token=${encodeURIComponent(first.authorization!.slice('Bearer '.length))}`,
     });
     assert.equal(revoked.status, 200);
-    assert.deepEqual([await recent(b, first), await recent(a, first)], [401, 401]);
+    assert.deepEqual([await recent(a, first), await soon(401, () => recent(b, first))], [401, 401]);
 
     // The client's secret rotated (CLI): the old secret is refused everywhere, the new one works.
     const second = await connect();
     assert.equal(await recent(b, second), 200);
     const rotated = await cliJson<{ client_secret: string }>(['client', 'rotate-secret', client.client_id], env);
-    assert.deepEqual([await recent(b, second), await recent(a, second)], [401, 401]);
+    assert.deepEqual([await soon(401, () => recent(b, second)), await soon(401, () => recent(a, second))], [401, 401]);
     const withNewSecret = { ...second, 'x-client-secret': rotated.client_secret };
     assert.deepEqual([await recent(a, withNewSecret), await recent(b, withNewSecret)], [200, 200]);
 
@@ -82,8 +93,9 @@ describe('the compiled server: two serve processes on one database', () => {
     const locations = (served: Served) => fetch(`${served.url}/locations`, { headers: { 'x-user-token': member.token } }).then((r) => r.status);
     assert.equal(await locations(b), 200);
     assert.equal((await fetch(`${a.url}/auth/session`, { method: 'DELETE', headers: { 'x-user-token': member.token } })).status, 204);
-    assert.equal(await locations(b), 401);
+    assert.equal(await locations(a), 401);
+    assert.equal(await soon(401, () => locations(b)), 401);
     await cliJson(['user', 'deactivate', '--email', member.email], env);
-    assert.deepEqual([await recent(b, withNewSecret), await recent(a, withNewSecret)], [401, 401]);
+    assert.deepEqual([await soon(401, () => recent(b, withNewSecret)), await soon(401, () => recent(a, withNewSecret))], [401, 401]);
   });
 });
