@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from './config/config.ts';
 import type { Pool } from './db/pool.ts';
 import { genReqId, loggerOptions } from './http/logger.ts';
+import { CompletedRequestLog } from './http/request-log.ts';
 import problemDetails, { frameworkErrorProblem } from './http/problem-details.plugin.ts';
 import rejectNul from './http/reject-nul.plugin.ts';
 import { acceptEmptyJsonBody } from './http/empty-json-body.ts';
@@ -94,6 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: {} },
     frameworkErrors: frameworkErrorProblem,
     serverFactory: livenessServerFactory,
+    logController: new CompletedRequestLog(),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.decorate('db', pool);

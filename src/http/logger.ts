@@ -8,6 +8,8 @@ import type { FastifyServerOptions } from 'fastify';
 const SECRET_QUERY_PARAMS = /([?&](?:code|code_verifier|access_token|refresh_token|token|client_secret|password)=)[^&#]*/gi;
 
 export function maskUrl(url: string): string {
+  // Most URLs carry no parameter at all: skip the expression.
+  if (!url.includes('=')) return url;
   return url.replace(SECRET_QUERY_PARAMS, '$1[redacted]');
 }
 
