@@ -27,7 +27,8 @@ export async function insertSession(
 /**
  * The one query behind every x-user-token request: the session exists and is
  * unexpired, and its user, organization and membership are all still active.
- * Deactivation therefore takes effect on the very next request.
+ * Deactivation takes effect on the next request that reaches it; the
+ * process caches (src/cache) are evicted by migration 0012's notifications.
  */
 export async function findActiveSession(db: Queryable, tokenHash: Buffer): Promise<ActiveSession | undefined> {
   const { rows } = await db.query<ActiveSession>(

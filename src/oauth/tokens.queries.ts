@@ -49,8 +49,8 @@ export interface ActiveAccessToken {
  * The hot path of the platform guard and of /oauth/userinfo: one query on the
  * unique token_hash index, joined to primary keys only. It answers only for a
  * token that is unexpired and unrevoked, whose grant is unrevoked, whose user,
- * organization and membership are active, so revocation and deactivation take
- * effect on the very next request in every process.
+ * organization and membership are active. With the process caches
+ * (src/cache) a hit skips it; migration 0012's notifications evict hits.
  */
 export async function findActiveAccessToken(db: Queryable, tokenHash: Buffer): Promise<ActiveAccessToken | undefined> {
   const { rows } = await db.query<ActiveAccessToken>({
