@@ -16,10 +16,11 @@ async function metricsPlugin(app: FastifyInstance, options: { metrics?: Metrics 
   metrics.queueDepthSource = () => countQueuedDeliveries(app.ownerDb);
 
   // Route templates (/locations/:id), never raw URLs, keep the label set small.
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    done();
   });
   app.get('/metrics', {
     schema: {
