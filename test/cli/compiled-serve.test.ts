@@ -3,7 +3,9 @@
 // TypeScript sources, on one database. A revocation, a deactivation or a
 // secret rotation made through one process is refused by that process's next
 // request, and by the other's (or after the CLI made it, by both) as soon as
-// the cache notification arrives: within 100 ms (test/cache has the rest).
+// the cache notification arrives. This file runs beside the rest of the suite,
+// so it allows a loaded machine a second; the 100 ms bound of issue #11 is
+// asserted by test/cache/two-processes.serial.test.ts, which runs alone.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -17,12 +19,12 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createMember } from '../helpers/fixtures.ts';
 import { createClient, issueTokens, platformHeaders } from '../helpers/oauth.ts';
 
-/** Polls `status` until it answers `expected`, for at most 100 ms (the bound of issue #11). */
+/** Polls `status` until it answers `expected`, for at most a second (see above). */
 async function soon(expected: number, status: () => Promise<number>): Promise<number> {
   const start = performance.now();
   for (;;) {
     const got = await status();
-    if (got === expected || performance.now() - start > 100) return got;
+    if (got === expected || performance.now() - start > 1000) return got;
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
 }
@@ -62,7 +64,7 @@ describe('the compiled server: two serve processes on one database', () => {
     }
   });
 
-  test('revocation, deactivation and secret rotation through one process are refused by it at once, by the other within 100 ms', async () => {
+  test('revocation, deactivation and secret rotation through one process are refused by it at once, by the other soon after', async () => {
     const [a, b] = servers as [Served, Served];
     const member = await createMember(db.pool);
     const client = await createClient(db.pool, { name: 'Two Processes' });
