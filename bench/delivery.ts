@@ -49,6 +49,7 @@ import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../src/webhooks/delivery/worker.
 import { createSecretBox } from '../src/webhooks/secret-box.ts';
 import { subscribe } from '../src/webhooks/subscriptions.service.ts';
 import { generateTestTls } from '../test/helpers/tls-certificates.ts';
+import { cpuSeconds, postmasterOf, serverCpuSeconds } from './process-cpu.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -89,6 +90,12 @@ function summarize(latencies: number[], elapsedMs: number, count = latencies.len
 function line(label: string, s: Summary): string {
   const ms = (value: number) => (Number.isNaN(value) ? '' : `${value.toFixed(1)} ms`).padStart(10);
   return `  ${label.padEnd(52)} p50 ${ms(s.p50)}  p99 ${ms(s.p99)}  ${s.rate.toFixed(0).padStart(6)} /s`;
+}
+
+function cpuLine(label: string, c: { generator: number; worker: number; receivers: number; database: number }): string {
+  const ms = (value: number) => (Number.isNaN(value) ? '—' : value.toFixed(3)).padStart(7);
+  const total = [c.generator, c.worker, c.receivers, c.database].filter((v) => !Number.isNaN(v)).reduce((a, b) => a + b, 0);
+  return `  ${label.padEnd(16)} load generator ${ms(c.generator)}  worker ${ms(c.worker)}  PostgreSQL ${ms(c.database)}  receivers ${ms(c.receivers)}  total ${ms(total)}`;
 }
 
 async function openDatabase(): Promise<{ url: string; close(): Promise<void> }> {
@@ -147,7 +154,7 @@ async function startSwitchboard(command: string[], env: NodeJS.ProcessEnv, logFi
   };
 }
 
-function runRawLoop(urls: string[], total: number, concurrency: number, bodyBytes: number, env: NodeJS.ProcessEnv): Promise<{ latencies: number[]; elapsedMs: number }> {
+function runRawLoop(urls: string[], total: number, concurrency: number, bodyBytes: number, env: NodeJS.ProcessEnv): Promise<{ latencies: number[]; elapsedMs: number; cpuMs: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'bench/raw-post-loop.js'), JSON.stringify(urls), String(total), String(concurrency), String(bodyBytes)], {
       cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'],
@@ -281,6 +288,22 @@ async function main() {
     };
     let worker = await startWorker();
 
+    // CPU seconds per process, to give each phase's cost per delivery (see process-cpu.ts).
+    const { rows: [backend] } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const postmaster = postmasterOf(backend!.pid);
+    const cpu = () => {
+      const self = process.cpuUsage();
+      return {
+        generator: (self.user + self.system) / 1e6,
+        worker: cpuSeconds(worker.process.pid!),
+        receivers: cpuSeconds(targets!.pid!),
+        database: postmaster ? serverCpuSeconds(postmaster) : NaN,
+      };
+    };
+    type Cpu = ReturnType<typeof cpu>;
+    const cpuPerDelivery = (before: Cpu, after: Cpu, deliveries: number) =>
+      Object.fromEntries(Object.entries(after).map(([key, value]) => [key, ((value - before[key as keyof Cpu]) * 1000) / deliveries])) as Cpu;
+
     // The load generator completes calls through the calls service on its own pool (what
     // POST /calls does after authentication; bench:api measures that route), so the burst
     // measures delivery, not the API's ingest.
@@ -297,15 +320,18 @@ async function main() {
     // 1. Idle: the worker is idle when each call commits.
     let base = receipts;
     let started = performance.now();
+    let cpuAt = cpu();
     for (let i = 0; i < IDLE_CALLS; i++) {
       await complete(i);
       await receiptsReach(base + (i + 1) * SUBSCRIPTIONS);
     }
     const idle = summarize(latencies.splice(0), performance.now() - started);
+    const idleCpu = cpuPerDelivery(cpuAt, cpu(), IDLE_CALLS * SUBSCRIPTIONS);
 
     // 2. Burst: N calls as fast as 8 clients complete them.
     base = receipts;
     started = performance.now();
+    cpuAt = cpu();
     let next = 0;
     await Promise.all(Array.from({ length: COMPLETERS }, async () => {
       while (next < CALLS) await complete(next++);
@@ -313,6 +339,7 @@ async function main() {
     const ingestMs = performance.now() - started;
     await receiptsReach(base + CALLS * SUBSCRIPTIONS);
     const burst = summarize(latencies.splice(0), performance.now() - started);
+    const burstCpu = cpuPerDelivery(cpuAt, cpu(), CALLS * SUBSCRIPTIONS);
     const ingest = { p50: NaN, p99: NaN, rate: CALLS / (ingestMs / 1000) };
 
     // 3. The same POSTs without Switchboard (the worker is stopped meanwhile).
@@ -320,7 +347,9 @@ async function main() {
     const { rows: [sample] } = await pool.query<{ n: number }>('SELECT avg(octet_length(body))::int AS n FROM webhook_deliveries');
     const rawEnv = { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: tls.caCertPath };
     const rawSequential = await runRawLoop(urls, IDLE_CALLS * SUBSCRIPTIONS, 1, sample!.n, rawEnv);
+    const receiversBefore = cpuSeconds(targets.pid!);
     const rawConcurrent = await runRawLoop(urls, CALLS * SUBSCRIPTIONS, CONCURRENCY, sample!.n, rawEnv);
+    const rawReceiversMs = ((cpuSeconds(targets.pid!) - receiversBefore) * 1000) / (CALLS * SUBSCRIPTIONS);
     const rawSeq = summarize(rawSequential.latencies, rawSequential.elapsedMs);
     const raw = summarize(rawConcurrent.latencies, rawConcurrent.elapsedMs);
 
@@ -334,6 +363,11 @@ async function main() {
       'raw undici POST to the same receivers (request → response), separate process:',
       line(`sequential (${IDLE_CALLS * SUBSCRIPTIONS} requests)`, rawSeq),
       line(`${CONCURRENCY} concurrent (${CALLS * SUBSCRIPTIONS} requests)`, raw),
+      '',
+      `CPU ms per delivery (all processes; ${os.cpus().length} CPUs give ${(os.cpus().length * 1000).toFixed(0)} CPU ms per second):`,
+      cpuLine('idle', idleCpu),
+      cpuLine('burst', burstCpu),
+      cpuLine('raw, concurrent', { generator: rawConcurrent.cpuMs / (CALLS * SUBSCRIPTIONS), worker: NaN, receivers: rawReceiversMs, database: NaN }),
     ];
     process.stdout.write(out.join('\n') + '\n');
 

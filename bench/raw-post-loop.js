@@ -1,6 +1,7 @@
 // The baseline of bench:delivery, in its own process: the same POSTs as the
 // worker sends (same body size, same concurrency), straight to the targets
-// with undici and a keep-alive agent. Prints one JSON line: latencies and elapsed ms.
+// with undici and a keep-alive agent. Prints one JSON line: latencies, elapsed
+// ms and the CPU ms this process spent on the loop.
 // argv: urlsJson total concurrency bodyBytes
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
@@ -13,6 +14,7 @@ const agent = new Agent({ keepAliveTimeout: 60_000 });
 const latencies = [];
 let next = 0;
 const started = performance.now();
+const cpuBefore = process.cpuUsage();
 await Promise.all(Array.from({ length: Number(concurrencyText) }, async () => {
   while (next < total) {
     const index = next++;
@@ -25,5 +27,6 @@ await Promise.all(Array.from({ length: Number(concurrencyText) }, async () => {
   }
 }));
 const elapsedMs = performance.now() - started;
+const cpu = process.cpuUsage(cpuBefore);
 await agent.close();
-process.stdout.write(JSON.stringify({ latencies, elapsedMs }) + '\n');
+process.stdout.write(JSON.stringify({ latencies, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000 }) + '\n');

@@ -118,7 +118,8 @@ SELECT set_config('switchboard.claim_subscriptions', coalesce(string_agg(locked.
        FOR NO KEY UPDATE OF s SKIP LOCKED
   ) locked;
 
-WITH slots AS (
+-- MATERIALIZED: each subscription's free slots are counted once, not once per candidate row.
+WITH slots AS MATERIALIZED (
   SELECT s.id, s.callback_url, s.secret_ciphertext, ${maxInFlight} - (${IN_FLIGHT})::int AS free
     FROM webhook_subscriptions s
    WHERE s.id = ANY (string_to_array(current_setting('switchboard.claim_subscriptions', true), ',')::uuid[])
@@ -128,12 +129,12 @@ WITH slots AS (
 -- few rows instead of sorting the subscription's whole backlog; the free
 -- slots are counted off after. No row locks here: the subscription lock keeps
 -- other claimers away, and the UPDATE re-checks each row's state.
-picked AS (
-  SELECT c.id, c.lease_token AS old_token, c.attempts AS old_attempts, c.last_attempt_at AS old_attempt_at,
+picked AS MATERIALIZED (
+  SELECT c.id, c.ctid, c.lease_token AS old_token, c.attempts AS old_attempts, c.last_attempt_at AS old_attempt_at,
          slots.callback_url, slots.secret_ciphertext
     FROM slots, LATERAL (
       SELECT first.*, row_number() OVER (ORDER BY first.next_attempt_at) AS n
-        FROM (SELECT d.id, d.lease_token, d.attempts, d.last_attempt_at, d.next_attempt_at
+        FROM (SELECT d.id, d.ctid, d.lease_token, d.attempts, d.last_attempt_at, d.next_attempt_at
                 FROM webhook_deliveries d
                WHERE d.subscription_id = slots.id AND d.status = 'pending' AND d.next_attempt_at <= now()
                  AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
@@ -144,17 +145,27 @@ picked AS (
    ORDER BY c.next_attempt_at
    LIMIT ${limit}
 ),
+-- The picked rows are updated by their tuple ids (a TID scan: no plan can
+-- walk an index or the table instead, whatever the statistics said when the
+-- statement was prepared: a join to picked let a generic plan, made while
+-- the table was small, walk the due index once per picked row). A row
+-- updated meanwhile has moved: PostgreSQL re-checks the new version, its
+-- tuple id no longer matches, and it is left for the next claim. The state
+-- test is re-checked on the newest version as before.
 leased AS (
   UPDATE webhook_deliveries d
      SET attempts = d.attempts + 1, lease_token = gen_random_uuid(),
          lease_expires_at = now() + ${leaseMs} * interval '1 millisecond', last_attempt_at = now(), updated_at = now()
-    FROM picked
-   WHERE d.id = picked.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+   WHERE d.ctid = ANY (ARRAY(SELECT picked.ctid FROM picked)) AND d.status = 'pending' AND d.next_attempt_at <= now()
      AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
   RETURNING d.id, d.organization_id, d.subscription_id, d.call_id, d.event, d.body, d.attempts AS attempt,
-            d.schedule_start, d.lease_token, picked.callback_url, picked.secret_ciphertext,
-            CASE WHEN picked.old_token IS NULL THEN NULL ELSE picked.old_attempts END AS lost_attempt,
-            CASE WHEN picked.old_token IS NULL THEN NULL ELSE coalesce(picked.old_attempt_at, now()) END AS lost_attempt_at
+            d.schedule_start, d.lease_token
+),
+claimed AS (
+  SELECT leased.*, picked.callback_url, picked.secret_ciphertext,
+         CASE WHEN picked.old_token IS NULL THEN NULL ELSE picked.old_attempts END AS lost_attempt,
+         CASE WHEN picked.old_token IS NULL THEN NULL ELSE coalesce(picked.old_attempt_at, now()) END AS lost_attempt_at
+    FROM leased JOIN picked ON picked.id = leased.id
 ),
 -- Its worker died (or stalled past the lease) mid-attempt: log that attempt as
 -- unknown. The slow worker's own record, if it comes, replaces this placeholder.
@@ -162,10 +173,10 @@ lost AS (
   INSERT INTO webhook_attempts (organization_id, delivery_id, subscription_id, attempt, attempted_at, error, error_message, outcome)
   SELECT organization_id, id, subscription_id, lost_attempt, lost_attempt_at, 'lease_expired',
          'the worker sending this attempt stopped before recording its outcome', 'retrying'
-    FROM leased WHERE lost_attempt IS NOT NULL
+    FROM claimed WHERE lost_attempt IS NOT NULL
   ON CONFLICT ON CONSTRAINT webhook_attempts_delivery_attempt_key DO NOTHING
 )
-SELECT * FROM leased;
+SELECT * FROM claimed;
 
 ${NEXT_DUE};`;
 }
