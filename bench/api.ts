@@ -23,16 +23,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openSync, readdirSync, readFileSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { issueSession } from '../src/auth/sessions.service.ts';
 import { insertCompletedCall } from '../src/calls/calls.queries.ts';
-import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool } from '../src/db/pool.ts';
 import { withOrg } from '../src/db/with-org.ts';
@@ -44,6 +42,7 @@ import { insertOrganization } from '../src/orgs/organizations.queries.ts';
 import { createUser } from '../src/orgs/orgs.service.ts';
 import { createSecretBox } from '../src/webhooks/secret-box.ts';
 import { subscribe } from '../src/webhooks/subscriptions.service.ts';
+import { benchDatabase } from './bench-database.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CONNECTIONS = 50;
@@ -53,39 +52,6 @@ const LOCATIONS = 10;
 /** Refresh chains: one per connection at a time, plus spares for chains a failed answer ends. */
 const REFRESH_CHAINS = 400;
 const TTLS = { accessTokenTtl: 3600, refreshTokenTtl: 5_184_000 };
-
-async function database(): Promise<{ url: string; pgdata?: string; stop(): Promise<void> }> {
-  const server = process.env.DATABASE_URL;
-  const name = `switchboard_bench_${randomBytes(4).toString('hex')}`;
-  let tmp: string | undefined;
-  let stopEmbedded = async () => {};
-  let serverUrl = server;
-  if (!serverUrl) {
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-'));
-    await chmod(tmp, 0o755);
-    const embedded = await startEmbeddedPostgres(tmp);
-    serverUrl = embedded.url;
-    stopEmbedded = () => embedded.stop();
-  }
-  const admin = (sql: string) => {
-    const url = new URL(serverUrl);
-    url.pathname = '/postgres';
-    const client = new pg.Client({ connectionString: url.toString() });
-    return client.connect().then(() => client.query(sql)).finally(() => client.end());
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    ...(tmp ? { pgdata: path.join(tmp, 'pg') } : {}),
-    async stop() {
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await stopEmbedded();
-      if (tmp) await rm(tmp, { recursive: true, force: true });
-    },
-  };
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -221,7 +187,7 @@ function refreshRequests(chains: string[], basic: string) {
 }
 
 async function main() {
-  const db = await database();
+  const db = await benchDatabase();
   const logDir = await mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-logs-'));
   const pool = createPool(db.url, 5);
   const children: Child[] = [];

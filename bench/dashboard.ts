@@ -18,9 +18,6 @@
 // DATABASE_URL selects the PostgreSQL server; unset, an embedded one runs in a
 // temporary directory. BENCH_RUNS (default 40) sets the timed requests per page.
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
@@ -28,7 +25,6 @@ import { issueSession } from '../src/auth/sessions.service.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { countCallsPerDay, countDeliveriesByStatus, listSealedCallDays } from '../src/dashboard/dashboard.queries.ts';
 import { sealedBoundary, DAY_MS, HOUR_MS } from '../src/dashboard/sealed-windows.ts';
-import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Queryable } from '../src/db/pool.ts';
 import { withOrg } from '../src/db/with-org.ts';
@@ -40,45 +36,10 @@ import { createUser } from '../src/orgs/orgs.service.ts';
 import {
   countAttemptOutcomesPerHour, countFailedDeliveries, findLatestFailedAttempt, latencyPercentiles, listSealedAttemptHours,
 } from '../src/webhooks/health.queries.ts';
+import { benchDatabase } from './bench-database.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 const DASHBOARD_BUDGET_MS = 100;
-
-async function database(): Promise<{ url: string; stop(): Promise<void> }> {
-  const name = `switchboard_bench_${randomBytes(4).toString('hex')}`;
-  let tmp: string | undefined;
-  let stopEmbedded = async () => {};
-  let serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) {
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-'));
-    await chmod(tmp, 0o755);
-    const embedded = await startEmbeddedPostgres(tmp);
-    serverUrl = embedded.url;
-    stopEmbedded = () => embedded.stop();
-  }
-  const admin = async (sql: string) => {
-    const url = new URL(serverUrl);
-    url.pathname = '/postgres';
-    const client = new pg.Client({ connectionString: url.toString() });
-    await client.connect();
-    try {
-      return await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async stop() {
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await stopEmbedded();
-      if (tmp) await rm(tmp, { recursive: true, force: true });
-    },
-  };
-}
 
 /**
  * One organization's history, written set-wise: calls over 30 days (a third
@@ -137,7 +98,7 @@ function explaining(db: Queryable, plans: string[]): Queryable {
 }
 
 async function main() {
-  const db = await database();
+  const db = await benchDatabase();
   const pool = createPool(db.url, 10);
   let failed = false;
   try {

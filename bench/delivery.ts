@@ -28,15 +28,13 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openSync, readFileSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { createCall } from '../src/calls/calls.service.ts';
-import { startEmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
 import { withTransaction } from '../src/db/transaction.ts';
@@ -49,6 +47,7 @@ import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../src/webhooks/delivery/worker.
 import { createSecretBox } from '../src/webhooks/secret-box.ts';
 import { subscribe } from '../src/webhooks/subscriptions.service.ts';
 import { generateTestTls } from '../test/helpers/tls-certificates.ts';
+import { benchDatabase } from './bench-database.ts';
 import { cpuSeconds, postmasterOf, serverCpuSeconds } from './process-cpu.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -96,36 +95,6 @@ function cpuLine(label: string, c: { generator: number; worker: number; receiver
   const ms = (value: number) => (Number.isNaN(value) ? '—' : value.toFixed(3)).padStart(7);
   const total = [c.generator, c.worker, c.receivers, c.database].filter((v) => !Number.isNaN(v)).reduce((a, b) => a + b, 0);
   return `  ${label.padEnd(16)} load generator ${ms(c.generator)}  worker ${ms(c.worker)}  PostgreSQL ${ms(c.database)}  receivers ${ms(c.receivers)}  total ${ms(total)}`;
-}
-
-async function openDatabase(): Promise<{ url: string; close(): Promise<void> }> {
-  let serverUrl = process.env.DATABASE_URL;
-  let stopEmbedded = async () => {};
-  let tmp: string | undefined;
-  if (!serverUrl) {
-    tmp = await mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-'));
-    await chmod(tmp, 0o755);
-    const embedded = await startEmbeddedPostgres(tmp);
-    serverUrl = embedded.url;
-    stopEmbedded = () => embedded.stop();
-  }
-  const name = `switchboard_bench_${randomBytes(4).toString('hex')}`;
-  const adminUrl = new URL(serverUrl);
-  adminUrl.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: adminUrl.toString() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async close() {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await admin.end();
-      await stopEmbedded();
-      if (tmp) await rm(tmp, { recursive: true, force: true });
-    },
-  };
 }
 
 interface Child {
@@ -226,7 +195,7 @@ async function measureClaim(pool: Pool): Promise<{ roundTripMs: number; executio
 
 async function main() {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-delivery-'));
-  const database = await openDatabase();
+  const database = await benchDatabase();
   const pool = createPool(database.url, 10);
   const children: Child[] = [];
   let targets: ChildProcess | undefined;
@@ -414,7 +383,7 @@ async function main() {
     for (const child of children.reverse()) await child.stop();
     targets?.send({ type: 'close' });
     await pool.end();
-    await database.close();
+    await database.stop();
     await rm(tmp, { recursive: true, force: true });
   }
 }
