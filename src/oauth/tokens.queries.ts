@@ -81,18 +81,20 @@ export interface RefreshTokenRecord {
   grant_age_seconds: number;
 }
 
-/** The refresh token with its grant, locked so concurrent refreshes of one token serialise. */
-export async function lockRefreshToken(db: Queryable, tokenHash: Buffer): Promise<RefreshTokenRecord | undefined> {
-  const { rows } = await db.query<RefreshTokenRecord>(
-    `SELECT r.id, r.grant_id, s.client_id, r.scopes,
+/** The refresh token with its grant, as both readers below see it. */
+const REFRESH_TOKEN_BY_HASH = `SELECT r.id, r.grant_id, s.client_id, r.scopes,
             r.expires_at <= now() AS expired, r.revoked_at IS NOT NULL AS revoked,
             extract(epoch FROM now() - r.rotated_at)::float8 AS rotated_seconds_ago,
             s.grant_revoked, s.principal_active, extract(epoch FROM now() - g.created_at)::float8 AS grant_age_seconds
        FROM oauth_refresh_tokens r
        JOIN oauth_grant_status s ON s.grant_id = r.grant_id
        JOIN oauth_grants g ON g.id = r.grant_id
-      WHERE r.token_hash = $1
-      FOR UPDATE OF r`,
+      WHERE r.token_hash = $1`;
+
+/** The refresh token with its grant, locked so concurrent refreshes of one token serialise. */
+export async function lockRefreshToken(db: Queryable, tokenHash: Buffer): Promise<RefreshTokenRecord | undefined> {
+  const { rows } = await db.query<RefreshTokenRecord>(
+    `${REFRESH_TOKEN_BY_HASH} FOR UPDATE OF r`,
     [tokenHash],
   );
   return rows[0];
@@ -101,14 +103,7 @@ export async function lockRefreshToken(db: Queryable, tokenHash: Buffer): Promis
 /** The refresh token with its grant, as lockRefreshToken reads it, without a lock (the fast path's first look). */
 export async function readRefreshToken(db: Queryable, tokenHash: Buffer): Promise<RefreshTokenRecord | undefined> {
   const { rows } = await db.query<RefreshTokenRecord>(
-    `SELECT r.id, r.grant_id, s.client_id, r.scopes,
-            r.expires_at <= now() AS expired, r.revoked_at IS NOT NULL AS revoked,
-            extract(epoch FROM now() - r.rotated_at)::float8 AS rotated_seconds_ago,
-            s.grant_revoked, s.principal_active, extract(epoch FROM now() - g.created_at)::float8 AS grant_age_seconds
-       FROM oauth_refresh_tokens r
-       JOIN oauth_grant_status s ON s.grant_id = r.grant_id
-       JOIN oauth_grants g ON g.id = r.grant_id
-      WHERE r.token_hash = $1`,
+    REFRESH_TOKEN_BY_HASH,
     [tokenHash],
   );
   return rows[0];
