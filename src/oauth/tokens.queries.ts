@@ -81,71 +81,47 @@ export interface RefreshTokenRecord {
   grant_age_seconds: number;
 }
 
-/** The refresh token with its grant, as both readers below see it. */
-const REFRESH_TOKEN_BY_HASH = `SELECT r.id, r.grant_id, s.client_id, r.scopes,
+/** The refresh token with its grant, locked so concurrent refreshes of one token serialise. */
+export async function lockRefreshToken(db: Queryable, tokenHash: Buffer): Promise<RefreshTokenRecord | undefined> {
+  const { rows } = await db.query<RefreshTokenRecord>(
+    `SELECT r.id, r.grant_id, s.client_id, r.scopes,
             r.expires_at <= now() AS expired, r.revoked_at IS NOT NULL AS revoked,
             extract(epoch FROM now() - r.rotated_at)::float8 AS rotated_seconds_ago,
             s.grant_revoked, s.principal_active, extract(epoch FROM now() - g.created_at)::float8 AS grant_age_seconds
        FROM oauth_refresh_tokens r
        JOIN oauth_grant_status s ON s.grant_id = r.grant_id
        JOIN oauth_grants g ON g.id = r.grant_id
-      WHERE r.token_hash = $1`;
-
-/** The refresh token with its grant, locked so concurrent refreshes of one token serialise. */
-export async function lockRefreshToken(db: Queryable, tokenHash: Buffer): Promise<RefreshTokenRecord | undefined> {
-  const { rows } = await db.query<RefreshTokenRecord>(
-    `${REFRESH_TOKEN_BY_HASH} FOR UPDATE OF r`,
-    [tokenHash],
-  );
-  return rows[0];
-}
-
-/** The refresh token with its grant, as lockRefreshToken reads it, without a lock (the fast path's first look). */
-export async function readRefreshToken(db: Queryable, tokenHash: Buffer): Promise<RefreshTokenRecord | undefined> {
-  const { rows } = await db.query<RefreshTokenRecord>(
-    REFRESH_TOKEN_BY_HASH,
+      WHERE r.token_hash = $1
+        FOR UPDATE OF r`,
     [tokenHash],
   );
   return rows[0];
 }
 
 /**
- * Rotation in one statement (app_refresh_rotate, migration 0012): the token
- * still current and its grant live, or nothing happens and the answer is
- * undefined. Returns the successor's id.
+ * Rotation in one statement (app_refresh_exchange, migration 0014): the
+ * presented token is rotated only if every rule of REFRESH_TOKEN_CHECKS holds
+ * for it; then its successor (with the caller's id) and the access token are
+ * inserted. Returns the access token's scopes, or undefined when nothing
+ * happened (a rule does not hold: the named checks must decide).
  */
-export async function rotateRefreshToken(
+export async function exchangeRefreshToken(
   db: Queryable,
   input: {
-    id: string; grantId: string;
-    accessHash: Buffer; accessScopes: string[]; accessExpiresAt: Date;
-    refreshHash: Buffer; refreshExpiresAt: Date; maxLifetimeSeconds: number | undefined;
+    tokenHash: Buffer; clientId: string;
+    /** The scope the request names (parsed, as sent), and the access token's (normalised); undefined: the token's own. */
+    requestedScopes: string[] | undefined; accessScopes: string[] | undefined;
+    accessHash: Buffer; accessTtlSeconds: number;
+    successorId: string; refreshHash: Buffer; refreshTtlSeconds: number; maxLifetimeSeconds: number | undefined;
     sealedSuccessor: Buffer;
   },
-): Promise<string | undefined> {
-  const { rows } = await db.query<{ successor: string | null }>(
-    'SELECT app_refresh_rotate($1, $2, $3, $4, $5, $6, $7, $8, $9) AS successor',
-    [input.id, input.grantId, input.accessHash, input.accessScopes, input.accessExpiresAt,
-      input.refreshHash, input.refreshExpiresAt, input.maxLifetimeSeconds ?? null, input.sealedSuccessor],
+): Promise<string[] | undefined> {
+  const { rows } = await db.query<{ scopes: string[] | null }>(
+    'SELECT app_refresh_exchange($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS scopes',
+    [input.tokenHash, input.clientId, input.requestedScopes ?? null, input.accessScopes ?? null, input.maxLifetimeSeconds ?? null,
+      input.accessHash, input.accessTtlSeconds, input.successorId, input.refreshHash, input.refreshTtlSeconds, input.sealedSuccessor],
   );
-  return rows[0]?.successor ?? undefined;
-}
-
-/** Marks a refresh token as exchanged; the first rotation time is kept (the grace period counts from it). */
-export async function markRefreshTokenRotated(db: Queryable, id: string): Promise<void> {
-  await db.query('UPDATE oauth_refresh_tokens SET rotated_at = coalesce(rotated_at, now()) WHERE id = $1', [id]);
-}
-
-/**
- * Records the token a rotated one was exchanged for, sealed (SECRET_KEY) so
- * that a replay within REFRESH_REUSE_GRACE returns the very same successor
- * instead of forking the chain.
- */
-export async function recordSuccessor(db: Queryable, input: { id: string; successorId: string; successorCiphertext: Buffer }): Promise<void> {
-  await db.query(
-    'UPDATE oauth_refresh_tokens SET successor_id = $2, successor_ciphertext = $3 WHERE id = $1',
-    [input.id, input.successorId, input.successorCiphertext],
-  );
+  return rows[0]?.scopes ?? undefined;
 }
 
 export interface CurrentRefreshToken {

@@ -8,91 +8,79 @@
 // sealed under SECRET_KEY for that purpose — never a second successor: a
 // thief replaying inside the grace window cannot fork the chain (security
 // review item 2). After the grace, check-refresh-token-reuse revokes the grant.
+import { randomUUID } from 'node:crypto';
 import { generateToken, hashToken } from '../../auth/tokens.ts';
+import type { Queryable } from '../../db/pool.ts';
 import { withTransaction } from '../../db/transaction.ts';
 import type { SecretBox } from '../../webhooks/secret-box.ts';
 import { REFRESH_TOKEN_CHECKS, runChecks } from '../checks/index.ts';
+import { requestedRefreshScopes } from '../checks/check-refresh-scope.ts';
 import { stringParam, type RefreshContext } from '../checks/context.ts';
 import { revokeGrant } from '../grants.queries.ts';
 import { InvalidGrant, InvalidRequest, OAuthError } from '../oauth.errors.ts';
-import {
-  findCurrentRefreshToken, lockRefreshToken, markRefreshTokenRotated, readRefreshToken, recordSuccessor, rotateRefreshToken, type RefreshTokenRecord,
-} from '../tokens.queries.ts';
+import { exchangeRefreshToken, findCurrentRefreshToken, lockRefreshToken, type RefreshTokenRecord } from '../tokens.queries.ts';
 import { formatScope, normalizeScopes } from '../scopes.ts';
-import { issueAccessToken, issueTokenPair, type TokenResponse, type TokenTtls } from '../tokens.service.ts';
+import { openSuccessor, sealSuccessor } from '../successor-seal.ts';
+import { issueAccessToken, type TokenResponse, type TokenTtls } from '../tokens.service.ts';
 import type { GrantHandler } from './index.ts';
 import { evictLocally } from '../../cache/process-caches.ts';
 
-/** The current token is exchanged: a new pair, and the successor sealed on the presented token's row. */
-async function rotate(tx: Parameters<typeof lockRefreshToken>[0], ttls: TokenTtls, box: SecretBox, record: RefreshTokenRecord, scopes: string[]) {
-  // Rotated first: the one-current-token-per-grant index admits the successor only then.
-  await markRefreshTokenRotated(tx, record.id);
-  const { refresh_token_id: successorId, ...pair } = await issueTokenPair(tx, ttls, {
-    grantId: record.grant_id, accessScopes: scopes, refreshScopes: record.scopes,
+/**
+ * The presented token exchanged for a new pair in one statement
+ * (app_refresh_exchange, migration 0014), which rotates it only if every rule
+ * of REFRESH_TOKEN_CHECKS holds: the current token of a live grant, this
+ * client's, unexpired, the scope within its own. Undefined when any rule does
+ * not hold: nothing was written, and the named checks must decide.
+ */
+async function exchange(
+  db: Queryable, ttls: TokenTtls, box: SecretBox, clientId: string, params: RefreshContext['params'], tokenHash: Buffer,
+): Promise<TokenResponse | undefined> {
+  const accessToken = generateToken('sba');
+  const refreshToken = generateToken('sbr');
+  const successorId = randomUUID();
+  const requested = requestedRefreshScopes(params);
+  const scopes = await exchangeRefreshToken(db, {
+    tokenHash,
+    clientId,
+    requestedScopes: requested,
+    accessScopes: requested && normalizeScopes(requested),
+    accessHash: hashToken(accessToken),
+    accessTtlSeconds: ttls.accessTokenTtl,
+    successorId,
+    refreshHash: hashToken(refreshToken),
+    refreshTtlSeconds: ttls.refreshTokenTtl,
+    maxLifetimeSeconds: ttls.refreshTokenMaxLifetime,
+    sealedSuccessor: sealSuccessor(box, refreshToken, successorId),
   });
-  await recordSuccessor(tx, { id: record.id, successorId, successorCiphertext: box.seal(pair.refresh_token, record.grant_id) });
-  return pair;
+  if (scopes === undefined) return undefined;
+  return { access_token: accessToken, token_type: 'Bearer', expires_in: ttls.accessTokenTtl, refresh_token: refreshToken, scope: formatScope(scopes) };
 }
 
 /** A rotated token within its grace: a new access token beside the chain's current refresh token. */
 async function replayWithinGrace(
-  tx: Parameters<typeof lockRefreshToken>[0], ttls: TokenTtls, box: SecretBox, record: RefreshTokenRecord, scopes: string[],
+  tx: Queryable, ttls: TokenTtls, box: SecretBox, record: RefreshTokenRecord, scopes: string[],
 ): Promise<TokenResponse | OAuthError> {
   const current = await findCurrentRefreshToken(tx, record.grant_id);
   if (!current || current.expired || !current.sealed) {
     return new InvalidGrant('refresh token was already rotated, and its successor is no longer valid (RFC 6749 §5.2)');
   }
-  const refreshToken = box.open(current.sealed, record.grant_id);
+  const refreshToken = openSuccessor(box, current.sealed, { grantId: record.grant_id, successorId: current.id });
   const access = await issueAccessToken(tx, ttls, { grantId: record.grant_id, scopes });
   return { ...access, refresh_token: refreshToken };
-}
-
-/**
- * The common case in two statements instead of a transaction of seven: the
- * presented token read (no lock) and checked by the same list of checks, then
- * rotated by app_refresh_rotate, which locks it and goes ahead only if it is
- * still current and its grant live. Undefined: not the common case (a rotated
- * token, or one rotated meanwhile): the transactional path decides.
- */
-async function rotateCurrent(
-  pool: Parameters<GrantHandler>[0], ttls: TokenTtls, box: SecretBox, client: RefreshContext['client'], params: RefreshContext['params'],
-  graceSeconds: number, tokenHash: Buffer,
-): Promise<TokenResponse | undefined> {
-  const record = await readRefreshToken(pool, tokenHash);
-  if (!record || record.rotated_seconds_ago !== null) return undefined;
-  const ctx: RefreshContext = {
-    client, params, token: record, graceSeconds,
-    ...(ttls.refreshTokenMaxLifetime !== undefined ? { maxLifetimeSeconds: ttls.refreshTokenMaxLifetime } : {}),
-  };
-  // A current token's failed check revokes nothing (only reuse does), so it is answered as it is.
-  await runChecks(REFRESH_TOKEN_CHECKS, ctx);
-  const accessToken = generateToken('sba');
-  const refreshToken = generateToken('sbr');
-  const accessScopes = normalizeScopes(ctx.scopes!);
-  const now = Date.now();
-  const successor = await rotateRefreshToken(pool, {
-    id: record.id,
-    grantId: record.grant_id,
-    accessHash: hashToken(accessToken),
-    accessScopes,
-    accessExpiresAt: new Date(now + ttls.accessTokenTtl * 1000),
-    refreshHash: hashToken(refreshToken),
-    refreshExpiresAt: new Date(now + ttls.refreshTokenTtl * 1000),
-    maxLifetimeSeconds: ttls.refreshTokenMaxLifetime,
-    sealedSuccessor: box.seal(refreshToken, record.grant_id),
-  });
-  if (successor === undefined) return undefined;
-  return { access_token: accessToken, token_type: 'Bearer', expires_in: ttls.accessTokenTtl, refresh_token: refreshToken, scope: formatScope(accessScopes) };
 }
 
 export const handleRefreshToken: GrantHandler = async function handleRefreshToken(pool, ttls, client, params, options) {
   const refreshToken = stringParam(params, 'refresh_token');
   if (refreshToken === undefined) throw new InvalidRequest('refresh_token is required (RFC 6749 §6)');
-  const rotated = await rotateCurrent(pool, ttls, options.secretBox, client, params, options.refreshReuseGrace, hashToken(refreshToken));
+  const tokenHash = hashToken(refreshToken);
+  // The common case in one round trip: the current token, every rule holding.
+  const rotated = await exchange(pool, ttls, options.secretBox, client.client_id, params, tokenHash);
   if (rotated) return rotated;
+  // Anything else (unknown, refused by a rule, a replay, a concurrent refresh of the same token) is decided
+  // by the named checks on the locked row: they give every error and every revocation.
   const outcome = await withTransaction<TokenResponse | OAuthError>(pool, async (tx) => {
     // Concurrent refreshes of one token serialise on this lock; the second sees it rotated.
-    const record = await lockRefreshToken(tx, hashToken(refreshToken));
+    const record = await lockRefreshToken(tx, tokenHash);
     if (!record) return new InvalidGrant('refresh token is unknown (RFC 6749 §5.2)');
     const ctx: RefreshContext = {
       client, params, token: record, graceSeconds: options.refreshReuseGrace,
@@ -108,8 +96,12 @@ export const handleRefreshToken: GrantHandler = async function handleRefreshToke
       }
       return error;
     }
-    if (record.rotated_seconds_ago === null) return rotate(tx, ttls, options.secretBox, record, ctx.scopes!);
-    return replayWithinGrace(tx, ttls, options.secretBox, record, ctx.scopes!);
+    if (record.rotated_seconds_ago !== null) return replayWithinGrace(tx, ttls, options.secretBox, record, ctx.scopes!);
+    // Current and every check passed on the locked row (the fast path raced with a change that is gone again):
+    // the same statement, which sees what the checks saw.
+    const pair = await exchange(tx, ttls, options.secretBox, client.client_id, params, tokenHash);
+    if (!pair) throw new Error('app_refresh_exchange declined a refresh that every check passed');
+    return pair;
   });
   if (outcome instanceof OAuthError) {
     // A revocation a failed check made is committed now: this process forgets the grant's tokens at once.
@@ -118,4 +110,3 @@ export const handleRefreshToken: GrantHandler = async function handleRefreshToke
   }
   return outcome;
 };
-
