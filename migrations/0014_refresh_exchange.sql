@@ -30,7 +30,7 @@ ALTER TABLE oauth_refresh_tokens
   ALTER CONSTRAINT oauth_refresh_tokens_successor_id_fkey DEFERRABLE INITIALLY DEFERRED;
 
 -- Returns the access token's scopes, or NULL when any rule does not hold.
--- The row lock serialises concurrent refreshes of one token: the second
+-- The token's row lock serialises concurrent refreshes of one token: the second
 -- waits, then sees the token rotated, declines, and the caller answers it as
 -- a replay within the grace. Expiries count from now() (the transaction's
 -- start); the successor's is capped by the grant's maximum lifetime.
@@ -48,19 +48,29 @@ DECLARE
   v_scopes text[];
   v_grant_created_at timestamptz;
   v_access_scopes text[];
+  v_current boolean;
 BEGIN
-  SELECT r.id, r.grant_id, r.scopes, g.created_at INTO v_id, v_grant_id, v_scopes, v_grant_created_at
+  -- The token by its hash alone, then its grant by primary key. Conditions in
+  -- the token's WHERE would let the planner pick the one-current-per-grant
+  -- partial index (its predicate matches them) and walk it; one join from the
+  -- view's client_id would walk every token of that client's grants.
+  SELECT r.id, r.grant_id, r.scopes,
+         r.rotated_at IS NULL AND r.revoked_at IS NULL AND r.expires_at > now()
+           AND (p_requested_scopes IS NULL OR p_requested_scopes <@ r.scopes)
+    INTO v_id, v_grant_id, v_scopes, v_current
     FROM oauth_refresh_tokens r
-    JOIN oauth_grant_status s ON s.grant_id = r.grant_id
-    JOIN oauth_grants g ON g.id = r.grant_id
    WHERE r.token_hash = p_token_hash
+     FOR UPDATE;
+  IF NOT FOUND OR NOT v_current THEN
+    RETURN NULL;
+  END IF;
+  SELECT g.created_at INTO v_grant_created_at
+    FROM oauth_grant_status s
+    JOIN oauth_grants g ON g.id = s.grant_id
+   WHERE s.grant_id = v_grant_id
      AND s.client_id = p_client_id
-     AND r.revoked_at IS NULL AND r.expires_at > now()
-     AND (p_max_lifetime_seconds IS NULL OR now() - g.created_at < make_interval(secs => p_max_lifetime_seconds))
      AND NOT s.grant_revoked AND s.principal_active
-     AND r.rotated_at IS NULL
-     AND (p_requested_scopes IS NULL OR p_requested_scopes <@ r.scopes)
-     FOR UPDATE OF r;
+     AND (p_max_lifetime_seconds IS NULL OR now() - g.created_at < make_interval(secs => p_max_lifetime_seconds));
   IF NOT FOUND THEN
     RETURN NULL;
   END IF;
