@@ -6,20 +6,22 @@
 // bin/switchboard.js serve`, default settings apart from the rate limits, which
 // would otherwise refuse a benchmark from one address) and a bare Fastify
 // process (bench/bare-server.js) whose GET / is the baseline. Rows:
-//   GET /                bare Fastify (baseline)
+//   GET /                bare Fastify (the baseline, measured beside every row)
 //   GET /healthz         no credentials, no database
 //   GET /calls/recent    Authorization: Bearer + x-client-id + x-client-secret, 10k calls in the organization
 //   GET /locations       x-user-token, 10 locations
 //   POST /oauth/token    grant_type=refresh_token with rotation and reuse detection (REFRESH_REUSE_GRACE default):
 //                        every request presents the refresh token the previous answer returned
 //   POST /calls          x-user-token, a completed call, one active subscription (its outbox row in the same statement)
-// and a final line of ratios to the baseline.
+// Each row runs interleaved with the baseline (B R, R B, B R, R B, B R: see
+// measurePaired), so its ratio compares two figures taken on the same
+// machine at the same time, and a final line gives the ratios and goals.
 //
 // DATABASE_URL selects the PostgreSQL server; unset, an embedded one runs in a
 // temporary directory. BENCH_DURATION (seconds, default 10) sets each run's length;
 // BENCH_CPU_PROF=dir has the server write a V8 CPU profile (--cpu-prof) into dir;
-// BENCH_ROWS=recent,locations,healthz,refresh,calls-post runs only those rows (after the
-// baseline); BENCH_SERVER_DIR=checkout runs that checkout's server instead.
+// BENCH_ROWS=recent,locations,healthz,refresh,calls-post runs only those rows (each
+// with its baseline); BENCH_SERVER_DIR=checkout runs that checkout's server instead.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openSync, readdirSync, readFileSync } from 'node:fs';
@@ -107,8 +109,6 @@ async function startChild(name: string, args: string[], env: NodeJS.ProcessEnv, 
   };
 }
 
-type Result = Awaited<ReturnType<typeof autocannon>>;
-
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 /** utime + stime (+ children's, when asked) of a process, in clock ticks. */
@@ -146,26 +146,90 @@ interface CpuShare {
   postgresUs: number | undefined;
 }
 
-function row(name: string, r: Result & { cpu?: CpuShare }, unit = 'req/s', rate = r.requests.average): string {
-  const cpu = r.cpu ? `   CPU/req: server ${r.cpu.nodeUs.toFixed(0)} µs${r.cpu.postgresUs === undefined ? '' : `, PostgreSQL ${r.cpu.postgresUs.toFixed(0)} µs`}` : '';
-  return `${name.padEnd(40)} ${rate.toFixed(0).padStart(7)} ${unit.padEnd(11)} p50 ${String(r.latency.p50).padStart(3)} ms   p99 ${String(r.latency.p99).padStart(3)} ms   non-2xx ${r.non2xx}   errors ${r.errors + r.timeouts}${cpu}`;
+/** One route's figures over its slices. */
+interface Measured {
+  /** Completed requests per second (2xx per second for refresh: rotations). */
+  rate: number;
+  okRate: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  /** CPU per request of the process answering (and of PostgreSQL, when it is embedded). */
+  cpu?: CpuShare;
 }
 
+/** A row and the bare baseline measured in the same interleaved slices. */
+interface Paired {
+  row: Measured;
+  baseline: Measured;
+}
+
+function line(name: string, m: Measured, cpuLabel: string, unit = 'req/s', rate = m.rate): string {
+  const cpu = m.cpu ? `   CPU/req: ${cpuLabel} ${m.cpu.nodeUs.toFixed(0)} µs${m.cpu.postgresUs === undefined ? '' : `, PostgreSQL ${m.cpu.postgresUs.toFixed(0)} µs`}` : '';
+  return `${name.padEnd(40)} ${rate.toFixed(0).padStart(7)} ${unit.padEnd(11)} p50 ${String(m.p50).padStart(3)} ms   p99 ${String(m.p99).padStart(3)} ms   non-2xx ${m.non2xx}   errors ${m.errors}${cpu}`;
+}
+
+/** autocannon's result of one slice, before aggregation (skipAggregateResult). */
+interface RawResult {
+  totalCompletedRequests: number;
+  duration: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  '2xx': number;
+}
+
+const SLICES = 5;
+
 /**
- * One unmeasured second first (JIT, pool connections, prepared statements),
- * then the run, with the CPU the server process and PostgreSQL spent per
- * request: unlike req/s, that holds still when other work shares the machine.
+ * The row and the bare baseline in alternating slices (B R, R B, B R, R B,
+ * B R: DURATION/5 seconds each, so each gets DURATION in all), after one
+ * unmeasured second each (JIT, pool connections, prepared statements).
+ * Measured one after the other, the first of two runs met a quieter or
+ * busier machine than the second, and whichever ran first was favoured or
+ * not by chance (a 0.80× /healthz one run, 0.98× the next); interleaved,
+ * both see the same machine. Each side's CPU per request counts only its
+ * own slices: unlike req/s, it holds still when other work shares the
+ * machine. p50/p99 come from the slices' merged latency histograms.
  */
-async function measure(options: Parameters<typeof autocannon>[0], serverPid?: number, pgdata?: string): Promise<Result & { cpu?: CpuShare }> {
+async function measurePaired(
+  options: Parameters<typeof autocannon>[0], baselineOptions: Parameters<typeof autocannon>[0],
+  processes: { serverPid: number; barePid: number; pgdata: string | undefined },
+): Promise<Paired> {
+  await autocannon({ ...baselineOptions, duration: 1 });
   await autocannon({ ...options, duration: 1 });
-  const node0 = serverPid ? cpuTicks(serverPid) : 0;
-  const pg0 = serverPid ? postgresTicks(pgdata) : undefined;
-  const result = await autocannon({ ...options, duration: DURATION });
-  if (!serverPid) return result;
-  const requests = result.requests.total || 1;
-  const us = (ticks: number) => (ticks * 1e6) / TICKS_PER_SECOND / requests;
-  const pg1 = postgresTicks(pgdata);
-  return { ...result, cpu: { nodeUs: us(cpuTicks(serverPid) - node0), postgresUs: pg0 === undefined || pg1 === undefined ? undefined : us(pg1 - pg0) } };
+  const sides = {
+    row: { options, raws: [] as RawResult[], nodeTicks: 0, pgTicks: 0 as number | undefined, pid: processes.serverPid, pgdata: processes.pgdata },
+    baseline: { options: baselineOptions, raws: [] as RawResult[], nodeTicks: 0, pgTicks: undefined as number | undefined, pid: processes.barePid, pgdata: undefined },
+  };
+  for (let i = 0; i < SLICES; i++) {
+    for (const side of i % 2 === 0 ? [sides.baseline, sides.row] : [sides.row, sides.baseline]) {
+      const node0 = cpuTicks(side.pid);
+      const pg0 = postgresTicks(side.pgdata);
+      side.raws.push(await autocannon({ ...side.options, duration: DURATION / SLICES, skipAggregateResult: true }) as unknown as RawResult);
+      side.nodeTicks += cpuTicks(side.pid) - node0;
+      const pg1 = postgresTicks(side.pgdata);
+      side.pgTicks = pg0 === undefined || pg1 === undefined || side.pgTicks === undefined ? undefined : side.pgTicks + pg1 - pg0;
+    }
+  }
+  const summarise = (side: typeof sides.row): Measured => {
+    const sum = (f: (r: RawResult) => number) => side.raws.reduce((a, r) => a + f(r), 0);
+    const requests = sum((r) => r.totalCompletedRequests) || 1;
+    const seconds = sum((r) => r.duration);
+    const us = (ticks: number) => (ticks * 1e6) / TICKS_PER_SECOND / requests;
+    const latency = autocannon.aggregateResult(side.raws as never, side.options).latency;
+    return {
+      rate: requests / seconds,
+      okRate: sum((r) => r['2xx']) / seconds,
+      p50: latency.p50,
+      p99: latency.p99,
+      non2xx: sum((r) => r.non2xx),
+      errors: sum((r) => r.errors + r.timeouts),
+      cpu: { nodeUs: us(side.nodeTicks), postgresUs: side.pgTicks === undefined ? undefined : us(side.pgTicks) },
+    };
+  };
+  return { row: summarise(sides.row), baseline: summarise(sides.baseline) };
 }
 
 /** Every request presents a current refresh token and returns the successor to the pool. */
@@ -262,44 +326,50 @@ async function main() {
       if (probe.status !== 200) throw new Error(`${p} answered ${probe.status} to the benchmark's credentials: ${await probe.text()}`);
     }
 
-    process.stdout.write(`bench:api — autocannon ${CONNECTIONS} connections, ${DURATION}s per row (+1s warm-up), server and baseline in their own processes\n`);
+    process.stdout.write(`bench:api — autocannon ${CONNECTIONS} connections, ${DURATION}s per row and ${DURATION}s of bare Fastify interleaved with it`
+      + ` (${SLICES} slices each, +1s warm-up each), server and baseline in their own processes\n`);
     const idleRss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${server.process.pid}/status`, 'utf8'))?.[1];
     process.stdout.write(`serve: ready (/readyz 200) ${server.startupMs.toFixed(0)} ms after spawn; idle resident memory ${(Number(idleRss) / 1024).toFixed(0)} MiB\n`);
-    const baseline = await measure({ url: `${bare.url}/`, connections: CONNECTIONS });
-    process.stdout.write(`${row('GET / (bare Fastify, baseline)', baseline)}\n`);
-    const pid = server.process.pid!;
-    // BENCH_ROWS=recent,refresh (say) runs only those rows after the baseline, e.g. to profile one route.
+    const processes = { serverPid: server.process.pid!, barePid: bare.process.pid!, pgdata: db.pgdata };
+    const baselineOptions = { url: `${bare.url}/`, connections: CONNECTIONS };
+    // BENCH_ROWS=recent,refresh (say) runs only those rows (each with its own interleaved baseline), e.g. to profile one route.
     const only = process.env.BENCH_ROWS?.split(',');
-    const skipped = { requests: { average: NaN, total: 0 }, latency: { p50: NaN, p99: NaN }, errors: 0, timeouts: 0, non2xx: 0, '2xx': 0 } as unknown as Result;
-    const wanted = <T,>(name: string, run: () => Promise<T>) => (only && !only.includes(name) ? Promise.resolve(skipped as T) : run());
-    const healthz = await wanted('healthz', () => measure({ url: `${server.url}/healthz`, connections: CONNECTIONS }, pid, db.pgdata));
-    process.stdout.write(`${row('GET /healthz', healthz)}\n`);
-    const recent = await wanted('recent', () => measure({ url: `${server.url}/calls/recent`, connections: CONNECTIONS, headers: platform }, pid, db.pgdata));
-    process.stdout.write(`${row(`GET /calls/recent (3 headers, ${CALLS / 1000}k calls)`, recent)}\n`);
-    const locations = await wanted('locations', () => measure({ url: `${server.url}/locations`, connections: CONNECTIONS, headers: user_ }, pid, db.pgdata));
-    process.stdout.write(`${row('GET /locations (x-user-token)', locations)}\n`);
+    const ratios: string[] = [];
+    const verdict = (ok: boolean) => (ok ? 'ok' : 'BELOW GOAL');
     const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
-    const refresh = await wanted('refresh', () => measure({ url: server.url, connections: CONNECTIONS, requests: refreshRequests(chains, basic) }, pid, db.pgdata));
-    const rotations = refresh['2xx'] / DURATION;
-    process.stdout.write(`${row('POST /oauth/token (refresh, rotation)', refresh, 'rotations/s', rotations)}\n`);
-    const postCalls = await wanted('calls-post', () => measure({
-      url: `${server.url}/calls`, connections: CONNECTIONS, method: 'POST',
-      headers: { ...user_, 'content-type': 'application/json' },
-      body: JSON.stringify({ summary: 'Customer booked a visit for next Tuesday', duration_seconds: 184 }),
-    }, pid, db.pgdata));
-    process.stdout.write(`${row('POST /calls (completed, 1 subscription)', postCalls)}\n`);
+    const rows: {
+      key: string; name: string; options: Parameters<typeof autocannon>[0]; unit?: string;
+      goal: (p: Paired, ratio: number) => string;
+    }[] = [
+      { key: 'healthz', name: 'GET /healthz', options: { url: `${server.url}/healthz`, connections: CONNECTIONS },
+        goal: (_p, r) => `healthz ${r.toFixed(2)}× (goal ≥0.9, ${verdict(r >= 0.9)})` },
+      { key: 'recent', name: `GET /calls/recent (3 headers, ${CALLS / 1000}k calls)`, options: { url: `${server.url}/calls/recent`, connections: CONNECTIONS, headers: platform },
+        goal: (p, r) => `calls/recent ${r.toFixed(2)}× p99 ${p.row.p99} ms (goal ≥0.25, p99 ≤20, ${verdict(r >= 0.25 && p.row.p99 <= 20)})` },
+      { key: 'locations', name: 'GET /locations (x-user-token)', options: { url: `${server.url}/locations`, connections: CONNECTIONS, headers: user_ },
+        goal: (p, r) => `locations ${r.toFixed(2)}× p99 ${p.row.p99} ms (goal ≥0.25, ${verdict(r >= 0.25)})` },
+      { key: 'refresh', name: 'POST /oauth/token (refresh, rotation)', unit: 'rotations/s',
+        options: { url: server.url, connections: CONNECTIONS, requests: refreshRequests(chains, basic) },
+        goal: (p) => `refresh ${p.row.okRate.toFixed(0)}/s (goal ≥1000, ${verdict(p.row.okRate >= 1000)})` },
+      { key: 'calls-post', name: 'POST /calls (completed, 1 subscription)',
+        options: {
+          url: `${server.url}/calls`, connections: CONNECTIONS, method: 'POST',
+          headers: { ...user_, 'content-type': 'application/json' },
+          body: JSON.stringify({ summary: 'Customer booked a visit for next Tuesday', duration_seconds: 184 }),
+        },
+        goal: (_p, r) => `POST /calls ${r.toFixed(2)}× (goal ≥0.15, ${verdict(r >= 0.15)})` },
+    ];
+    for (const spec of rows) {
+      if (only && !only.includes(spec.key)) continue;
+      const paired = await measurePaired(spec.options, baselineOptions, processes);
+      const ratio = paired.row.rate / paired.baseline.rate;
+      const rate = spec.unit ? paired.row.okRate : paired.row.rate;
+      process.stdout.write(`${line(spec.name, paired.row, 'server', spec.unit, rate)}   ${ratio.toFixed(2)}× bare\n`);
+      process.stdout.write(`${line('  GET / (bare Fastify, same slices)', paired.baseline, 'bare')}\n`);
+      ratios.push(spec.goal(paired, ratio));
+    }
     const memory = await fetch(`${server.url}/metrics`).then((r) => r.text()).then((t) => /^switchboard_process_resident_memory_bytes (\S+)/m.exec(t)?.[1]);
     if (memory) process.stdout.write(`serve: resident memory after the runs ${(Number(memory) / 2 ** 20).toFixed(0)} MiB\n`);
-
-    const ratio = (r: Result) => (r.requests.average / baseline.requests.average).toFixed(2);
-    const verdict = (ok: boolean) => (ok ? 'ok' : 'BELOW GOAL');
-    process.stdout.write(
-      `ratio vs bare: healthz ${ratio(healthz)}× (goal ≥0.9, ${verdict(healthz.requests.average >= 0.9 * baseline.requests.average)})`
-      + ` | calls/recent ${ratio(recent)}× p99 ${recent.latency.p99} ms (goal ≥0.25, p99 ≤20, ${verdict(recent.requests.average >= 0.25 * baseline.requests.average && recent.latency.p99 <= 20)})`
-      + ` | locations ${ratio(locations)}× (goal ≥0.25, ${verdict(locations.requests.average >= 0.25 * baseline.requests.average)})`
-      + ` | refresh ${rotations.toFixed(0)}/s (goal ≥1000, ${verdict(rotations >= 1000)})`
-      + ` | POST /calls ${ratio(postCalls)}× (goal ≥0.15, ${verdict(postCalls.requests.average >= 0.15 * baseline.requests.average)})\n`,
-    );
+    process.stdout.write(`ratio vs bare (same slices): ${ratios.join(' | ')}\n`);
   } finally {
     for (const child of children.reverse()) await child.stop();
     for (const close of closers) await close();

@@ -17,6 +17,8 @@ declare module 'autocannon' {
     body?: string;
     headers?: Record<string, string>;
     requests?: Request[];
+    /** Return this run's raw result (histograms encoded), to be merged by aggregateResult. */
+    skipAggregateResult?: boolean;
   }
   interface Histogram {
     average: number;
@@ -34,5 +36,9 @@ declare module 'autocannon' {
     '2xx': number;
   }
   function autocannon(options: Options): Promise<Result>;
+  namespace autocannon {
+    /** Merges raw results of runs started with skipAggregateResult (latency histograms are merged exactly). */
+    function aggregateResult(results: unknown[], options: Options): Result;
+  }
   export default autocannon;
 }
