@@ -50,6 +50,30 @@ export async function insertCompletedCall(
 }
 
 /**
+ * Many completed calls of the current organization (group commit,
+ * completed-call-batches.ts) with their deliveries and one NOTIFY, in one
+ * statement. The ids come from the caller so that each row finds its
+ * request. A call naming an agent the organization does not have is left
+ * out instead of failing the statement (its id is missing from the result);
+ * the foreign key still guards an agent deleted meanwhile.
+ */
+export async function insertCompletedCalls(
+  db: Queryable,
+  input: { ids: string[]; agentIds: (string | null)[]; summaries: string[]; durationsSeconds: number[] },
+): Promise<CompletedCall[]> {
+  const { rows } = await db.query<CompletedCall>(
+    withCallCompletedOutbox(`INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds)
+     SELECT i.id, app_current_org(), i.agent_id, 'completed', now(), i.summary, i.duration_seconds
+       FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[]) AS i(id, agent_id, summary, duration_seconds)
+      WHERE i.agent_id IS NULL
+         OR EXISTS (SELECT 1 FROM agents a WHERE a.organization_id = app_current_org() AND a.id = i.agent_id)
+     RETURNING ${COLUMNS}`),
+    [input.ids, input.agentIds, input.summaries, input.durationsSeconds],
+  );
+  return rows.map(completedCall);
+}
+
+/**
  * Completes an in-progress call and writes its call.completed deliveries, in
  * one statement. The status condition makes completion happen once: of two
  * concurrent requests one updates the row, the other gets nothing.

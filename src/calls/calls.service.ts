@@ -13,6 +13,7 @@ import { secretMatches } from '../oauth/clients.service.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { insertAgent, listAgents as listAgentRows, type Agent } from './agents.queries.ts';
 import { callCompletedEvent, type CallCompletedEvent } from './call-event.ts';
+import { createCompletedCallWriter, type CompletedCallWriter, type NewCompletedCall } from './completed-call-batches.ts';
 import {
   completeInProgressCall,
   findCall,
@@ -80,9 +81,28 @@ function unknownAgent(error: unknown): never {
   throw error;
 }
 
+/** One completed call in its own transaction (the group commit's single-call path). */
+function insertCompletedCallAlone(pool: Pool, organizationId: string, call: NewCompletedCall) {
+  return withOrg(pool, organizationId, (db) => insertCompletedCall(db, call)).catch(unknownAgent);
+}
+
+/** One group-commit writer per pool (per process, in practice): see completed-call-batches.ts. */
+const completedCallWriters = new WeakMap<Pool, CompletedCallWriter>();
+
+function completedCallWriter(pool: Pool): CompletedCallWriter {
+  let writer = completedCallWriters.get(pool);
+  if (!writer) {
+    writer = createCompletedCallWriter(pool, (organizationId, call) => insertCompletedCallAlone(pool, organizationId, call));
+    completedCallWriters.set(pool, writer);
+  }
+  return writer;
+}
+
 /**
  * POST /calls: an in-progress call, or (given summary and duration together)
  * a call recorded already completed, which fires call.completed at once.
+ * Completed calls of one organization arriving together are committed
+ * together (completed-call-batches.ts); each is answered after its commit.
  */
 export async function createCall(
   pool: Pool,
@@ -96,13 +116,13 @@ export async function createCall(
     const missing = hasSummary ? 'duration_seconds' : 'summary';
     throw new ValidationProblem([{ field: missing, message: 'is required when a completed call is recorded (give summary and duration_seconds together)' }]);
   }
-  const call = await withOrg(pool, organizationId, async (db) => {
-    if (!hasSummary) return callView(await insertCall(db, { agentId }));
-    const completion = checkCompletion(input as Completion);
-    return callView(await insertCompletedCall(db, { agentId, summary: completion.summary, durationSeconds: completion.duration_seconds }));
-  }).catch(unknownAgent);
+  if (!hasSummary) return withOrg(pool, organizationId, async (db) => callView(await insertCall(db, { agentId }))).catch(unknownAgent);
+  const completion = checkCompletion(input as Completion);
+  const call = callView(await completedCallWriter(pool).write(organizationId, {
+    agentId, summary: completion.summary, durationSeconds: completion.duration_seconds,
+  }));
   // Committed: this process's /calls/recent answers include it from now on.
-  if (call.status === 'completed') evictLocally([`calls:${organizationId}`]);
+  evictLocally([`calls:${organizationId}`]);
   return call;
 }
 

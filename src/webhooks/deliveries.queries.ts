@@ -5,6 +5,21 @@ import type { Queryable } from '../db/pool.ts';
 /** The NOTIFY channel that wakes delivery workers. */
 export const DELIVERIES_CHANNEL = 'switchboard_webhook_deliveries';
 
+/**
+ * A completed call's notification names the subscriptions that got a delivery
+ * (ids, comma-separated), so a worker that already holds as many attempts of
+ * each of them as the per-subscription cap allows can skip a claim that could
+ * take nothing (worker.ts). More than this many, and every other sender
+ * (requeue, hand-back, re-enable), send an empty payload: "look at everything".
+ * 100 ids fit well inside NOTIFY's 8000-byte payload.
+ */
+const MAX_NAMED_SUBSCRIPTIONS = 100;
+
+/** The subscriptions a notification names, or null when it names none (look at everything). */
+export function subscriptionsNamed(payload: string | undefined): string[] | null {
+  return payload ? payload.split(',') : null;
+}
+
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
 export interface Delivery {
@@ -54,28 +69,41 @@ const CALL_COMPLETED_BODY = `'{"id":"' || call.id || '","organization_id":"' || 
 
 /**
  * The transactional outbox (DESIGN §2) in one statement: `callStatement`
- * (an INSERT or UPDATE of calls RETURNING the completed call) runs with the
+ * (an INSERT or UPDATE of calls RETURNING the completed calls, one or many) runs with the
  * insert of one delivery per active call.completed subscription of the
  * call's organization whose grant still stands (a revocation committing
  * beside this transaction is caught again by the claim; the unique
  * (subscription, call) key makes it exactly once) and, if any was inserted, a NOTIFY, which PostgreSQL delivers only
- * when the surrounding transaction commits. Returns the call's columns plus
- * `deliveries_enqueued`; no row when `callStatement` returned none.
+ * when the surrounding transaction commits, naming the subscriptions (see
+ * subscriptionsNamed). Returns each call's columns plus `deliveries_enqueued`
+ * (for the whole statement); no row when `callStatement` returned none.
  */
 export function withCallCompletedOutbox(callStatement: string): string {
   return `WITH call AS (${callStatement}),
+     -- Each subscription's grant is tested once per statement, not once per call it writes.
+     subscriber AS MATERIALIZED (
+       SELECT s.organization_id, s.id, s.event
+         FROM webhook_subscriptions s
+        WHERE s.organization_id IN (SELECT call.organization_id FROM call)
+          AND s.event = 'call.completed' AND s.status = 'active' AND app_grant_is_live(s.grant_id)
+     ),
      deliveries AS (
        INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body)
        SELECT s.organization_id, s.id, call.id, s.event, ${CALL_COMPLETED_BODY}
-         FROM call JOIN webhook_subscriptions s
-           ON s.organization_id = call.organization_id AND s.event = 'call.completed' AND s.status = 'active'
-          AND app_grant_is_live(s.grant_id)
+         FROM call JOIN subscriber s ON s.organization_id = call.organization_id
        ON CONFLICT ON CONSTRAINT webhook_deliveries_subscription_call_key DO NOTHING
-       RETURNING 1
+       RETURNING subscription_id
+     ),
+     enqueued AS (
+       SELECT count(*)::int AS n,
+              CASE WHEN count(DISTINCT subscription_id) <= ${MAX_NAMED_SUBSCRIPTIONS}
+                   THEN string_agg(DISTINCT subscription_id::text, ',') ELSE '' END AS subscriptions
+         FROM deliveries
      )
+     -- The notification is an uncorrelated subquery: sent once per statement, however many calls it writes.
      SELECT call.*, enqueued.n AS deliveries_enqueued,
-            CASE WHEN enqueued.n > 0 THEN pg_notify('${DELIVERIES_CHANNEL}', '') END AS notified
-       FROM call, (SELECT count(*)::int AS n FROM deliveries) AS enqueued`;
+            (SELECT pg_notify('${DELIVERIES_CHANNEL}', e.subscriptions) FROM enqueued e WHERE e.n > 0) AS notified
+       FROM call, enqueued`;
 }
 
 /** Delivered to listeners when the surrounding transaction commits (never before). */

@@ -1,6 +1,7 @@
 // LISTEN on a dedicated connection (a pooled one would be handed to other
 // queries). If the connection drops, it reconnects with backoff and reports a
-// wake-up, because notifications sent while it was away are lost.
+// wake-up naming nothing (look at everything), because notifications sent
+// while it was away are lost. A notification's payload is passed on.
 import pg from 'pg';
 import type { Logger } from 'pino';
 
@@ -13,7 +14,7 @@ const MAX_BACKOFF_MS = 10_000;
 export async function listen(
   connectionString: string,
   channel: string,
-  onWake: () => void,
+  onWake: (payload?: string) => void,
   log: Logger,
 ): Promise<Listener> {
   let client: pg.Client | undefined;
@@ -25,7 +26,7 @@ export async function listen(
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString });
     next.on('notification', (message) => {
-      if (message.channel === channel) onWake();
+      if (message.channel === channel) onWake(message.payload);
     });
     const dropped = (error?: Error) => {
       if (closed || client !== next) return;

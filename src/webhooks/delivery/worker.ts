@@ -16,7 +16,7 @@ import type { Config } from '../../config/config.ts';
 import type { Pool } from '../../db/pool.ts';
 import { isDatabaseUnavailable, outageLog } from '../../db/availability.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
-import { DELIVERIES_CHANNEL, notifyDeliveriesDue } from '../deliveries.queries.ts';
+import { DELIVERIES_CHANNEL, notifyDeliveriesDue, subscriptionsNamed } from '../deliveries.queries.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { attemptDelivery, RECORD_MARGIN_MS, type AttemptDeps } from './attempt.ts';
 import { claimDue, type Claim, type ClaimedDelivery } from './claim.queries.ts';
@@ -98,8 +98,8 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   const inFlight = new Set<Promise<void>>();
   // Outcomes are written in batches; each attempt ends (and wakes a claim for its slot) once its batch is committed.
   const recorder = createOutcomeRecorder(pool);
-  /** The claims of the running attempts, for handing them back when stopping. */
-  const runningClaims = new Map<string, { id: string; leaseToken: string }>();
+  /** The claims of the running attempts, for handing them back when stopping (and counting them per subscription). */
+  const runningClaims = new Map<string, { id: string; leaseToken: string; subscriptionId: string }>();
   const outage = outageLog(pool, log, 'webhook-worker');
   let errorRetryMs = ERROR_RETRY_MS;
   let stopping = false;
@@ -129,7 +129,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   const later = (delayMs: number) => wakeBy(new Date(Date.now() + Math.min(delayMs, pollIntervalMs)));
 
   const launch = (leaseDeadline: number) => (delivery: ClaimedDelivery) => {
-    runningClaims.set(delivery.id, { id: delivery.id, leaseToken: delivery.lease_token });
+    runningClaims.set(delivery.id, { id: delivery.id, leaseToken: delivery.lease_token, subscriptionId: delivery.subscription_id });
     const task: Promise<void> = attemptDelivery(deps, delivery, leaseDeadline, recorder)
       .then((dueAgain) => {
         if (dueAgain) wakeBy(dueAgain);
@@ -225,7 +225,29 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     return true;
   }
 
-  const listener: Listener = await listen(options.databaseUrl, DELIVERIES_CHANNEL, wake, log);
+  /**
+   * A NOTIFY naming only subscriptions of which this worker itself runs as
+   * many attempts as the cap allows needs no claim: the cap counts live leases
+   * across all workers, so no claim can lease anything of theirs until one of
+   * these attempts ends (a slow receiver otherwise costs an empty claim per
+   * completed call). Their new work is remembered as due work left, so the
+   * next attempt to finish claims it; the timers and the safety poll stay.
+   */
+  const onNotification = (payload?: string) => {
+    const named = subscriptionsNamed(payload);
+    if (named && named.every((id) => attemptsRunningFor(id) >= MAX_IN_FLIGHT_PER_SUBSCRIPTION)) {
+      dueWorkLeft = true;
+      return;
+    }
+    wake();
+  };
+  const attemptsRunningFor = (subscriptionId: string) => {
+    let n = 0;
+    for (const claim of runningClaims.values()) if (claim.subscriptionId === subscriptionId) n++;
+    return n;
+  };
+
+  const listener: Listener = await listen(options.databaseUrl, DELIVERIES_CHANNEL, onNotification, log);
   wake();
 
   return {
