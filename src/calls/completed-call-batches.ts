@@ -30,9 +30,13 @@ import { insertCompletedCalls, type CompletedCall } from './calls.queries.ts';
 const MAX_BATCH = 64;
 /**
  * Batches of one organization on their way at once: while one waits for its
- * commit (the WAL flush), the next is already being executed.
+ * commit (the WAL flush), the next is already being executed. The second
+ * starts only once this many calls wait; fewer wait for the running one,
+ * which takes them next (two loops splitting a trickle would write most
+ * calls alone, each with its own transaction).
  */
 const MAX_WRITING = 2;
+const SECOND_BATCH_MIN = 16;
 
 export interface NewCompletedCall {
   agentId: string | null;
@@ -119,7 +123,9 @@ export function createCompletedCallWriter(pool: Pool, writeAlone: WriteAlone): C
           queues.set(organizationId, queue);
         }
         queue.waiting.push({ call, resolve, reject });
-        if (queue.writing < MAX_WRITING) void drain(organizationId, queue);
+        if (queue.writing === 0 || (queue.writing < MAX_WRITING && queue.waiting.length >= SECOND_BATCH_MIN)) {
+          void drain(organizationId, queue);
+        }
       });
     },
   };

@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { TestApp } from '../helpers/app.ts';
+import { connectPlatform, startWebhookApp, subscribeHook, type Connection } from '../helpers/webhooks.ts';
+import { callCompletedEvent } from '../../src/calls/call-event.ts';
+import type { CompletedCall } from '../../src/calls/calls.queries.ts';
+import { createCall, createAgent } from '../../src/calls/calls.service.ts';
+import { createCompletedCallWriter, type NewCompletedCall } from '../../src/calls/completed-call-batches.ts';
+import { withOrg } from '../../src/db/with-org.ts';
+import { insertCompletedCall } from '../../src/calls/calls.queries.ts';
+import { ValidationProblem } from '../../src/http/problem-details.plugin.ts';
+
+// Group commit of POST /calls (completed): calls of one organization arriving
+// while a write is on its way are committed together, and each request still
+// gets the answer it would get alone.
+describe('completed calls committed together', () => {
+  let t: TestApp;
+  let org: Connection;
+  let hookId: string;
+
+  before(async () => {
+    t = await startWebhookApp();
+    org = await connectPlatform(t);
+    // No worker runs here: deliveries stay pending, to be counted.
+    hookId = (await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/batched' })).id;
+  });
+  after(() => t.close());
+
+  const organizationId = () => org.member.org.id;
+
+  /** The single-call path, counting its uses. */
+  function countingAlone() {
+    const used: NewCompletedCall[] = [];
+    const writeAlone = (organization: string, call: NewCompletedCall) => {
+      used.push(call);
+      return withOrg(t.app.db, organization, (db) => insertCompletedCall(db, call));
+    };
+    return { used, writeAlone };
+  }
+
+  async function deliveryBody(callId: string) {
+    const { rows } = await t.db.pool.query<{ body: string }>(
+      'SELECT body FROM webhook_deliveries WHERE subscription_id = $1 AND call_id = $2', [hookId, callId]);
+    return rows.map((r) => r.body);
+  }
+
+  test('the first call is written at once; those arriving meanwhile share one transaction, each with its delivery', async () => {
+    const { used, writeAlone } = countingAlone();
+    const writer = createCompletedCallWriter(t.app.db, writeAlone);
+    const calls = Array.from({ length: 10 }, (_, i) => ({ agentId: null, summary: `batched call ${i} "quoted" é`, durationSeconds: i }));
+    const written = await Promise.all(calls.map((call) => writer.write(organizationId(), call)));
+
+    assert.equal(used.length, 1, 'only the first went alone');
+    written.forEach((call, i) => {
+      assert.equal(call.summary, calls[i]!.summary, 'each request gets its own call back');
+      assert.equal(call.duration_seconds, i);
+      assert.equal(call.status, 'completed');
+      assert.equal(call.organization_id, organizationId());
+    });
+    assert.equal(new Set(written.map((c) => c.id)).size, 10);
+    // One transaction: the nine share their start time (now()), the first has its own.
+    const batchTimes = new Set(written.slice(1).map((c) => c.created_at.getTime()));
+    assert.equal(batchTimes.size, 1);
+    for (const call of written) {
+      const { rows: [stored] } = await t.db.pool.query<CompletedCall>('SELECT * FROM calls WHERE id = $1', [call.id]);
+      assert.deepEqual(await deliveryBody(call.id), [JSON.stringify(callCompletedEvent(stored!))]);
+    }
+  });
+
+  test('a call whose agent is not the organization\'s gets the single-call answer; its neighbours are stored', async () => {
+    const agent = await createAgent(t.app.db, organizationId(), 'Ada');
+    const strangerAgent = randomUUID();
+    const alone = await createCall(t.app.db, organizationId(), { agent_id: strangerAgent, summary: 'x', duration_seconds: 1 }).then(
+      () => assert.fail('an unknown agent is refused'),
+      (error: unknown) => error,
+    );
+    assert.ok(alone instanceof ValidationProblem);
+
+    const inputs = [
+      { summary: 'first', duration_seconds: 1 },
+      { agent_id: agent.id, summary: 'with agent', duration_seconds: 2 },
+      { agent_id: strangerAgent, summary: 'stranger agent', duration_seconds: 3 },
+      { summary: 'last', duration_seconds: 4 },
+    ];
+    const results = await Promise.allSettled(inputs.map((input) => createCall(t.app.db, organizationId(), input)));
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    const refused = (results[2] as PromiseRejectedResult).reason;
+    assert.ok(refused instanceof ValidationProblem);
+    assert.deepEqual(refused.fieldErrors, (alone as ValidationProblem).fieldErrors);
+    const stored = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<{ id: string; agent_id: string | null }>).value);
+    assert.equal(stored[1]!.agent_id, agent.id);
+    for (const call of stored) assert.equal((await deliveryBody(call.id)).length, 1);
+  });
+
+  test('a batch the database refuses is written again one call at a time: only the bad call fails, as it would alone', async () => {
+    const { used, writeAlone } = countingAlone();
+    const writer = createCompletedCallWriter(t.app.db, writeAlone);
+    // PostgreSQL text cannot hold NUL (the HTTP layer refuses it earlier; the writer must cope anyway).
+    const bad = { agentId: null, summary: 'nul \u0000 inside', durationSeconds: 1 };
+    const aloneError = await writeAlone(organizationId(), bad).then(() => assert.fail('refused'), (error: { code?: string }) => error);
+    used.length = 0;
+    const calls = [
+      { agentId: null, summary: 'one', durationSeconds: 1 },
+      { agentId: null, summary: 'two', durationSeconds: 2 },
+      bad,
+      { agentId: null, summary: 'three', durationSeconds: 3 },
+    ];
+    const results = await Promise.allSettled(calls.map((call) => writer.write(organizationId(), call)));
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    assert.equal(((results[2] as PromiseRejectedResult).reason as { code?: string }).code, aloneError.code);
+    assert.equal(used.length, 4, 'the first alone, then the refused batch of three one by one');
+    for (const r of results) {
+      if (r.status === 'fulfilled') assert.equal((await deliveryBody(r.value.id)).length, 1);
+    }
+  });
+
+  test('over HTTP, concurrent POST /calls get the statuses and bodies each gets alone', async () => {
+    const headers = { 'x-user-token': org.member.token };
+    const strangerAgent = randomUUID();
+    const badAlone = await t.app.inject({ method: 'POST', url: '/calls', headers, payload: { agent_id: strangerAgent, summary: 's', duration_seconds: 1 } });
+    assert.equal(badAlone.statusCode, 400);
+    const payloads = Array.from({ length: 12 }, (_, i) => (i === 5
+      ? { agent_id: strangerAgent, summary: 's', duration_seconds: 1 }
+      : { summary: `concurrent ${i}`, duration_seconds: i }));
+    const answers = await Promise.all(payloads.map((payload) => t.app.inject({ method: 'POST', url: '/calls', headers, payload })));
+    answers.forEach((answer, i) => {
+      if (i === 5) {
+        assert.equal(answer.statusCode, 400);
+        assert.deepEqual(answer.json(), badAlone.json());
+        return;
+      }
+      assert.equal(answer.statusCode, 201);
+      const call = answer.json();
+      assert.equal(answer.headers.location, `/calls/${call.id}`);
+      assert.equal(call.summary, `concurrent ${i}`);
+      assert.equal(call.status, 'completed');
+    });
+  });
+});
