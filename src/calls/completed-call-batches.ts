@@ -15,10 +15,11 @@
 // the organization does not have is left out of the batch's statement, and a
 // batch the database refuses (a statement error: nothing was committed) is
 // written again one call at a time; both go through the single-call path,
-// which gives today's answers (201, or the 400 naming the field). Only when
-// the database is unreachable does the whole batch fail with that error, as
-// each call would have alone: a lost connection leaves unknown whether the
-// commit happened, and writing again could record a call twice.
+// which gives today's answers (201, or the 400 naming the field). When the
+// database is unreachable (or the failure is not PostgreSQL's answer to the
+// statement), the whole batch fails with that error, as each call would have
+// alone: a lost connection leaves unknown whether the commit happened, and
+// writing again could record a call twice.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { isDatabaseUnavailable } from '../db/availability.ts';
