@@ -1,7 +1,11 @@
 // One attempt of one claimed delivery: build the request, send it, decide
-// what the result means, hand the outcome to the recorder. The claim's
-// transaction is long committed; the outcome is written by the recorder in a
-// later statement (batched with other attempts' outcomes), guarded by the lease.
+// what the result means, hand the outcome to the recorder. The request may
+// leave while the claim's COMMIT is still on its way (the rows are locked by
+// the claim's open transaction meanwhile); the outcome is written only once
+// that commit has succeeded, by the recorder in a later statement (batched
+// with other attempts' outcomes), guarded by the lease. If the commit fails
+// the lease never existed: the request is cut, nothing is recorded, and the
+// delivery, still pending, is sent again later with the same X-Delivery-Id.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Pool } from '../../db/pool.ts';
@@ -29,7 +33,7 @@ export interface AttemptDeps {
   random?: () => number;
 }
 
-async function send(deps: AttemptDeps, claimed: ClaimedDelivery): Promise<AttemptResult> {
+async function send(deps: AttemptDeps, claimed: ClaimedDelivery, signal: AbortSignal): Promise<AttemptResult> {
   let secret: string | undefined;
   try {
     secret = claimed.secret_ciphertext ? deps.secretBox.open(claimed.secret_ciphertext, claimed.organization_id) : undefined;
@@ -46,7 +50,7 @@ async function send(deps: AttemptDeps, claimed: ClaimedDelivery): Promise<Attemp
     timestamp: Math.floor(Date.now() / 1000),
   });
   return deliver({ url: claimed.callback_url, body: claimed.body, headers, timeoutMs: deps.timeoutMs, allowPrivate: deps.allowPrivate,
-    allowedPorts: deps.allowedPorts });
+    allowedPorts: deps.allowedPorts, signal });
 }
 
 function outcomeRecord(claimed: ClaimedDelivery, attemptedAt: Date, result: AttemptResult, decision: Decision, now: number): OutcomeRecord {
@@ -77,26 +81,47 @@ function deliveryState(decision: Decision, now: number): { status: DeliveryState
   }
 }
 
+export interface AttemptClaim {
+  /** Writes the outcome, batched with other attempts' (the worker's); unset: a recorder of its own. */
+  recorder?: OutcomeRecorder;
+  /** The claim's commit (Claim.committed): the lease exists once it resolves. Unset: committed already. */
+  committed?: Promise<void>;
+}
+
 /**
  * `leaseDeadline` is when (on performance.now()'s clock) the lease runs out at
  * the latest. An attempt that could outlive it is not sent at all: another
  * worker could claim the delivery meanwhile and send the same attempt again.
  * Resolves to when the delivery is due again if it stays pending (a retry,
- * or a claim given back), so the worker can look for it then; else null.
+ * or a claim given back), so the worker can look for it then; else null (also
+ * when the claim did not commit: the worker looks again after that failure).
  */
 export async function attemptDelivery(
   deps: AttemptDeps,
   claimed: ClaimedDelivery,
   leaseDeadline: number,
-  recorder: OutcomeRecorder = createOutcomeRecorder(deps.pool),
+  claim: AttemptClaim = {},
 ): Promise<Date | null> {
+  const committed = claim.committed ?? Promise.resolve();
+  // The same rule as the deadline: no attempt outlives its lease, and a lease
+  // whose commit failed never existed, so its attempt is cut at once.
+  const lease = new AbortController();
+  const held = committed.then(
+    () => true,
+    (error: unknown) => {
+      lease.abort(error);
+      return false;
+    },
+  );
   if (performance.now() + deps.timeoutMs + RECORD_MARGIN_MS > leaseDeadline) {
+    if (!(await held)) return null;
     deps.log.warn({ delivery_id: claimed.id }, 'webhook delivery claim too old to send safely; returned unsent');
     await returnUnsentClaims(deps.pool, [{ id: claimed.id, leaseToken: claimed.lease_token }]);
     return new Date();
   }
   const attemptedAt = new Date();
-  const result = await send(deps, claimed);
+  const result = await send(deps, claimed, lease.signal);
+  if (!(await held)) return null;
   const decision = decide(result, {
     attemptInSchedule: claimed.attempt - claimed.schedule_start,
     scheduleMs: deps.retryScheduleMs,
@@ -104,7 +129,7 @@ export async function attemptDelivery(
     random: deps.random ?? Math.random,
   });
   const record = outcomeRecord(claimed, attemptedAt, result, decision, Date.now());
-  const recorded = await recorder.record(record);
+  const recorded = await (claim.recorder ?? createOutcomeRecorder(deps.pool)).record(record);
   const outcome: AttemptOutcome = recorded.held ? decision.outcome : 'superseded';
   if (recorded.disabledNow) deps.log.warn({ subscription_id: claimed.subscription_id }, 'webhook subscription disabled after five days of failures');
   deps.metrics.deliveries.inc({ outcome });

@@ -12,11 +12,19 @@
 // PostgreSQL re-checks on the newest row version, so a delivery finished or
 // rescheduled meanwhile is never re-leased.
 //
-// Why one round trip: the statements go as one simple-protocol query string,
-// which PostgreSQL runs as one implicit transaction (locks held to its end,
-// all or nothing). The locked subscription ids pass from the first statement
-// to the second in a transaction-local setting. The only values inlined are
-// integers this module checks, never text.
+// Why one query string: the statements go as one simple-protocol query, in
+// one transaction (locks held to its end, all or nothing). The locked
+// subscription ids pass from the first statement to the second in a
+// transaction-local setting. The only values inlined are integers this module
+// checks, never text.
+//
+// Why the COMMIT is a second message (docs/decisions.md, "The claim's commit
+// overlaps the first attempts"): the leases come back while the transaction
+// is still open, so the worker can start sending at once instead of after the
+// commit's disk flush; the COMMIT goes out in the same tick. Until it has
+// succeeded the rows stay locked by this transaction (no other claimer can
+// lease them), and no outcome may be recorded: `committed` says when the
+// leases exist. If it fails they never did, and the deliveries stay pending.
 //
 // Why it reads indexes, not the backlog: every lookup is per subscription
 // through webhook_deliveries_due_idx (subscription_id, next_attempt_at, partial
@@ -61,6 +69,12 @@ export interface Claim {
   claimed: ClaimedDelivery[];
   /** The earliest scheduled attempt of an active subscription or lease to run out, after this claim. */
   nextDueAt: Date | null;
+  /**
+   * Resolves once the claim's transaction has committed (the leases are
+   * durable); rejects if it could not (they never existed). Attempts may be
+   * sent before it settles; their outcomes are recorded only after it resolves.
+   */
+  committed: Promise<void>;
 }
 
 function whole(name: string, value: number): number {
@@ -218,21 +232,39 @@ export async function claimDue(
   const maxSubscriptions = whole('maxSubscriptions', input.maxSubscriptions);
   const maxInFlight = whole('maxInFlight', input.maxInFlight);
   const leaseMs = whole('leaseMs', input.leaseMs);
-  // A client in a transaction (a test, the benchmark) is used as it is; from the pool, one is borrowed.
-  const client = 'release' in db ? db : await db.connect();
+  const args = `(${limit}, ${maxSubscriptions}, ${leaseMs})`;
+  // No values: the simple query protocol, which allows several statements.
+  const execute = `EXECUTE switchboard_claim_lock_${maxInFlight} ${args}; EXECUTE switchboard_claim_lease_${maxInFlight} ${args}; EXECUTE switchboard_claim_next_${maxInFlight}`;
+  const read = (results: MultiResult[], offset: number) => ({
+    claimed: results[offset + 1]!.rows as unknown as ClaimedDelivery[],
+    nextDueAt: (results[offset + 2]!.rows[0]?.at as Date | null | undefined) ?? null,
+  });
+
+  if ('release' in db) {
+    // A client of the caller's (a test, the benchmark): one implicit transaction, or part of the caller's.
+    await ensurePrepared(db, maxInFlight);
+    return { ...read((await db.query(execute)) as unknown as MultiResult[], 0), committed: Promise.resolve() };
+  }
+  const client = await db.connect();
+  let results: MultiResult[];
   try {
     await ensurePrepared(client, maxInFlight);
-    const args = `(${limit}, ${maxSubscriptions}, ${leaseMs})`;
-    // No values: the simple query protocol, which allows several statements (one implicit transaction).
-    const results = (await client.query(
-      `EXECUTE switchboard_claim_lock_${maxInFlight} ${args}; EXECUTE switchboard_claim_lease_${maxInFlight} ${args}; EXECUTE switchboard_claim_next_${maxInFlight}`,
-    )) as unknown as MultiResult[];
-    const claimed = results[1]!.rows as unknown as ClaimedDelivery[];
-    const at = results[2]!.rows[0]?.at as Date | null | undefined;
-    return { claimed, nextDueAt: at ?? null };
-  } finally {
-    if (client !== db) client.release();
+    results = (await client.query(`BEGIN; ${execute}`)) as unknown as MultiResult[];
+  } catch (error) {
+    // The transaction may be open and aborted, or the connection gone: not fit to reuse.
+    client.release(error as Error);
+    throw error;
   }
+  const committed = client.query('COMMIT').then(
+    () => client.release(),
+    (error: Error) => {
+      client.release(error);
+      throw error;
+    },
+  );
+  // Marked handled here; every holder of the claim awaits it and sees the rejection.
+  committed.catch(() => {});
+  return { ...read(results, 1), committed };
 }
 
 /**

@@ -20,6 +20,8 @@ export interface DeliveryRequest {
   allowPrivate: boolean;
   /** WEBHOOK_ALLOWED_PORTS, checked again at send time: the list may have shrunk since the subscription was made. */
   allowedPorts: readonly number[] | '*';
+  /** Cuts the attempt short (its claim never committed: no lease covers it any more). */
+  signal?: AbortSignal;
 }
 
 export type DeliveryErrorKind = 'timeout' | 'connection' | 'tls' | 'blocked_address' | 'blocked_port' | 'invalid_url';
@@ -114,6 +116,9 @@ export async function deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
     timedOut = true;
     controller.abort(new Error(`no complete answer within ${req.timeoutMs} ms`));
   }, req.timeoutMs);
+  const cut = () => controller.abort(req.signal!.reason);
+  if (req.signal?.aborted) cut();
+  else req.signal?.addEventListener('abort', cut, { once: true });
   try {
     const res = await request(shape.url, {
       method: 'POST',
@@ -132,5 +137,6 @@ export async function deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
     return { kind: 'error', ...classify(err), latencyMs: latencyMs() };
   } finally {
     clearTimeout(timer);
+    req.signal?.removeEventListener('abort', cut);
   }
 }

@@ -6,9 +6,11 @@
 // re-enabled), when a batch of its own outcomes is recorded (slots are free),
 // at the next scheduled retry or lease expiry (read by every claim), and on a
 // slow safety poll. It never holds a transaction across HTTP: one claim
-// statement batch commits leases for as many deliveries as there are free
-// slots, the attempts run, and their outcomes are recorded in batches under
-// those leases (see claim.queries.ts, attempt.ts and recorder.ts).
+// statement batch leases as many deliveries as there are free slots, its
+// COMMIT is sent at once, and the attempts start while that commit is being
+// flushed (it waits for no answer); their outcomes are recorded in batches
+// under those leases once the commit has succeeded (see claim.queries.ts,
+// attempt.ts and recorder.ts, and docs/decisions.md).
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { BackgroundTask } from '../../background.ts';
@@ -71,8 +73,11 @@ export function claimBatch(pool: Pool, input: { limit: number; leaseMs: number }
   });
 }
 
+/** Claims and waits for the claim's commit: the leases returned are durable. */
 export async function claimDueDeliveries(pool: Pool, input: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
-  return (await claimBatch(pool, input)).claimed;
+  const { claimed, committed } = await claimBatch(pool, input);
+  await committed;
+  return claimed;
 }
 
 export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promise<DeliveryWorker> {
@@ -128,9 +133,9 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   };
   const later = (delayMs: number) => wakeBy(new Date(Date.now() + Math.min(delayMs, pollIntervalMs)));
 
-  const launch = (leaseDeadline: number) => (delivery: ClaimedDelivery) => {
+  const launch = (leaseDeadline: number, committed: Promise<void>) => (delivery: ClaimedDelivery) => {
     runningClaims.set(delivery.id, { id: delivery.id, leaseToken: delivery.lease_token, subscriptionId: delivery.subscription_id });
-    const task: Promise<void> = attemptDelivery(deps, delivery, leaseDeadline, recorder)
+    const task: Promise<void> = attemptDelivery(deps, delivery, leaseDeadline, { recorder, committed })
       .then((dueAgain) => {
         if (dueAgain) wakeBy(dueAgain);
       })
@@ -160,10 +165,13 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
         if (free <= 0) break; // a finishing attempt wakes us
         // The database set the lease after this moment, so it lasts at least until claimStarted + leaseMs.
         const claimStarted = performance.now();
-        const { claimed, nextDueAt } = await claimBatch(pool, { limit: free, leaseMs });
+        const { claimed, nextDueAt, committed } = await claimBatch(pool, { limit: free, leaseMs });
         due = nextDueAt;
         dueWorkLeft = claimed.length === free || (nextDueAt !== null && nextDueAt.getTime() <= Date.now());
-        claimed.forEach(launch(claimStarted + leaseMs));
+        // The attempts start now; the commit, already sent, settles while they run.
+        claimed.forEach(launch(claimStarted + leaseMs, committed));
+        if (claimed.length === 0) await committed;
+        else committed.catch((error) => notCommitted(error, claimed));
         // Claimed while stopping: attempted anyway; stop() waits for them.
         if (stopping) break;
         if (claimed.length === 0) blocked = true;
@@ -186,6 +194,16 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
       errorRetryMs = Math.min(ERROR_RETRY_MAX_MS, errorRetryMs * 2);
     }
   };
+
+  /** A claim whose commit failed: its attempts were cut and are not recorded; the deliveries are still pending. */
+  function notCommitted(error: unknown, claimed: ClaimedDelivery[]) {
+    if (isDatabaseUnavailable(error)) outage.failed(error);
+    else log.error({ err: error, delivery_ids: claimed.map((d) => d.id) }, 'webhook delivery claim could not be committed; its attempts are not recorded and will be sent again');
+    // Look again after a pause, as after a failed round, not as each cut attempt ends.
+    dueWorkLeft = false;
+    later(errorRetryMs);
+    errorRetryMs = Math.min(ERROR_RETRY_MAX_MS, errorRetryMs * 2);
+  }
 
   function wake() {
     if (stopping) return;
