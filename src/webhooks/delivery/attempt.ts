@@ -85,7 +85,7 @@ export interface AttemptClaim {
   /** Writes the outcome, batched with other attempts' (the worker's); unset: a recorder of its own. */
   recorder?: OutcomeRecorder;
   /** The claim's commit (Claim.committed): the lease exists once it resolves. Unset: committed already. */
-  committed?: Promise<void>;
+  committed?: Promise<unknown>;
 }
 
 /**

@@ -21,10 +21,11 @@
 // Why the COMMIT is a second message (docs/decisions.md, "The claim's commit
 // overlaps the first attempts"): the leases come back while the transaction
 // is still open, so the worker can start sending at once instead of after the
-// commit's disk flush; the COMMIT goes out in the same tick. Until it has
-// succeeded the rows stay locked by this transaction (no other claimer can
-// lease them), and no outcome may be recorded: `committed` says when the
-// leases exist. If it fails they never did, and the deliveries stay pending.
+// commit's disk flush; the COMMIT goes out in the same tick, after the
+// statement that reads when to look again (not needed to start sending).
+// Until it has succeeded the rows stay locked by this transaction (no other
+// claimer can lease them), and no outcome may be recorded: `committed` says
+// when the leases exist. If it fails they never did, and the deliveries stay pending.
 //
 // Why it reads indexes, not the backlog: every lookup is per subscription
 // through webhook_deliveries_due_idx (subscription_id, next_attempt_at, partial
@@ -67,14 +68,17 @@ export interface ClaimedDelivery {
 
 export interface Claim {
   claimed: ClaimedDelivery[];
-  /** The earliest scheduled attempt of an active subscription or lease to run out, after this claim. */
-  nextDueAt: Date | null;
   /**
    * Resolves once the claim's transaction has committed (the leases are
    * durable); rejects if it could not (they never existed). Attempts may be
    * sent before it settles; their outcomes are recorded only after it resolves.
    */
-  committed: Promise<void>;
+  committed: Promise<Committed>;
+}
+
+export interface Committed {
+  /** The earliest scheduled attempt of an active subscription or lease to run out, after this claim. */
+  nextDueAt: Date | null;
 }
 
 function whole(name: string, value: number): number {
@@ -234,29 +238,32 @@ export async function claimDue(
   const leaseMs = whole('leaseMs', input.leaseMs);
   const args = `(${limit}, ${maxSubscriptions}, ${leaseMs})`;
   // No values: the simple query protocol, which allows several statements.
-  const execute = `EXECUTE switchboard_claim_lock_${maxInFlight} ${args}; EXECUTE switchboard_claim_lease_${maxInFlight} ${args}; EXECUTE switchboard_claim_next_${maxInFlight}`;
-  const read = (results: MultiResult[], offset: number) => ({
-    claimed: results[offset + 1]!.rows as unknown as ClaimedDelivery[],
-    nextDueAt: (results[offset + 2]!.rows[0]?.at as Date | null | undefined) ?? null,
-  });
+  const lease = `EXECUTE switchboard_claim_lock_${maxInFlight} ${args}; EXECUTE switchboard_claim_lease_${maxInFlight} ${args}`;
+  const next = `EXECUTE switchboard_claim_next_${maxInFlight}`;
+  const claimedIn = (results: MultiResult[], offset: number) => results[offset + 1]!.rows as unknown as ClaimedDelivery[];
+  const nextDueIn = (result: MultiResult): Committed => ({ nextDueAt: (result.rows[0]?.at as Date | null | undefined) ?? null });
 
   if ('release' in db) {
     // A client of the caller's (a test, the benchmark): one implicit transaction, or part of the caller's.
     await ensurePrepared(db, maxInFlight);
-    return { ...read((await db.query(execute)) as unknown as MultiResult[], 0), committed: Promise.resolve() };
+    const results = (await db.query(`${lease}; ${next}`)) as unknown as MultiResult[];
+    return { claimed: claimedIn(results, 0), committed: Promise.resolve(nextDueIn(results[2]!)) };
   }
   const client = await db.connect();
   let results: MultiResult[];
   try {
     await ensurePrepared(client, maxInFlight);
-    results = (await client.query(`BEGIN; ${execute}`)) as unknown as MultiResult[];
+    results = (await client.query(`BEGIN; ${lease}`)) as unknown as MultiResult[];
   } catch (error) {
     // The transaction may be open and aborted, or the connection gone: not fit to reuse.
     client.release(error as Error);
     throw error;
   }
-  const committed = client.query('COMMIT').then(
-    () => client.release(),
+  const committed = (client.query(`${next}; COMMIT`) as unknown as Promise<MultiResult[]>).then(
+    (done) => {
+      client.release();
+      return nextDueIn(done[0]!);
+    },
     (error: Error) => {
       client.release(error);
       throw error;
@@ -264,7 +271,7 @@ export async function claimDue(
   );
   // Marked handled here; every holder of the claim awaits it and sees the rejection.
   committed.catch(() => {});
-  return { ...read(results, 1), committed };
+  return { claimed: claimedIn(results, 1), committed };
 }
 
 /**

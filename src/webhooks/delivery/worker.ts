@@ -133,7 +133,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   };
   const later = (delayMs: number) => wakeBy(new Date(Date.now() + Math.min(delayMs, pollIntervalMs)));
 
-  const launch = (leaseDeadline: number, committed: Promise<void>) => (delivery: ClaimedDelivery) => {
+  const launch = (leaseDeadline: number, committed: Promise<unknown>) => (delivery: ClaimedDelivery) => {
     runningClaims.set(delivery.id, { id: delivery.id, leaseToken: delivery.lease_token, subscriptionId: delivery.subscription_id });
     const task: Promise<void> = attemptDelivery(deps, delivery, leaseDeadline, { recorder, committed })
       .then((dueAgain) => {
@@ -165,13 +165,12 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
         if (free <= 0) break; // a finishing attempt wakes us
         // The database set the lease after this moment, so it lasts at least until claimStarted + leaseMs.
         const claimStarted = performance.now();
-        const { claimed, nextDueAt, committed } = await claimBatch(pool, { limit: free, leaseMs });
+        const { claimed, committed } = await claimBatch(pool, { limit: free, leaseMs });
+        // The attempts start now; the commit, already sent, settles while they run and says when to look again.
+        claimed.forEach(launch(claimStarted + leaseMs, committed));
+        const { nextDueAt } = await committed;
         due = nextDueAt;
         dueWorkLeft = claimed.length === free || (nextDueAt !== null && nextDueAt.getTime() <= Date.now());
-        // The attempts start now; the commit, already sent, settles while they run.
-        claimed.forEach(launch(claimStarted + leaseMs, committed));
-        if (claimed.length === 0) await committed;
-        else committed.catch((error) => notCommitted(error, claimed));
         // Claimed while stopping: attempted anyway; stop() waits for them.
         if (stopping) break;
         if (claimed.length === 0) blocked = true;
@@ -190,20 +189,13 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
       // A database outage is logged once (the pool's reconnection ends it), not every round.
       if (isDatabaseUnavailable(error)) outage.failed(error);
       else log.error({ err: error }, 'webhook delivery worker round failed');
+      // A claim whose commit failed ends here too: its attempts were cut and are not recorded, and
+      // the deliveries, still pending, are looked for after this pause, not as each cut attempt ends.
+      dueWorkLeft = false;
       later(errorRetryMs);
       errorRetryMs = Math.min(ERROR_RETRY_MAX_MS, errorRetryMs * 2);
     }
   };
-
-  /** A claim whose commit failed: its attempts were cut and are not recorded; the deliveries are still pending. */
-  function notCommitted(error: unknown, claimed: ClaimedDelivery[]) {
-    if (isDatabaseUnavailable(error)) outage.failed(error);
-    else log.error({ err: error, delivery_ids: claimed.map((d) => d.id) }, 'webhook delivery claim could not be committed; its attempts are not recorded and will be sent again');
-    // Look again after a pause, as after a failed round, not as each cut attempt ends.
-    dueWorkLeft = false;
-    later(errorRetryMs);
-    errorRetryMs = Math.min(ERROR_RETRY_MAX_MS, errorRetryMs * 2);
-  }
 
   function wake() {
     if (stopping) return;
