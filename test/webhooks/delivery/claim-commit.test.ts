@@ -14,7 +14,10 @@ import {
   subscribeHook,
   waitFor,
 } from '../../helpers/webhooks.ts';
+import type { PoolClient } from '../../../src/db/pool.ts';
 import { claimBatch, type DeliveryWorker } from '../../../src/webhooks/delivery/worker.ts';
+
+const COMMIT_GATE = 4_210_010;
 
 // The worker starts a claim's attempts as soon as the leasing statement has
 // returned its rows and sends the COMMIT meanwhile (docs/decisions.md, "The
@@ -23,22 +26,29 @@ import { claimBatch, type DeliveryWorker } from '../../../src/webhooks/delivery/
 // test, raises an error or terminates the claim's own backend when the claim
 // commits — and check the failure side: the attempt sent under it is not
 // recorded, the delivery stays pending and is delivered again later with the
-// same delivery id, and nothing is lost.
+// same delivery id, and nothing is lost. The trigger first waits for an
+// advisory lock the test holds, so the commit cannot finish (or fail) before
+// the test has seen the attempt arrive: no timing involved.
 describe('a claim whose commit fails', () => {
   let t: TestApp;
   let target: HttpsTarget;
   let worker: DeliveryWorker;
   const logged: { level: number; msg: string }[] = [];
+  /** Holds the advisory lock the armed trigger waits for: the claim's commit stays open until the test lets go. */
+  let gate: PoolClient;
 
   before(async () => {
     t = await startWebhookApp();
     target = await startHttpsTarget();
+    gate = await t.db.pool.connect();
     await t.db.pool.query(`
       CREATE TABLE test_claim_commit_fault (mode text NOT NULL CHECK (mode IN ('error', 'terminate')));
       CREATE FUNCTION test_claim_commit_fault() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         -- Only a lease being taken, only while the test has armed the fault.
-        IF NEW.lease_token IS NOT NULL AND NEW.lease_token IS DISTINCT FROM OLD.lease_token THEN
+        IF NEW.lease_token IS NOT NULL AND NEW.lease_token IS DISTINCT FROM OLD.lease_token
+           AND EXISTS (SELECT 1 FROM test_claim_commit_fault) THEN
+          PERFORM pg_advisory_xact_lock(${COMMIT_GATE});
           IF EXISTS (SELECT 1 FROM test_claim_commit_fault WHERE mode = 'error') THEN
             RAISE EXCEPTION 'test: the claim''s commit is refused';
           END IF;
@@ -56,6 +66,7 @@ describe('a claim whose commit fails', () => {
     worker = await startTestWorker(t, { log });
   });
   after(async () => {
+    gate.release();
     await worker.stop();
     await target.close();
     await t.close();
@@ -75,12 +86,16 @@ describe('a claim whose commit fails', () => {
       const org = await connectPlatform(t);
       const hook = await subscribeHook(t, org, { hookUrl: `${target.url}${path}`, secret: 'commit-secret' });
       await arm(mode);
+      await gate.query('SELECT pg_advisory_lock($1)', [COMMIT_GATE]);
       const before = target.requests.length;
       await completeCall(t, org.member);
 
-      // The attempt left before the commit was refused.
+      // The attempt leaves while the claim's commit is held open, and is answered.
       const sent = (await target.waitForRequests(before + 1))[before];
       assert.equal(sent!.url, path);
+      assert.deepEqual(await attemptsOf(t, String(sent!.headers['x-delivery-id'])), [], 'nothing is recorded before the commit');
+      // Now the commit goes on, and fails.
+      await gate.query('SELECT pg_advisory_unlock($1)', [COMMIT_GATE]);
       await waitFor('the worker to report the failed claim', async () => logged.some((line) => line.level >= 50));
 
       const [pending] = await deliveriesOf(t, hook.id);
@@ -115,14 +130,16 @@ describe('a claim whose commit fails', () => {
       await completeCall(t, org.member);
       await arm('error');
       const { claimed, committed } = await claimBatch(t.db.pool, { limit: 10, leaseMs: 60_000 });
-      assert.deepEqual(claimed.map((c) => c.subscription_id), [hook.id]);
+      const [leased] = claimed.filter((c) => c.subscription_id === hook.id);
+      assert.equal(leased!.attempt, 1, 'the leased row came back before the commit');
       await assert.rejects(committed, /the claim's commit is refused/);
       await disarm();
       const [row] = await deliveriesOf(t, hook.id);
+      assert.equal(row!.id, leased!.id);
       assert.deepEqual({ status: row!.status, attempts: row!.attempts, lease_token: row!.lease_token }, { status: 'pending', attempts: 0, lease_token: null });
       const again = await claimBatch(t.db.pool, { limit: 10, leaseMs: 60_000 });
       await again.committed;
-      assert.deepEqual(again.claimed.map((c) => [c.id, c.attempt]), [[row!.id, 1]], 'the same delivery, same attempt number');
+      assert.deepEqual(again.claimed.filter((c) => c.subscription_id === hook.id).map((c) => [c.id, c.attempt]), [[row!.id, 1]], 'the same delivery, same attempt number');
     } finally {
       await disarm();
       worker = await startTestWorker(t);
