@@ -1,5 +1,6 @@
-// Group commit for calls recorded completed (POST /calls with summary and
-// duration_seconds), like the outcome recorder (webhooks/delivery/recorder.ts):
+// Group commit (src/db/group-commit.ts) for calls recorded completed (POST
+// /calls with summary and duration_seconds), like the outcome recorder
+// (webhooks/delivery/recorder.ts):
 // per organization, the first call is written at once, and the calls that
 // arrive while that write is on its way are written together by the next one,
 // in one transaction: one statement inserts them, their deliveries (the
@@ -21,8 +22,7 @@
 // alone: a lost connection leaves unknown whether the commit happened, and
 // writing again could record a call twice.
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { isDatabaseUnavailable } from '../db/availability.ts';
+import { createGroupCommit } from '../db/group-commit.ts';
 import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
 import { insertCompletedCalls, type CompletedCall } from './calls.queries.ts';
@@ -53,81 +53,20 @@ export interface CompletedCallWriter {
   write(organizationId: string, call: NewCompletedCall): Promise<CompletedCall>;
 }
 
-interface Waiting {
-  call: NewCompletedCall;
-  resolve(call: CompletedCall): void;
-  reject(error: unknown): void;
-}
-
-interface Queue {
-  waiting: Waiting[];
-  /** Write loops running for this organization (at most MAX_WRITING). */
-  writing: number;
-}
-
-/** An error PostgreSQL reported for the statement: its transaction is rolled back, nothing was committed. */
-function refusedByDatabase(error: unknown): boolean {
-  return error instanceof pg.DatabaseError && !isDatabaseUnavailable(error);
-}
-
 export function createCompletedCallWriter(pool: Pool, writeAlone: WriteAlone): CompletedCallWriter {
-  /** Organizations with a write on its way, and the calls waiting for their next batch. */
-  const queues = new Map<string, Queue>();
-
-  const alone = (organizationId: string, w: Waiting) => writeAlone(organizationId, w.call).then(w.resolve, w.reject);
-
-  const writeBatch = async (organizationId: string, batch: Waiting[]) => {
-    const ids = batch.map(() => randomUUID());
-    let written: CompletedCall[];
-    try {
-      written = await withOrg(pool, organizationId, (db) => insertCompletedCalls(db, {
+  return createGroupCommit<NewCompletedCall, CompletedCall>({
+    alone: writeAlone,
+    // A call left out of the statement (its agent is not the organization's) goes alone.
+    async together(organizationId, calls) {
+      const ids = calls.map(() => randomUUID());
+      const written = await withOrg(pool, organizationId, (db) => insertCompletedCalls(db, {
         ids,
-        agentIds: batch.map((w) => w.call.agentId),
-        summaries: batch.map((w) => w.call.summary),
-        durationsSeconds: batch.map((w) => w.call.durationSeconds),
+        agentIds: calls.map((call) => call.agentId),
+        summaries: calls.map((call) => call.summary),
+        durationsSeconds: calls.map((call) => call.durationSeconds),
       }));
-    } catch (error) {
-      if (!refusedByDatabase(error)) {
-        for (const w of batch) w.reject(error);
-        return;
-      }
-      await Promise.all(batch.map((w) => alone(organizationId, w)));
-      return;
-    }
-    const byId = new Map(written.map((call) => [call.id, call]));
-    await Promise.all(batch.map((w, i) => {
-      const call = byId.get(ids[i]!);
-      if (call) return w.resolve(call);
-      return alone(organizationId, w); // left out: its agent is not the organization's
-    }));
-  };
-
-  // The emptiness check and the loop's end happen in one turn, so a call added
-  // at any moment is either taken by a running loop or starts a new one.
-  const drain = async (organizationId: string, queue: Queue) => {
-    queue.writing++;
-    while (queue.waiting.length) {
-      const batch = queue.waiting.splice(0, MAX_BATCH);
-      if (batch.length === 1) await alone(organizationId, batch[0]!);
-      else await writeBatch(organizationId, batch);
-    }
-    queue.writing--;
-    if (queue.writing === 0) queues.delete(organizationId);
-  };
-
-  return {
-    write(organizationId, call) {
-      return new Promise<CompletedCall>((resolve, reject) => {
-        let queue = queues.get(organizationId);
-        if (!queue) {
-          queue = { waiting: [], writing: 0 };
-          queues.set(organizationId, queue);
-        }
-        queue.waiting.push({ call, resolve, reject });
-        if (queue.writing === 0 || (queue.writing < MAX_WRITING && queue.waiting.length >= SECOND_BATCH_MIN)) {
-          void drain(organizationId, queue);
-        }
-      });
+      const byId = new Map(written.map((call) => [call.id, call]));
+      return ids.map((id) => byId.get(id));
     },
-  };
+  }, { maxBatch: MAX_BATCH, maxParallel: MAX_WRITING, parallelMin: SECOND_BATCH_MIN });
 }
