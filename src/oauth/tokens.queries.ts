@@ -105,23 +105,44 @@ export async function lockRefreshToken(db: Queryable, tokenHash: Buffer): Promis
  * inserted. Returns the access token's scopes, or undefined when nothing
  * happened (a rule does not hold: the named checks must decide).
  */
-export async function exchangeRefreshToken(
-  db: Queryable,
-  input: {
-    tokenHash: Buffer; clientId: string;
-    /** The scope the request names (parsed, as sent), and the access token's (normalised); undefined: the token's own. */
-    requestedScopes: string[] | undefined; accessScopes: string[] | undefined;
-    accessHash: Buffer; accessTtlSeconds: number;
-    successorId: string; refreshHash: Buffer; refreshTtlSeconds: number; maxLifetimeSeconds: number | undefined;
-    sealedSuccessor: Buffer;
-  },
-): Promise<string[] | undefined> {
+export interface RefreshExchange {
+  tokenHash: Buffer; clientId: string;
+  /** The scope the request names (parsed, as sent), and the access token's (normalised); undefined: the token's own. */
+  requestedScopes: string[] | undefined; accessScopes: string[] | undefined;
+  accessHash: Buffer; accessTtlSeconds: number;
+  successorId: string; refreshHash: Buffer; refreshTtlSeconds: number; maxLifetimeSeconds: number | undefined;
+  sealedSuccessor: Buffer;
+}
+
+export async function exchangeRefreshToken(db: Queryable, input: RefreshExchange): Promise<string[] | undefined> {
   const { rows } = await db.query<{ scopes: string[] | null }>(
     'SELECT app_refresh_exchange($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS scopes',
     [input.tokenHash, input.clientId, input.requestedScopes ?? null, input.accessScopes ?? null, input.maxLifetimeSeconds ?? null,
       input.accessHash, input.accessTtlSeconds, input.successorId, input.refreshHash, input.refreshTtlSeconds, input.sealedSuccessor],
   );
   return rows[0]?.scopes ?? undefined;
+}
+
+/** Scopes as one space-separated text (a scope token has no space: scopes.ts parseScope), null for none. */
+const spaced = (scopes: string[] | undefined) => (scopes === undefined ? null : scopes.join(' '));
+
+/**
+ * Several refreshes in one statement (app_refresh_exchange_batch, migration
+ * 0017): app_refresh_exchange for each, tokens locked in hash order. Per
+ * refresh (same order) the access token's scopes, or undefined when it was
+ * declined (nothing of it written: the named checks must decide).
+ */
+export async function exchangeRefreshTokens(db: Queryable, inputs: RefreshExchange[]): Promise<(string[] | undefined)[]> {
+  const { rows } = await db.query<{ element: number; access_scopes: string[] | null }>(
+    'SELECT element, access_scopes FROM app_refresh_exchange_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+    [inputs.map((x) => x.tokenHash), inputs.map((x) => x.clientId), inputs.map((x) => spaced(x.requestedScopes)),
+      inputs.map((x) => spaced(x.accessScopes)), inputs.map((x) => x.maxLifetimeSeconds ?? null),
+      inputs.map((x) => x.accessHash), inputs.map((x) => x.accessTtlSeconds), inputs.map((x) => x.successorId),
+      inputs.map((x) => x.refreshHash), inputs.map((x) => x.refreshTtlSeconds), inputs.map((x) => x.sealedSuccessor)],
+  );
+  const scopes: (string[] | undefined)[] = inputs.map(() => undefined);
+  for (const row of rows) scopes[row.element - 1] = row.access_scopes ?? undefined;
+  return scopes;
 }
 
 export interface CurrentRefreshToken {

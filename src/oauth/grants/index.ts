@@ -9,12 +9,14 @@ import type { SecretBox } from '../../webhooks/secret-box.ts';
 import { handleAuthorizationCode } from './authorization-code.ts';
 import { handleRefreshToken } from './refresh-token.ts';
 
+export interface GrantOptions { refreshReuseGrace: number; secretBox: SecretBox }
+
 export type GrantHandler = (
   pool: Pool,
   ttls: TokenTtls,
   client: OAuthClientWithSecret,
   params: RawParams,
-  options: { refreshReuseGrace: number; secretBox: SecretBox },
+  options: GrantOptions,
 ) => Promise<TokenResponse>;
 
 export const GRANTS: Record<GrantType, GrantHandler> = {

@@ -10,7 +10,7 @@
 // review item 2). After the grace, check-refresh-token-reuse revokes the grant.
 import { randomUUID } from 'node:crypto';
 import { generateToken, hashToken } from '../../auth/tokens.ts';
-import type { Queryable } from '../../db/pool.ts';
+import type { Pool, Queryable } from '../../db/pool.ts';
 import { withTransaction } from '../../db/transaction.ts';
 import type { SecretBox } from '../../webhooks/secret-box.ts';
 import { REFRESH_TOKEN_CHECKS, runChecks } from '../checks/index.ts';
@@ -22,38 +22,44 @@ import { exchangeRefreshToken, findCurrentRefreshToken, lockRefreshToken, type R
 import { formatScope, normalizeScopes } from '../scopes.ts';
 import { openSuccessor, sealSuccessor } from '../successor-seal.ts';
 import { issueAccessToken, type TokenResponse, type TokenTtls } from '../tokens.service.ts';
-import type { GrantHandler } from './index.ts';
+import type { GrantHandler, GrantOptions } from './index.ts';
+import { refreshInBatch, type RefreshRequest } from './refresh-batches.ts';
+import type { OAuthClientWithSecret } from '../clients.queries.ts';
 import { evictLocally } from '../../cache/process-caches.ts';
 
 /**
- * The presented token exchanged for a new pair in one statement
- * (app_refresh_exchange, migration 0014), which rotates it only if every rule
- * of REFRESH_TOKEN_CHECKS holds: the current token of a live grant, this
- * client's, unexpired, the scope within its own. Undefined when any rule does
- * not hold: nothing was written, and the named checks must decide.
+ * What app_refresh_exchange (migration 0014) needs to exchange the presented
+ * token for a new pair in one statement, all known before any read, and the
+ * answer once it did. It rotates only if every rule of REFRESH_TOKEN_CHECKS
+ * holds: the current token of a live grant, this client's, unexpired, the
+ * scope within its own; otherwise nothing is written and the named checks
+ * must decide.
  */
-async function exchange(
-  db: Queryable, ttls: TokenTtls, box: SecretBox, clientId: string, params: RefreshContext['params'], tokenHash: Buffer,
-): Promise<TokenResponse | undefined> {
+function prepareExchange(
+  ttls: TokenTtls, box: SecretBox, clientId: string, params: RefreshContext['params'], tokenHash: Buffer,
+): Pick<RefreshRequest, 'exchange' | 'answer'> {
   const accessToken = generateToken('sba');
   const refreshToken = generateToken('sbr');
   const successorId = randomUUID();
   const requested = requestedRefreshScopes(params);
-  const scopes = await exchangeRefreshToken(db, {
-    tokenHash,
-    clientId,
-    requestedScopes: requested,
-    accessScopes: requested && normalizeScopes(requested),
-    accessHash: hashToken(accessToken),
-    accessTtlSeconds: ttls.accessTokenTtl,
-    successorId,
-    refreshHash: hashToken(refreshToken),
-    refreshTtlSeconds: ttls.refreshTokenTtl,
-    maxLifetimeSeconds: ttls.refreshTokenMaxLifetime,
-    sealedSuccessor: sealSuccessor(box, refreshToken, successorId),
-  });
-  if (scopes === undefined) return undefined;
-  return { access_token: accessToken, token_type: 'Bearer', expires_in: ttls.accessTokenTtl, refresh_token: refreshToken, scope: formatScope(scopes) };
+  return {
+    exchange: {
+      tokenHash,
+      clientId,
+      requestedScopes: requested,
+      accessScopes: requested && normalizeScopes(requested),
+      accessHash: hashToken(accessToken),
+      accessTtlSeconds: ttls.accessTokenTtl,
+      successorId,
+      refreshHash: hashToken(refreshToken),
+      refreshTtlSeconds: ttls.refreshTokenTtl,
+      maxLifetimeSeconds: ttls.refreshTokenMaxLifetime,
+      sealedSuccessor: sealSuccessor(box, refreshToken, successorId),
+    },
+    answer: (scopes) => ({
+      access_token: accessToken, token_type: 'Bearer', expires_in: ttls.accessTokenTtl, refresh_token: refreshToken, scope: formatScope(scopes),
+    }),
+  };
 }
 
 /** A rotated token within its grace: a new access token beside the chain's current refresh token. */
@@ -73,11 +79,22 @@ export const handleRefreshToken: GrantHandler = async function handleRefreshToke
   const refreshToken = stringParam(params, 'refresh_token');
   if (refreshToken === undefined) throw new InvalidRequest('refresh_token is required (RFC 6749 §6)');
   const tokenHash = hashToken(refreshToken);
-  // The common case in one round trip: the current token, every rule holding.
-  const rotated = await exchange(pool, ttls, options.secretBox, client.client_id, params, tokenHash);
-  if (rotated) return rotated;
-  // Anything else (unknown, refused by a rule, a replay, a concurrent refresh of the same token) is decided
-  // by the named checks on the locked row: they give every error and every revocation.
+  // The common case in one statement, shared with the refreshes arriving at the same moment (refresh-batches.ts):
+  // the current token, every rule holding.
+  return refreshInBatch(pool, {
+    ...prepareExchange(ttls, options.secretBox, client.client_id, params, tokenHash),
+    decide: () => decideByChecks(pool, ttls, client, params, options, tokenHash),
+  });
+};
+
+/**
+ * Anything else (unknown, refused by a rule, a replay, a concurrent refresh of the same token) is decided
+ * by the named checks on the locked row: they give every error and every revocation.
+ */
+async function decideByChecks(
+  pool: Pool, ttls: TokenTtls, client: OAuthClientWithSecret, params: RefreshContext['params'],
+  options: GrantOptions, tokenHash: Buffer,
+): Promise<TokenResponse> {
   const outcome = await withTransaction<TokenResponse | OAuthError>(pool, async (tx) => {
     // Concurrent refreshes of one token serialise on this lock; the second sees it rotated.
     const record = await lockRefreshToken(tx, tokenHash);
@@ -99,9 +116,10 @@ export const handleRefreshToken: GrantHandler = async function handleRefreshToke
     if (record.rotated_seconds_ago !== null) return replayWithinGrace(tx, ttls, options.secretBox, record, ctx.scopes!);
     // Current and every check passed on the locked row (the fast path raced with a change that is gone again):
     // the same statement, which sees what the checks saw.
-    const pair = await exchange(tx, ttls, options.secretBox, client.client_id, params, tokenHash);
-    if (!pair) throw new Error('app_refresh_exchange declined a refresh that every check passed');
-    return pair;
+    const { exchange, answer } = prepareExchange(ttls, options.secretBox, client.client_id, params, tokenHash);
+    const scopes = await exchangeRefreshToken(tx, exchange);
+    if (!scopes) throw new Error('app_refresh_exchange declined a refresh that every check passed');
+    return answer(scopes);
   });
   if (outcome instanceof OAuthError) {
     // A revocation a failed check made is committed now: this process forgets the grant's tokens at once.
@@ -109,4 +127,4 @@ export const handleRefreshToken: GrantHandler = async function handleRefreshToke
     throw outcome;
   }
   return outcome;
-};
+}

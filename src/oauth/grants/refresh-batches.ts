@@ -1,0 +1,60 @@
+// Group commit (src/db/group-commit.ts) of refresh rotations: the first
+// refresh goes alone at once (app_refresh_exchange); the refreshes arriving
+// while a statement is on its way go together in the next one
+// (app_refresh_exchange_batch, migration 0017: app_refresh_exchange per
+// element, one commit). Under load that is one round trip, one backend wake-up
+// and one WAL flush per batch instead of per rotation (issue #11).
+//
+// Each refresh gets the answer it would get alone:
+// - a rotation is answered after the commit that holds it;
+// - a refresh the statement declines (a rule does not hold, a replay, the same
+//   token earlier in the batch) goes to `decide`, the named checks in their
+//   own transaction, after the batch committed: every error, revocation and
+//   grace replay still comes from them;
+// - a batch PostgreSQL refuses (nothing committed) is done one refresh at a
+//   time; a lost connection fails the batch as it would fail each alone.
+import { createGroupCommit, type GroupCommit } from '../../db/group-commit.ts';
+import type { Pool } from '../../db/pool.ts';
+import { exchangeRefreshToken, exchangeRefreshTokens, type RefreshExchange } from '../tokens.queries.ts';
+import type { TokenResponse } from '../tokens.service.ts';
+
+/** One statement's worth; more wait for the next batch. */
+const MAX_BATCH = 64;
+
+export interface RefreshRequest {
+  /** The inputs of app_refresh_exchange, prepared before any read. */
+  exchange: RefreshExchange;
+  /** The answer once rotated with these access scopes. */
+  answer(scopes: string[]): TokenResponse;
+  /** Declined: the named checks decide (their own transaction); throws their error. */
+  decide(): Promise<TokenResponse>;
+}
+
+/** All refreshes of a process share one queue (key ''): rotations of different grants batch together. */
+const KEY = '';
+
+const batchers = new WeakMap<Pool, GroupCommit<RefreshRequest, TokenResponse>>();
+
+function createRefreshBatcher(pool: Pool): GroupCommit<RefreshRequest, TokenResponse> {
+  return createGroupCommit<RefreshRequest, TokenResponse>({
+    async alone(_key, request) {
+      const scopes = await exchangeRefreshToken(pool, request.exchange);
+      return scopes ? request.answer(scopes) : request.decide();
+    },
+    async together(_key, requests) {
+      const scopes = await exchangeRefreshTokens(pool, requests.map((r) => r.exchange));
+      return requests.map((request, i) => (scopes[i] ? request.answer(scopes[i]) : undefined));
+    },
+    leftOut: (_key, request) => request.decide(),
+  }, { maxBatch: MAX_BATCH });
+}
+
+/** Resolves with the rotated pair (or the checks' answer); rejects with the checks' error. */
+export function refreshInBatch(pool: Pool, request: RefreshRequest): Promise<TokenResponse> {
+  let batcher = batchers.get(pool);
+  if (!batcher) {
+    batcher = createRefreshBatcher(pool);
+    batchers.set(pool, batcher);
+  }
+  return batcher.write(KEY, request);
+}
