@@ -128,4 +128,28 @@ describe('refresh rotations committed together', () => {
     assert.ok(refusal(settled[4]!) instanceof InvalidGrant, 'another client\'s token');
     assert.equal((await chainOf(foreign!.grant_id)).length, 1, 'nothing written for the other client\'s token');
   });
+
+  test('a declined refresh is decided outside the queue: its checks held up, the next refresh still rotates', async () => {
+    const [replayed, next] = await Promise.all([connect(), connect()]);
+    answer((await refreshAll([replayed!.refresh_token]))[0]!);
+    // Reuse after the grace revokes the grant: hold that grant's row so the checks' revocation waits.
+    const holder = await t.db.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM oauth_grants WHERE id = $1 FOR UPDATE', [replayed!.grant_id]);
+      const reuse = refreshAll([replayed!.refresh_token], { grace: 0 });
+      // Let the declined refresh reach its checks, then refresh another grant: it must not wait for them.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const rotated = await Promise.race([
+        refreshAll([next!.refresh_token]).then(([settled]) => answer(settled!)),
+        new Promise<'held up'>((resolve) => setTimeout(() => resolve('held up'), 5000)),
+      ]);
+      assert.notEqual(rotated, 'held up', 'the next refresh waited for a declined one\'s checks');
+      await holder.query('COMMIT');
+      assert.ok(refusal((await reuse)[0]!) instanceof InvalidGrant);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => {});
+      holder.release();
+    }
+  });
 });

@@ -10,7 +10,8 @@
 // - a refresh the statement declines (a rule does not hold, a replay, the same
 //   token earlier in the batch) goes to `decide`, the named checks in their
 //   own transaction, after the batch committed: every error, revocation and
-//   grace replay still comes from them;
+//   grace replay still comes from them. `decide` runs outside the queue, so a
+//   stream of bad or replayed tokens never holds up the next batch;
 // - a batch PostgreSQL refuses (nothing committed) is done one refresh at a
 //   time; a lost connection fails the batch as it would fail each alone.
 import { createGroupCommit, type GroupCommit } from '../../db/group-commit.ts';
@@ -33,28 +34,31 @@ export interface RefreshRequest {
 /** All refreshes of a process share one queue (key ''): rotations of different grants batch together. */
 const KEY = '';
 
-const batchers = new WeakMap<Pool, GroupCommit<RefreshRequest, TokenResponse>>();
+/** A rotated pair, or null: declined, the named checks must decide. */
+type Exchanged = TokenResponse | null;
 
-function createRefreshBatcher(pool: Pool): GroupCommit<RefreshRequest, TokenResponse> {
-  return createGroupCommit<RefreshRequest, TokenResponse>({
+const batchers = new WeakMap<Pool, GroupCommit<RefreshRequest, Exchanged>>();
+
+function createRefreshBatcher(pool: Pool): GroupCommit<RefreshRequest, Exchanged> {
+  return createGroupCommit<RefreshRequest, Exchanged>({
     async alone(_key, request) {
       const scopes = await exchangeRefreshToken(pool, request.exchange);
-      return scopes ? request.answer(scopes) : request.decide();
+      return scopes ? request.answer(scopes) : null;
     },
     async together(_key, requests) {
       const scopes = await exchangeRefreshTokens(pool, requests.map((r) => r.exchange));
-      return requests.map((request, i) => (scopes[i] ? request.answer(scopes[i]) : undefined));
+      return requests.map((request, i) => (scopes[i] ? request.answer(scopes[i]) : null));
     },
-    leftOut: (_key, request) => request.decide(),
   }, { maxBatch: MAX_BATCH });
 }
 
 /** Resolves with the rotated pair (or the checks' answer); rejects with the checks' error. */
-export function refreshInBatch(pool: Pool, request: RefreshRequest): Promise<TokenResponse> {
+export async function refreshInBatch(pool: Pool, request: RefreshRequest): Promise<TokenResponse> {
   let batcher = batchers.get(pool);
   if (!batcher) {
     batcher = createRefreshBatcher(pool);
     batchers.set(pool, batcher);
   }
-  return batcher.write(KEY, request);
+  // Declined: decided after the commit that held the batch, outside the queue.
+  return (await batcher.write(KEY, request)) ?? request.decide();
 }
