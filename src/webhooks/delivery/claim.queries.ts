@@ -93,26 +93,38 @@ const FIRST_DUE = `
      AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
    ORDER BY d.next_attempt_at LIMIT 1`;
 
-/** Live leases of subscription `s` (at most the cap, plus expired ones): webhook_deliveries_leased_subscription_idx. */
-const IN_FLIGHT = `
-  SELECT count(*) FROM webhook_deliveries l
-   WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL AND l.lease_expires_at > now()`;
+/**
+ * Live leases of subscription `s`, counted up to the cap (all a claim needs
+ * to know), on webhook_deliveries_live_leases_idx (subscription, expiry;
+ * migration 0021). The expiry range leaves out leases that ran out, and the
+ * entries that released leases leave behind until vacuum are visited only
+ * for the last lease period, not since the last vacuum.
+ */
+const inFlight = (cap: number) => `
+  SELECT count(*) FROM (SELECT FROM webhook_deliveries l
+   WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL AND l.lease_expires_at > now()
+   ORDER BY l.lease_expires_at DESC LIMIT ${cap}) live`;
 
 /**
  * When to look again: per active subscription its first unleased pending
- * delivery, and the first lease to run out. Without the live-grant test (it
+ * delivery and its first lease to run out (one probe of each index per
+ * subscription, whatever the table holds). Without the live-grant test (it
  * costs more to plan than the rest): a revoked grant disables its
- * subscriptions, and an early look only costs an empty claim.
+ * subscriptions, and an early look only costs an empty claim. Leases of
+ * subscriptions that are not active are left out: no claim takes their
+ * deliveries, and re-enabling a subscription wakes the workers.
  */
-const NEXT_DUE = `SELECT least(
-  (SELECT min(due.next_attempt_at)
-     FROM webhook_subscriptions s CROSS JOIN LATERAL (
-       SELECT d.next_attempt_at FROM webhook_deliveries d
-        WHERE d.subscription_id = s.id AND d.status = 'pending' AND d.lease_token IS NULL
-        ORDER BY d.next_attempt_at LIMIT 1) due
-    WHERE s.status = 'active'),
-  (SELECT min(lease_expires_at) FROM webhook_deliveries WHERE lease_token IS NOT NULL)
-) AS at`;
+const NEXT_DUE = `SELECT min(least(due.next_attempt_at, lease.lease_expires_at)) AS at
+  FROM webhook_subscriptions s
+  LEFT JOIN LATERAL (
+    SELECT d.next_attempt_at FROM webhook_deliveries d
+     WHERE d.subscription_id = s.id AND d.status = 'pending' AND d.lease_token IS NULL
+     ORDER BY d.next_attempt_at LIMIT 1) due ON true
+  LEFT JOIN LATERAL (
+    SELECT l.lease_expires_at FROM webhook_deliveries l
+     WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL
+     ORDER BY l.lease_expires_at LIMIT 1) lease ON true
+ WHERE s.status = 'active'`;
 
 export function claimStatements(input: { limit: number; maxSubscriptions: number; maxInFlight: number; leaseMs: number }): string {
   return statements(
@@ -130,7 +142,7 @@ SELECT set_config('switchboard.claim_subscriptions', coalesce(string_agg(locked.
   FROM (
     SELECT s.id
       FROM webhook_subscriptions s CROSS JOIN LATERAL (${FIRST_DUE}) due
-     WHERE s.status = 'active' AND ${LIVE_GRANT} AND (${IN_FLIGHT}) < ${maxInFlight}
+     WHERE s.status = 'active' AND ${LIVE_GRANT} AND (${inFlight(maxInFlight)}) < ${maxInFlight}
      ORDER BY due.next_attempt_at
      LIMIT ${maxSubscriptions}
        FOR NO KEY UPDATE OF s SKIP LOCKED
@@ -138,7 +150,7 @@ SELECT set_config('switchboard.claim_subscriptions', coalesce(string_agg(locked.
 
 -- MATERIALIZED: each subscription's free slots are counted once, not once per candidate row.
 WITH slots AS MATERIALIZED (
-  SELECT s.id, s.callback_url, s.secret_ciphertext, ${maxInFlight} - (${IN_FLIGHT})::int AS free
+  SELECT s.id, s.callback_url, s.secret_ciphertext, ${maxInFlight} - (${inFlight(maxInFlight)})::int AS free
     FROM webhook_subscriptions s
    WHERE s.id = ANY (string_to_array(current_setting('switchboard.claim_subscriptions', true), ',')::uuid[])
      AND s.status = 'active' AND ${LIVE_GRANT}
@@ -163,19 +175,21 @@ picked AS MATERIALIZED (
    ORDER BY c.next_attempt_at
    LIMIT ${limit}
 ),
--- The picked rows are updated by their tuple ids (a TID scan: no plan can
--- walk an index or the table instead, whatever the statistics said when the
--- statement was prepared: a join to picked let a generic plan, made while
--- the table was small, walk the due index once per picked row). A row
--- updated meanwhile has moved: PostgreSQL re-checks the new version, its
--- tuple id no longer matches, and it is left for the next claim. The state
--- test is re-checked on the newest version as before.
+-- The picked rows are updated by their tuple ids (a TID scan: a join to
+-- picked let a generic plan, made while the table was small, walk the due
+-- index once per picked row). The state test is written as a CASE so that
+-- no index matches it either: written plainly, a generic plan walked the
+-- whole due index (every subscription's due rows) and filtered on the tuple
+-- ids. A row updated meanwhile has moved: PostgreSQL re-checks the new
+-- version, its tuple id no longer matches, and it is left for the next
+-- claim. The state test is re-checked on the newest version as before.
 leased AS (
   UPDATE webhook_deliveries d
      SET attempts = d.attempts + 1, lease_token = gen_random_uuid(),
          lease_expires_at = now() + ${leaseMs} * interval '1 millisecond', last_attempt_at = now(), updated_at = now()
-   WHERE d.ctid = ANY (ARRAY(SELECT picked.ctid FROM picked)) AND d.status = 'pending' AND d.next_attempt_at <= now()
-     AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
+   WHERE d.ctid = ANY (ARRAY(SELECT picked.ctid FROM picked))
+     AND CASE WHEN d.status = 'pending' AND d.next_attempt_at <= now() AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
+              THEN true ELSE false END
   RETURNING d.id, d.organization_id, d.subscription_id, d.call_id, d.event, d.body, d.attempts AS attempt,
             d.schedule_start, d.lease_token
 ),

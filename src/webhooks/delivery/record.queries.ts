@@ -59,17 +59,28 @@ export async function recordOutcomes(db: Queryable, records: OutcomeRecord[], di
          AS i(id, lease_token, status, next_attempt_at, attempt, attempted_at, status_code, latency_ms, error, error_message,
               response_body, outcome)
      ),
+     -- Each delivery is looked up by id on its own (LIMIT 1: an index probe
+     -- per record, never a scan of the table, whatever its statistics say),
+     -- and updated by tuple id. A row updated meanwhile (its lease taken by
+     -- another worker after it ran out, or handed back) has moved: the
+     -- re-check of its newest version fails on the tuple id and it is logged
+     -- as superseded, as the lease test alone would have logged it.
+     current AS MATERIALIZED (
+       SELECT i.id, d.ctid, d.organization_id, d.subscription_id
+         FROM input i CROSS JOIN LATERAL (
+           SELECT d.ctid, d.organization_id, d.subscription_id FROM webhook_deliveries d WHERE d.id = i.id LIMIT 1) d
+     ),
      released AS (
        UPDATE webhook_deliveries d
           SET status = i.status, next_attempt_at = coalesce(i.next_attempt_at, d.next_attempt_at), lease_token = NULL,
               lease_expires_at = NULL, finished_at = CASE WHEN i.status = 'pending' THEN NULL ELSE now() END, updated_at = now()
          FROM input i
-        WHERE d.id = i.id AND d.lease_token = i.lease_token
+        WHERE d.ctid = ANY (ARRAY(SELECT c.ctid FROM current c)) AND d.id = i.id AND d.lease_token = i.lease_token
        RETURNING d.id
      ),
      logged AS (
-       SELECT i.*, d.organization_id, d.subscription_id, r.id IS NOT NULL AS held
-         FROM input i JOIN webhook_deliveries d ON d.id = i.id LEFT JOIN released r ON r.id = i.id
+       SELECT i.*, c.organization_id, c.subscription_id, r.id IS NOT NULL AS held
+         FROM input i JOIN current c ON c.id = i.id LEFT JOIN released r ON r.id = i.id
      ),
      attempts AS (
        INSERT INTO webhook_attempts (organization_id, delivery_id, subscription_id, attempt, attempted_at, status_code,

@@ -76,7 +76,7 @@ describe('the claim plan', () => {
       // The leasing UPDATE reaches the picked rows by tuple id, a plan no statistics can change
       // (a join let a generic plan walk the due index once per picked row, ~6,000 buffers a claim).
       const updated = leasing.filter((node) => node['Relation Name'] === 'webhook_deliveries' && node['Node Type'] !== 'ModifyTable'
-        && !(node['Index Name'] ?? '').startsWith('webhook_deliveries_due') && node['Index Name'] !== 'webhook_deliveries_leased_subscription_idx');
+        && !(node['Index Name'] ?? '').startsWith('webhook_deliveries_due') && node['Index Name'] !== 'webhook_deliveries_live_leases_idx');
       assert.deepEqual(updated.map((node) => node['Node Type']), ['Tid Scan'], 'the leased rows are found by tuple id');
       const dueScans = leasing.filter((node) => node['Index Name'] === 'webhook_deliveries_due_idx');
       assert.ok(dueScans.length > 0, 'leasing walks webhook_deliveries_due_idx');
@@ -87,6 +87,34 @@ describe('the claim plan', () => {
       // A limit the planner can read (the cap), not a parameter it guesses at 10 % of the backlog:
       // that guess is what made it sort every due row of a subscription at scale.
       assert.ok(walks.every((node) => node['Plan Rows'] <= 10), `per-subscription walk estimated at ${walks.map((n) => n['Plan Rows'])} rows`);
+      await client.query('ROLLBACK');
+    } finally {
+      client.release();
+    }
+  });
+
+  // With every plan allowed, as the worker runs it: prepared, so PostgreSQL may keep one generic
+  // plan. The state test in the leasing UPDATE must match no index: written plainly, a generic
+  // plan walked the whole due index (every subscription's due rows) and filtered on the tuple ids.
+  test('the leasing UPDATE reaches its rows by tuple id in a generic plan, with every scan allowed', async () => {
+    const client = await t.db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // The statistics of a young table: only a few rows due (what the worker's first claims see).
+      await client.query(`DELETE FROM webhook_deliveries WHERE status = 'pending'
+                            AND id NOT IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' LIMIT 10)`);
+      await client.query('ANALYZE webhook_deliveries');
+      await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
+      const leasing = claimStatements({ limit: 64, maxSubscriptions: 50, maxInFlight: 10, leaseMs: 60_000 }).split(/;\n\n/)[1]!;
+      await client.query(`PREPARE plan_test_leasing AS ${leasing.replace(/;\s*$/, '')}`);
+      const { rows } = await client.query('EXPLAIN (FORMAT JSON) EXECUTE plan_test_leasing');
+      const plan = nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode);
+      const update = plan.find((node) => node['Node Type'] === 'ModifyTable')!;
+      assert.ok(update, 'the leasing statement updates webhook_deliveries');
+      const target = (update.Plans ?? []).flatMap(nodes).filter((node) => node['Relation Name'] === 'webhook_deliveries');
+      assert.deepEqual(target.map((node) => node['Node Type']), ['Tid Scan'], 'the leased rows are found by tuple id');
+      // Live leases are counted on the index that ranges over their expiry, not the whole leased set.
+      assert.ok(plan.some((node) => node['Index Name'] === 'webhook_deliveries_live_leases_idx'), 'live leases counted through webhook_deliveries_live_leases_idx');
       await client.query('ROLLBACK');
     } finally {
       client.release();
