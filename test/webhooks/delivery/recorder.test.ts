@@ -101,4 +101,35 @@ describe('recording attempt outcomes in batches', () => {
     assert.equal(statements, 2, 'the first outcome alone, then the four that arrived meanwhile');
     await recorder.idle();
   });
+
+  test('once eight outcomes wait behind a batch on its way, a second batch is written beside it; each is answered after its own commit', async () => {
+    const hook = await hookWithCalls('/parallel', 10);
+    const [held, ...rest] = (await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 })) as ClaimedDelivery[];
+    // Hold the first batch inside PostgreSQL: its UPDATE waits for this row lock.
+    const blocker = await t.db.pool.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT 1 FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [held!.id]);
+      const recorder = createOutcomeRecorder(t.db.pool);
+      let firstDone = false;
+      const first = recorder.record(outcome(held!, 'succeeded')).then((r) => ((firstDone = true), r));
+      const others = await Promise.race([
+        Promise.all(rest.map((x) => recorder.record(outcome(x, 'succeeded')))),
+        new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 5000)),
+      ]);
+      assert.notEqual(others, 'stuck', 'the nine waiting outcomes were written while the first batch was held');
+      assert.ok((others as { held: boolean }[]).every((r) => r.held));
+      assert.equal(firstDone, false, 'the first batch is still waiting for its row');
+      const statuses = new Map((await deliveriesOf(t, hook.id)).map((row) => [row.id, row.status]));
+      assert.equal(statuses.get(held!.id), 'pending', 'nothing of the held batch is committed');
+      assert.ok(rest.every((x) => statuses.get(x.id) === 'succeeded'), 'the second batch is committed');
+      await blocker.query('COMMIT');
+      assert.equal((await first).held, true);
+      await recorder.idle();
+      assert.deepEqual(await attemptsOf(t, held!.id), [{ attempt: 1, status_code: 200, error: null, outcome: 'succeeded' }]);
+    } finally {
+      await blocker.query('ROLLBACK').catch(() => {});
+      blocker.release();
+    }
+  });
 });
