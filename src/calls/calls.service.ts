@@ -4,6 +4,7 @@
 import * as errors from '../errors.ts';
 import { hashToken } from '../auth/tokens.ts';
 import type { Pool } from '../db/pool.ts';
+import { onePerPool } from '../db/per-pool.ts';
 import { FOREIGN_KEY_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
 import { withOrg } from '../db/with-org.ts';
 import { cachedAccessToken } from '../cache/access-tokens.ts';
@@ -87,16 +88,8 @@ function insertCompletedCallAlone(pool: Pool, organizationId: string, call: NewC
 }
 
 /** One group-commit writer per pool (per process, in practice): see completed-call-batches.ts. */
-const completedCallWriters = new WeakMap<Pool, CompletedCallWriter>();
-
-function completedCallWriter(pool: Pool): CompletedCallWriter {
-  let writer = completedCallWriters.get(pool);
-  if (!writer) {
-    writer = createCompletedCallWriter(pool, (organizationId, call) => insertCompletedCallAlone(pool, organizationId, call));
-    completedCallWriters.set(pool, writer);
-  }
-  return writer;
-}
+const completedCallWriter = onePerPool((pool): CompletedCallWriter =>
+  createCompletedCallWriter(pool, (organizationId, call) => insertCompletedCallAlone(pool, organizationId, call)));
 
 /**
  * POST /calls: an in-progress call, or (given summary and duration together)

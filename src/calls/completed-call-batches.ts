@@ -24,7 +24,7 @@
 import { randomUUID } from 'node:crypto';
 import { createGroupCommit } from '../db/group-commit.ts';
 import type { Pool } from '../db/pool.ts';
-import { withOrg } from '../db/with-org.ts';
+import { withOrgOneStatement } from '../db/with-org.ts';
 import { insertCompletedCalls, type CompletedCall } from './calls.queries.ts';
 
 /** One statement's worth; more wait for the next batch. */
@@ -59,7 +59,8 @@ export function createCompletedCallWriter(pool: Pool, writeAlone: WriteAlone): C
     // A call left out of the statement (its agent is not the organization's) goes alone.
     async together(organizationId, calls) {
       const ids = calls.map(() => randomUUID());
-      const written = await withOrg(pool, organizationId, (db) => insertCompletedCalls(db, {
+      // One round trip for BEGIN, the statement and COMMIT (withOrgOneStatement).
+      const written = await withOrgOneStatement(pool, organizationId, (db) => insertCompletedCalls(db, {
         ids,
         agentIds: calls.map((call) => call.agentId),
         summaries: calls.map((call) => call.summary),

@@ -1,5 +1,5 @@
 import { isDatabaseUnavailable } from './availability.ts';
-import type { Pool, PoolClient } from './pool.ts';
+import type { Pool, PoolClient, Queryable } from './pool.ts';
 
 /**
  * Runs fn in one transaction on one connection; commits on success, rolls back
@@ -22,4 +22,64 @@ export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) =>
     // A connection that failed is destroyed, not handed to the next request.
     client.release(isDatabaseUnavailable(failure) ? (failure as Error) : undefined);
   }
+}
+
+/**
+ * One statement in its own transaction, in one round trip: BEGIN (with
+ * `begin`'s statements), the statement and COMMIT are written together, and
+ * PostgreSQL runs them in order without waiting for the client between them
+ * (pg's pipelining, switched on for this transaction only). Under load a round
+ * trip costs the wait for two processes to be scheduled, not the network, so
+ * group commit's batches (src/db/group-commit.ts) spend less time per batch
+ * between statements: docs/performance.md, "`POST /calls`: one round trip per
+ * batch".
+ *
+ * Same outcome as withTransaction: the result is returned once COMMIT has
+ * answered (the commit is flushed). When BEGIN or the statement fails, the
+ * transaction is aborted and the COMMIT behind it only ends it (PostgreSQL
+ * answers ROLLBACK): nothing is committed, and the first error is thrown.
+ *
+ * The contract for fn, which the client handed to it enforces where it can:
+ * - it sends exactly one query, before it awaits anything: a query sent later
+ *   would run after the COMMIT, outside the transaction and its role. A late
+ *   or second query is refused; with none sent in time, ROLLBACK is sent
+ *   instead of COMMIT and the call rejects;
+ * - nothing it does after the statement's answer may fail (map the rows,
+ *   nothing more): the COMMIT is already on its way behind the statement, so
+ *   a throw there would report a failure for a committed statement.
+ */
+export async function withOneStatementTransaction<T>(pool: Pool, fn: (db: Queryable) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+  const client = await pool.connect();
+  let open = true;
+  let sent = 0;
+  const once: Queryable = {
+    query: ((...args: unknown[]) => {
+      if (!open || ++sent > 1) throw new Error('withOneStatementTransaction: one statement, sent before fn awaits anything');
+      return (client.query as (...a: unknown[]) => unknown)(...args);
+    }) as PoolClient['query'],
+  };
+  const pipelined = client as unknown as { pipeline: boolean };
+  pipelined.pipeline = true;
+  const begun = client.query(begin);
+  // async: a throw in fn before its first await becomes a rejection, after BEGIN is already on its way.
+  const done = (async () => fn(once))();
+  open = false;
+  const onlyOne = sent === 1;
+  const ended = client.query(onlyOne ? 'COMMIT' : 'ROLLBACK');
+  const [b, d, e] = await Promise.allSettled([begun, done, ended]);
+  pipelined.pipeline = false;
+  let failure: unknown;
+  if (b.status === 'rejected') failure = b.reason;
+  else if (d.status === 'rejected') failure = d.reason;
+  else if (e.status === 'rejected') failure = e.reason;
+  else if (!onlyOne) failure = new Error('withOneStatementTransaction: fn sent no statement before it awaited');
+  else if (e.value.command !== 'COMMIT') failure = new Error(`withOneStatementTransaction: the transaction ended with ${e.value.command}`);
+  if (failure === undefined) {
+    client.release();
+    return (d as PromiseFulfilledResult<T>).value;
+  }
+  // Nothing of it is committed; the ROLLBACK only makes sure no transaction is left open on the connection.
+  if (!isDatabaseUnavailable(failure)) await client.query('ROLLBACK').catch(() => {});
+  client.release(isDatabaseUnavailable(failure) ? (failure as Error) : undefined);
+  throw failure;
 }

@@ -6,18 +6,36 @@
 // neither superuser, owner nor BYPASSRLS), and the tenant tables FORCE
 // row-level security (migration 0007). On the owner pool (the worker, the
 // CLI) the SET LOCAL ROLE here is what applies the policies.
-import type { Pool, PoolClient } from './pool.ts';
-import { withTransaction } from './transaction.ts';
+import type { Pool, PoolClient, Queryable } from './pool.ts';
+import { withOneStatementTransaction, withTransaction } from './transaction.ts';
 
 export const APP_ROLE = 'switchboard_app';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function withOrg<T>(pool: Pool, organizationId: string, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+function beginFor(organizationId: string): string {
   // The id is inlined so that BEGIN, the role and the setting cost one round
   // trip instead of three (a multi-statement query cannot take parameters);
   // only a well-formed UUID is ever inlined.
-  if (!UUID.test(organizationId)) return Promise.reject(new TypeError(`withOrg: "${organizationId}" is not an organization id`));
-  const begin = `BEGIN; SET LOCAL ROLE ${APP_ROLE}; SELECT set_config('app.organization_id', '${organizationId}', true)`;
+  if (!UUID.test(organizationId)) throw new TypeError(`withOrg: "${organizationId}" is not an organization id`);
+  return `BEGIN; SET LOCAL ROLE ${APP_ROLE}; SELECT set_config('app.organization_id', '${organizationId}', true)`;
+}
+
+export function withOrg<T>(pool: Pool, organizationId: string, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  let begin: string;
+  try {
+    begin = beginFor(organizationId);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   return withTransaction(pool, fn, begin);
+}
+
+/**
+ * withOrg for a single statement, in one round trip (withOneStatementTransaction):
+ * BEGIN with the role and the organization, the statement, COMMIT, written together.
+ * fn must send its one query before it awaits anything.
+ */
+export async function withOrgOneStatement<T>(pool: Pool, organizationId: string, fn: (db: Queryable) => Promise<T>): Promise<T> {
+  return withOneStatementTransaction(pool, fn, beginFor(organizationId));
 }
