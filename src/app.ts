@@ -6,7 +6,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import type { Config } from './config/config.ts';
 import type { Pool } from './db/pool.ts';
-import { genReqId, loggerOptions } from './http/logger.ts';
+import { censorChildBindings, genReqId, loggerOptions } from './http/logger.ts';
 import { CompletedRequestLog } from './http/request-log.ts';
 import problemDetails, { frameworkErrorProblem } from './http/problem-details.plugin.ts';
 import rejectNul from './http/reject-nul.plugin.ts';
@@ -75,6 +75,7 @@ export async function buildWorkerApp(options: Pick<AppOptions, 'config' | 'pool'
   const app = Fastify({
     logger: loggerOptions(config.logLevel, options.logStream), genReqId, frameworkErrors: frameworkErrorProblem, serverFactory: livenessServerFactory,
   });
+  censorChildBindings(app.log);
   app.decorate('db', pool);
   app.decorate('ownerDb', pool);
   app.decorate('config', config);
@@ -97,6 +98,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     serverFactory: livenessServerFactory,
     logController: new CompletedRequestLog(),
   });
+  censorChildBindings(app.log);
   app.setValidatorCompiler(validatorCompiler);
   app.decorate('db', pool);
   app.decorate('ownerDb', options.ownerPool ?? pool);
