@@ -60,7 +60,7 @@ interface Queue<I, O> {
 }
 
 /** An error PostgreSQL reported for the statement: its transaction is rolled back, nothing was committed. */
-export function refusedByDatabase(error: unknown): boolean {
+function refusedByDatabase(error: unknown): boolean {
   return error instanceof pg.DatabaseError && !isDatabaseUnavailable(error);
 }
 

@@ -16,6 +16,7 @@
 //   time; a lost connection fails the batch as it would fail each alone.
 import { createGroupCommit, type GroupCommit } from '../../db/group-commit.ts';
 import type { Pool } from '../../db/pool.ts';
+import { onePerPool } from '../../db/per-pool.ts';
 import { exchangeRefreshToken, exchangeRefreshTokens, type RefreshExchange } from '../tokens.queries.ts';
 import type { TokenResponse } from '../tokens.service.ts';
 
@@ -37,10 +38,9 @@ const KEY = '';
 /** A rotated pair, or null: declined, the named checks must decide. */
 type Exchanged = TokenResponse | null;
 
-const batchers = new WeakMap<Pool, GroupCommit<RefreshRequest, Exchanged>>();
-
-function createRefreshBatcher(pool: Pool): GroupCommit<RefreshRequest, Exchanged> {
-  return createGroupCommit<RefreshRequest, Exchanged>({
+/** One batcher per pool: the refreshes through one pool share its batches. */
+const refreshBatcher = onePerPool((pool: Pool): GroupCommit<RefreshRequest, Exchanged> =>
+  createGroupCommit<RefreshRequest, Exchanged>({
     async alone(_key, request) {
       const scopes = await exchangeRefreshToken(pool, request.exchange);
       return scopes ? request.answer(scopes) : null;
@@ -49,16 +49,10 @@ function createRefreshBatcher(pool: Pool): GroupCommit<RefreshRequest, Exchanged
       const scopes = await exchangeRefreshTokens(pool, requests.map((r) => r.exchange));
       return requests.map((request, i) => (scopes[i] ? request.answer(scopes[i]) : null));
     },
-  }, { maxBatch: MAX_BATCH });
-}
+  }, { maxBatch: MAX_BATCH }));
 
 /** Resolves with the rotated pair (or the checks' answer); rejects with the checks' error. */
 export async function refreshInBatch(pool: Pool, request: RefreshRequest): Promise<TokenResponse> {
-  let batcher = batchers.get(pool);
-  if (!batcher) {
-    batcher = createRefreshBatcher(pool);
-    batchers.set(pool, batcher);
-  }
   // Declined: decided after the commit that held the batch, outside the queue.
-  return (await batcher.write(KEY, request)) ?? request.decide();
+  return (await refreshBatcher(pool).write(KEY, request)) ?? request.decide();
 }
