@@ -1,18 +1,24 @@
-// Every page, signed in and out, with and without data, at desktop size and on
-// a 390 × 844 phone: axe-core finds no serious or critical violation, no page
-// scrolls sideways, and every link, button and field lies on screen (or in a
-// table that scrolls by itself).
+// The accessibility tour: every page, signed in and out, with and without
+// data, at one screen size: axe-core finds no serious or critical violation,
+// no page scrolls sideways, and every link, button and field lies on screen
+// (or in a table that scrolls by itself). One test file per size
+// (test/web/accessibility.*.browser.test.ts): each size visits every page,
+// ~50 s, and the two together came near the test runner's 120 s per file.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium, SKIP_WITHOUT_BROWSER } from '../helpers/browser.ts';
-import { seedTour, tourContext, type Tour, type Visitor } from '../helpers/ui-tour.ts';
-import { startDeliveryRig, type DeliveryRig } from '../helpers/webhooks.ts';
+import { launchChromium, SKIP_WITHOUT_BROWSER } from './browser.ts';
+import { seedTour, tourContext, type Tour, type Visitor } from './ui-tour.ts';
+import { startDeliveryRig, type DeliveryRig } from './webhooks.ts';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const SIZES = [{ label: 'desktop', width: 1200, height: 800 }, { label: 'phone', width: 390, height: 844 }] as const;
+export interface ScreenSize {
+  label: string;
+  width: number;
+  height: number;
+}
 
 interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }
 
@@ -49,38 +55,37 @@ function unreachableControls(page: Page): Promise<string[]> {
   return page.evaluate(UNREACHABLE_CONTROLS) as Promise<string[]>;
 }
 
-describe('accessibility and small screens, every page', { skip: SKIP_WITHOUT_BROWSER }, () => {
-  let rig: DeliveryRig;
-  let browser: Browser;
-  let tour: Tour;
-  const contexts = new Map<string, BrowserContext>();
+export function accessibilityTourAt(size: ScreenSize): void {
+  describe(`accessibility and small screens, every page: ${size.label}`, { skip: SKIP_WITHOUT_BROWSER }, () => {
+    let rig: DeliveryRig;
+    let browser: Browser;
+    let tour: Tour;
+    const contexts = new Map<Visitor, BrowserContext>();
 
-  before(async () => {
-    rig = await startDeliveryRig({ listen: true });
-    browser = await launchChromium();
-    tour = await seedTour(rig);
-  });
-  after(async () => {
-    await browser?.close();
-    await rig?.close();
-  });
+    before(async () => {
+      rig = await startDeliveryRig({ listen: true });
+      browser = await launchChromium();
+      tour = await seedTour(rig);
+    });
+    after(async () => {
+      await browser?.close();
+      await rig?.close();
+    });
 
-  async function pageFor(who: Visitor, size: (typeof SIZES)[number]): Promise<Page> {
-    const key = `${who}/${size.label}`;
-    let context = contexts.get(key);
-    if (!context) {
-      const member = who === 'data' ? tour.data : who === 'empty' ? tour.empty : undefined;
-      context = await tourContext(browser, rig.t.url, member, { width: size.width, height: size.height, javaScript: true });
-      contexts.set(key, context);
+    async function pageFor(who: Visitor): Promise<Page> {
+      let context = contexts.get(who);
+      if (!context) {
+        const member = who === 'data' ? tour.data : who === 'empty' ? tour.empty : undefined;
+        context = await tourContext(browser, rig.t.url, member, { width: size.width, height: size.height, javaScript: true });
+        contexts.set(who, context);
+      }
+      return context.pages()[0] ?? context.newPage();
     }
-    return context.pages()[0] ?? context.newPage();
-  }
 
-  for (const size of SIZES) {
     test(`${size.label} (${size.width} × ${size.height})`, async () => {
       const problems: string[] = [];
       for (const stop of tour.stops) {
-        const page = await pageFor(stop.who, size);
+        const page = await pageFor(stop.who);
         const response = await page.goto(`${rig.t.url}${stop.path}`);
         assert.equal(response?.status(), stop.status, `${stop.name}: ${stop.path}`);
         for (const violation of await seriousViolations(page)) problems.push(`${stop.name}: ${violation}`);
@@ -90,5 +95,5 @@ describe('accessibility and small screens, every page', { skip: SKIP_WITHOUT_BRO
       }
       assert.deepEqual(problems, []);
     });
-  }
-});
+  });
+}
