@@ -103,7 +103,7 @@ async function main() {
       if (list.length === 0) return Promise.resolve(0);
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=120000', ...list],
+        ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=240000', ...list],
         { stdio: 'inherit', env: { ...env, ...extra } },
       );
       return new Promise<number>((resolve) => child.on('exit', (exitCode) => resolve(exitCode ?? 1)));

@@ -56,6 +56,8 @@ export interface DeliveryWorkerOptions {
    * once. Unset: stop() waits for every attempt.
    */
   drainMs?: number;
+  /** The LISTEN connection's heartbeat (listener.ts); tests shorten it. */
+  listenHeartbeatMs?: number;
 }
 
 export interface DeliveryWorker extends BackgroundTask {
@@ -257,7 +259,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     return n;
   };
 
-  const listener: Listener = await listen(options.databaseUrl, DELIVERIES_CHANNEL, onNotification, log);
+  const listener: Listener = await listen(options.databaseUrl, DELIVERIES_CHANNEL, onNotification, log, options.listenHeartbeatMs);
   wake();
 
   return {

@@ -5,6 +5,8 @@ import type { TestApp } from '../../helpers/app.ts';
 import { adminQuery } from '../../helpers/db.ts';
 import { completeCall, connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook, waitFor } from '../../helpers/webhooks.ts';
 import type { DeliveryWorker } from '../../../src/webhooks/delivery/worker.ts';
+import { WORKER_LISTENER_NAME } from '../../../src/webhooks/delivery/listener.ts';
+import { startSilentProxy, type SilentProxy } from '../../helpers/silent-proxy.ts';
 
 describe('the worker is woken by NOTIFY, not by polling', () => {
   let t: TestApp;
@@ -24,7 +26,9 @@ describe('the worker is woken by NOTIFY, not by polling', () => {
   });
 
   const listenerPids = async () =>
-    (await adminQuery("SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN %'", [t.db.name])).rows.map((r) => r.pid as number);
+    (await adminQuery('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2', [t.db.name, WORKER_LISTENER_NAME])).rows.map(
+      (r) => r.pid as number,
+    );
 
   test('a completed call is delivered without waiting for the poll', async () => {
     const org = await connectPlatform(t);
@@ -46,5 +50,52 @@ describe('the worker is woken by NOTIFY, not by polling', () => {
     await completeCall(t, org.member);
     const [delivery] = await settled(t, hook.id, 1, 5000);
     assert.equal(delivery!.status, 'succeeded');
+  });
+});
+
+describe('the worker notices a LISTEN connection that went silent', () => {
+  let t: TestApp;
+  let target: HttpsTarget;
+  let proxy: SilentProxy;
+  let worker: DeliveryWorker;
+
+  before(async () => {
+    t = await startWebhookApp();
+    target = await startHttpsTarget();
+    proxy = await startSilentProxy(t.db.url);
+    // Only the LISTEN connection goes through the proxy; the safety poll is far
+    // longer than this test, so a delivery after the silence means the worker
+    // found out and listened again.
+    worker = await startTestWorker(t, { databaseUrl: proxy.urlFor(t.db.url), pollIntervalMs: 600_000, listenHeartbeatMs: 200 });
+  });
+  after(async () => {
+    await worker.stop();
+    await proxy.close();
+    await target.close();
+    await t.close();
+  });
+
+  test('a call completed after the silence is delivered without waiting for the poll', async () => {
+    // Silenced before any delivery: no lease of this worker's is running out, so
+    // no timer of its own could look for the call either; only a new LISTEN can.
+    const listening = async () =>
+      (await adminQuery('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2', [t.db.name, WORKER_LISTENER_NAME])).rows.map(
+        (r) => r.pid as number,
+      );
+    const [silenced] = await waitFor('the worker listening', async () => {
+      const pids = await listening();
+      return pids.length === 1 ? pids : undefined;
+    });
+    proxy.silence();
+
+    const org = await connectPlatform(t);
+    const hook = await subscribeHook(t, org, { hookUrl: `${target.url}/after-silence` });
+    await completeCall(t, org.member);
+    const [delivery] = await settled(t, hook.id, 1, 10_000);
+    assert.equal(delivery!.status, 'succeeded');
+    await waitFor('one new LISTEN connection in place of the silent one', async () => {
+      const pids = await listening();
+      return pids.length === 1 && pids[0] !== silenced && proxy.open === 1;
+    });
   });
 });
