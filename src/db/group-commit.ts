@@ -15,8 +15,9 @@
 // - any other failure (the database unreachable, the connection lost) fails
 //   the whole batch with that error, as each item would have failed alone: it
 //   is unknown whether the commit happened, and writing again could write twice.
-// Used by completed calls (src/calls/completed-call-batches.ts) and refresh
-// rotation (src/oauth/grants/refresh-batches.ts).
+// Used by completed calls (src/calls/completed-call-batches.ts), refresh
+// rotation (src/oauth/grants/refresh-batches.ts) and the delivery worker's
+// attempt outcomes (src/webhooks/delivery/recorder.ts).
 import pg from 'pg';
 import { isDatabaseUnavailable } from './availability.ts';
 
@@ -45,6 +46,8 @@ export interface GroupCommitLimits {
 export interface GroupCommit<I, O> {
   /** Resolves once the item is committed; rejects as the single-item path would. */
   write(key: string, item: I): Promise<O>;
+  /** Resolves when no item is waiting or being written (for a clean stop). */
+  idle(): Promise<void>;
 }
 
 interface Waiting<I, O> {
@@ -70,6 +73,8 @@ export function createGroupCommit<I, O>(work: GroupCommitWork<I, O>, limits: Gro
   const leftOut = work.leftOut ?? work.alone;
   /** Keys with a write on its way, and the items waiting for their next batch. */
   const queues = new Map<string, Queue<I, O>>();
+  /** Write loops running, over all keys. */
+  const loops = new Set<Promise<void>>();
 
   const alone = (key: string, w: Waiting<I, O>) => work.alone(key, w.item).then(w.resolve, w.reject);
 
@@ -115,9 +120,13 @@ export function createGroupCommit<I, O>(work: GroupCommitWork<I, O>, limits: Gro
         }
         queue.waiting.push({ item, resolve, reject });
         if (queue.writing === 0 || (queue.writing < maxParallel && queue.waiting.length >= parallelMin)) {
-          void drain(key, queue);
+          const loop: Promise<void> = drain(key, queue).finally(() => loops.delete(loop));
+          loops.add(loop);
         }
       });
+    },
+    async idle() {
+      while (loops.size) await Promise.all(loops);
     },
   };
 }

@@ -61,4 +61,24 @@ describe('group commit', () => {
     assert.equal((settled[1] as PromiseRejectedResult).reason, lost);
     assert.deepEqual(r.alone, [1]);
   });
+
+  test('idle() waits for every write on its way, over all keys, and for writes that start meanwhile', async () => {
+    const finished: number[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const queue = createGroupCommit<number, number>({
+      async alone(_key, item) { await gate; finished.push(item); return item; },
+      async together(_key, items) { await gate; finished.push(...items); return items; },
+    }, { maxBatch: 8 });
+    const writes = [queue.write('a', 1), queue.write('b', 2), queue.write('a', 3)];
+    let idle = false;
+    const idled = queue.idle().then(() => (idle = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(idle, false, 'writes are held');
+    release();
+    await idled;
+    assert.deepEqual(finished.sort(), [1, 2, 3]);
+    await Promise.all(writes);
+    await queue.idle(); // nothing on its way: resolves at once
+  });
 });

@@ -1,8 +1,11 @@
-// Records attempt outcomes in batches, like a database group commit: the
-// first outcome is written at once; outcomes that finish while that write is
-// on its way are written together by the next one. An idle worker therefore
-// records each attempt immediately, and a busy one in one statement per batch
-// instead of a transaction of four statements per attempt.
+// Records attempt outcomes through a group commit (src/db/group-commit.ts):
+// the first outcome is written at once; outcomes that finish while that write
+// is on its way are written together by the next one. An idle worker
+// therefore records each attempt immediately, and a busy one in one
+// statement per batch instead of a transaction of four statements per attempt.
+// A batch PostgreSQL refuses (nothing of it committed) is written again one
+// outcome at a time, so one outcome the database will not take does not cost
+// the others their record (and their deliveries a resend).
 //
 // Nothing is lost to a crash that a per-attempt write would have kept: an
 // outcome waiting here belongs to a delivery whose lease is committed in the
@@ -11,6 +14,7 @@
 // sent again with the same X-Delivery-Id (at-least-once, as before). The
 // batch writes fit well inside the lease: attempts are cut at
 // WEBHOOK_TIMEOUT_MS and the lease lasts RECORD_MARGIN_MS longer at least.
+import { createGroupCommit } from '../../db/group-commit.ts';
 import type { Pool } from '../../db/pool.ts';
 import { withTransaction } from '../../db/transaction.ts';
 import { deleteSubscriptionsById, recordOutcomes, type OutcomeRecord, type RecordedOutcome } from './record.queries.ts';
@@ -28,18 +32,14 @@ const MAX_BATCH = 256;
  */
 const MAX_PARALLEL = 2;
 const PARALLEL_MIN = 8;
+/** One queue for the worker's outcomes: they share a pool, not an organization. */
+const KEY = '';
 
 export interface OutcomeRecorder {
-  /** Resolves once the outcome is committed (or rejects if its batch could not be written). */
+  /** Resolves once the outcome is committed (or rejects if it could not be written). */
   record(outcome: OutcomeRecord): Promise<RecordedOutcome>;
   /** Resolves when nothing is waiting or being written. */
   idle(): Promise<void>;
-}
-
-interface Waiting {
-  outcome: OutcomeRecord;
-  resolve(recorded: RecordedOutcome): void;
-  reject(error: unknown): void;
 }
 
 /** Writes one batch: one statement, or a transaction when a 410 removes subscriptions too. */
@@ -58,42 +58,13 @@ export async function writeOutcomes(pool: Pool, outcomes: OutcomeRecord[]): Prom
   });
 }
 
-export function createOutcomeRecorder(pool: Pool, options: { maxBatch?: number } = {}): OutcomeRecorder {
-  const maxBatch = options.maxBatch ?? MAX_BATCH;
-  const waiting: Waiting[] = [];
-  const loops = new Set<Promise<void>>();
-  // Counted up and down in the same turn as the emptiness check (an async
-  // function runs synchronously up to its first await, and from its last one
-  // to its end), so an outcome added at any moment is either taken by a
-  // running loop or starts a new one.
-  let running = 0;
-
-  const drain = async () => {
-    running++;
-    while (waiting.length) {
-      const batch = waiting.splice(0, maxBatch);
-      try {
-        const recorded = await writeOutcomes(pool, batch.map((w) => w.outcome));
-        batch.forEach((w, i) => w.resolve(recorded[i]!));
-      } catch (error) {
-        batch.forEach((w) => w.reject(error));
-      }
-    }
-    running--;
-  };
-
+export function createOutcomeRecorder(pool: Pool): OutcomeRecorder {
+  const batches = createGroupCommit<OutcomeRecord, RecordedOutcome>({
+    alone: async (_key, outcome) => (await writeOutcomes(pool, [outcome]))[0]!,
+    together: (_key, outcomes) => writeOutcomes(pool, outcomes),
+  }, { maxBatch: MAX_BATCH, maxParallel: MAX_PARALLEL, parallelMin: PARALLEL_MIN });
   return {
-    record(outcome) {
-      return new Promise<RecordedOutcome>((resolve, reject) => {
-        waiting.push({ outcome, resolve, reject });
-        if (running === 0 || (running < MAX_PARALLEL && waiting.length >= PARALLEL_MIN)) {
-          const loop: Promise<void> = drain().finally(() => loops.delete(loop));
-          loops.add(loop);
-        }
-      });
-    },
-    async idle() {
-      while (loops.size) await Promise.all(loops);
-    },
+    record: (outcome) => batches.write(KEY, outcome),
+    idle: () => batches.idle(),
   };
 }

@@ -102,6 +102,36 @@ describe('recording attempt outcomes in batches', () => {
     await recorder.idle();
   });
 
+  test('a batch PostgreSQL refuses is written again one outcome at a time: only the outcome it will not take fails', async () => {
+    const hook = await hookWithCalls('/refused', 3);
+    const [first, bad, good] = (await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 })) as ClaimedDelivery[];
+    let statements = 0;
+    const counting = { query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)) } as unknown as Pool;
+    const recorder = createOutcomeRecorder(counting);
+    // The first is written at once; the other two wait for it and go together,
+    // in a statement the status CHECK constraint refuses because of one of them.
+    const refused = { ...outcome(bad!, 'succeeded'), status: 'bogus' } as unknown as OutcomeRecord;
+    const results = await Promise.allSettled([
+      recorder.record(outcome(first!, 'succeeded')),
+      recorder.record(refused),
+      recorder.record(outcome(good!, 'succeeded')),
+    ]);
+    await recorder.idle();
+    assert.equal(results[0].status, 'fulfilled');
+    assert.equal(results[1].status, 'rejected');
+    assert.match(String((results[1] as PromiseRejectedResult).reason), /check constraint/);
+    assert.deepEqual(results[2], { status: 'fulfilled', value: { deliveryId: good!.id, held: true, subscriptionId: hook.id, disabledNow: false } });
+    assert.equal(statements, 4, 'the first alone, the refused pair, then each of the pair alone');
+
+    const rows = new Map((await deliveriesOf(t, hook.id)).map((row) => [row.id, row]));
+    assert.equal(rows.get(first!.id)!.status, 'succeeded');
+    assert.equal(rows.get(good!.id)!.status, 'succeeded');
+    // The refused one keeps its lease: when it runs out the delivery is sent again, as after a crash.
+    assert.equal(rows.get(bad!.id)!.status, 'pending');
+    assert.equal(rows.get(bad!.id)!.lease_token, bad!.lease_token);
+    assert.deepEqual(await attemptsOf(t, bad!.id), []);
+  });
+
   test('once eight outcomes wait behind a batch on its way, a second batch is written beside it; each is answered after its own commit', async () => {
     const hook = await hookWithCalls('/parallel', 10);
     const [held, ...rest] = (await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 })) as ClaimedDelivery[];
