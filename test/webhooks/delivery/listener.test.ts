@@ -8,6 +8,12 @@ import type { DeliveryWorker } from '../../../src/webhooks/delivery/worker.ts';
 import { WORKER_LISTENER_NAME } from '../../../src/webhooks/delivery/listener.ts';
 import { startSilentProxy, type SilentProxy } from '../../helpers/silent-proxy.ts';
 
+/** The backends of the worker's LISTEN connections to the app's database. */
+async function workerListenerPids(t: TestApp): Promise<number[]> {
+  const { rows } = await adminQuery('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2', [t.db.name, WORKER_LISTENER_NAME]);
+  return rows.map((r) => r.pid as number);
+}
+
 describe('the worker is woken by NOTIFY, not by polling', () => {
   let t: TestApp;
   let target: HttpsTarget;
@@ -25,10 +31,7 @@ describe('the worker is woken by NOTIFY, not by polling', () => {
     await t.close();
   });
 
-  const listenerPids = async () =>
-    (await adminQuery('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2', [t.db.name, WORKER_LISTENER_NAME])).rows.map(
-      (r) => r.pid as number,
-    );
+  const listenerPids = () => workerListenerPids(t);
 
   test('a completed call is delivered without waiting for the poll', async () => {
     const org = await connectPlatform(t);
@@ -78,10 +81,7 @@ describe('the worker notices a LISTEN connection that went silent', () => {
   test('a call completed after the silence is delivered without waiting for the poll', async () => {
     // Silenced before any delivery: no lease of this worker's is running out, so
     // no timer of its own could look for the call either; only a new LISTEN can.
-    const listening = async () =>
-      (await adminQuery('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2', [t.db.name, WORKER_LISTENER_NAME])).rows.map(
-        (r) => r.pid as number,
-      );
+    const listening = () => workerListenerPids(t);
     const [silenced] = await waitFor('the worker listening', async () => {
       const pids = await listening();
       return pids.length === 1 ? pids : undefined;
