@@ -3,6 +3,13 @@ import pg from 'pg';
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
+/**
+ * A query with a client-side deadline: pg reads `query_timeout` per query as
+ * well as per client (pg/lib/client.js), though its types list it only on the
+ * client. Past it the query fails with "Query read timeout"; the caller then
+ * releases the client with that error, so the pool drops the connection.
+ */
+export type DeadlineQueryConfig = pg.QueryConfig & { query_timeout?: number };
 /** Anything that runs a query: the pool itself or a client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
 
@@ -27,12 +34,21 @@ function statementName(text: string): string {
  */
 class PreparingClient extends pg.Client {
   override query(...args: unknown[]): never {
-    const [text, values] = args;
-    if (typeof text === 'string' && Array.isArray(values) && values.length > 0) {
-      args = [{ name: statementName(text), text, values }, ...args.slice(2)];
+    const [first, values] = args;
+    if (typeof first === 'string' && Array.isArray(values) && values.length > 0) {
+      args = [{ name: statementName(first), text: first, values }, ...args.slice(2)];
+    } else if (isUnnamedQueryConfig(first)) {
+      // A config object (say, with a query_timeout): named the same way.
+      args = [{ ...first, name: statementName(first.text) }, ...args.slice(1)];
     }
     return (super.query as (...a: unknown[]) => never)(...args);
   }
+}
+
+function isUnnamedQueryConfig(value: unknown): value is pg.QueryConfig {
+  if (typeof value !== 'object' || value === null || 'submit' in value || 'name' in value) return false;
+  const config = value as Partial<pg.QueryConfig>;
+  return typeof config.text === 'string' && Array.isArray(config.values) && config.values.length > 0;
 }
 
 // timestamptz columns are returned as Date objects; JSON renders them as ISO 8601 UTC.

@@ -1,16 +1,23 @@
-// A TCP proxy in front of PostgreSQL that can go silent: the connections it
-// carries stay open but no byte passes either way, and nothing tells either
-// end (no FIN, no RST) — what a dropped route or a NAT table that forgot the
-// flow looks like. Connections made afterwards pass normally.
+// A TCP proxy in front of PostgreSQL whose connections can go silent: open,
+// but no byte passes either way and nothing tells either end (no FIN, no
+// RST) — what a dropped route or a NAT table that forgot the flow looks like.
+// A silent connection stays silent: when one end closes it, the other end is
+// not told either (the server of a silent connection never learns that its
+// client went away). Connections made afterwards pass normally.
 import net from 'node:net';
 
 export interface SilentProxy {
   /** `databaseUrl` with its host and port replaced by the proxy's. */
   urlFor(databaseUrl: string): string;
-  /** Connections open through the proxy now. */
+  /** Connections whose client end is open and not silent. */
   readonly open: number;
   /** Every open connection goes silent; new ones are not affected. */
   silence(): void;
+  /**
+   * The next client message containing `text` (a simple query's SQL, say)
+   * silences its connection before it reaches the server: the route dies just then.
+   */
+  silenceWhenClientSends(text: string): void;
   close(): Promise<void>;
 }
 
@@ -23,25 +30,33 @@ interface Flow {
 export async function startSilentProxy(databaseUrl: string): Promise<SilentProxy> {
   const target = new URL(databaseUrl);
   const flows = new Set<Flow>();
+  let trigger: Buffer | undefined;
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
     const flow: Flow = { client, upstream, silent: false };
     flows.add(flow);
     client.on('data', (chunk) => {
+      if (trigger && chunk.includes(trigger)) {
+        trigger = undefined;
+        flow.silent = true;
+      }
       if (!flow.silent) upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
       if (!flow.silent) client.write(chunk);
     });
-    const end = () => {
-      flows.delete(flow);
-      client.destroy();
-      upstream.destroy();
+    // A close passes to the other end only while the flow is not silent.
+    const closed = (socket: net.Socket, other: net.Socket) => () => {
+      socket.destroy();
+      if (!flow.silent) {
+        other.destroy();
+        flows.delete(flow);
+      }
     };
-    for (const socket of [client, upstream]) {
-      socket.on('close', end);
-      socket.on('error', end);
-    }
+    client.on('close', closed(client, upstream));
+    upstream.on('close', closed(upstream, client));
+    client.on('error', () => client.destroy());
+    upstream.on('error', () => upstream.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
@@ -53,16 +68,20 @@ export async function startSilentProxy(databaseUrl: string): Promise<SilentProxy
       return proxied.toString();
     },
     get open() {
-      return flows.size;
+      return [...flows].filter((flow) => !flow.silent && !flow.client.destroyed).length;
     },
     silence() {
       for (const flow of flows) flow.silent = true;
+    },
+    silenceWhenClientSends(text) {
+      trigger = Buffer.from(text);
     },
     async close() {
       for (const flow of flows) {
         flow.client.destroy();
         flow.upstream.destroy();
       }
+      flows.clear();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

@@ -41,7 +41,7 @@
 // above orders the two; the grant test here also covers a delivery enqueued
 // by a call that completed while the revocation committed. Any rewrite of
 // the claim must keep LIVE_GRANT in both the locking and the leasing statement.
-import type { Pool, PoolClient, Queryable } from '../../db/pool.ts';
+import type { DeadlineQueryConfig, Pool, PoolClient, Queryable } from '../../db/pool.ts';
 
 /** The subscription `s` may be delivered to: its grant stands for an active principal. */
 const LIVE_GRANT = `EXISTS (SELECT 1 FROM oauth_grant_status g
@@ -232,10 +232,16 @@ PREPARE switchboard_claim_lease_${maxInFlight} (int, int, int) AS ${lease};
 PREPARE switchboard_claim_next_${maxInFlight} AS ${next}`;
 }
 
-async function ensurePrepared(client: PoolClient, maxInFlight: number): Promise<void> {
+/** A simple query (several statements allowed) that fails after `deadlineMs` without an answer (no deadline when unset). */
+function simpleQuery(client: PoolClient, text: string, deadlineMs: number | undefined) {
+  const config: DeadlineQueryConfig = deadlineMs ? { text, query_timeout: deadlineMs } : { text };
+  return client.query(config);
+}
+
+async function ensurePrepared(client: PoolClient, maxInFlight: number, deadlineMs: number | undefined): Promise<void> {
   if (PREPARED.has(client)) return;
   try {
-    await client.query(prepareStatements(maxInFlight));
+    await simpleQuery(client, prepareStatements(maxInFlight), deadlineMs);
   } catch (error) {
     if ((error as { code?: string }).code !== DUPLICATE_PREPARED_STATEMENT) throw error;
   }
@@ -244,8 +250,20 @@ async function ensurePrepared(client: PoolClient, maxInFlight: number): Promise<
 
 export async function claimDue(
   db: Pool | PoolClient,
-  input: { limit: number; maxSubscriptions: number; maxInFlight: number; leaseMs: number },
+  input: {
+    limit: number;
+    maxSubscriptions: number;
+    maxInFlight: number;
+    leaseMs: number;
+    /**
+     * Each round trip fails after this long without an answer (its connection
+     * is then dropped, so the transaction ends): a connection that died
+     * silently must not hold the worker until TCP gives up. Unset: no deadline.
+     */
+    deadlineMs?: number;
+  },
 ): Promise<Claim> {
+  const { deadlineMs } = input;
   const limit = whole('limit', input.limit);
   const maxSubscriptions = whole('maxSubscriptions', input.maxSubscriptions);
   const maxInFlight = whole('maxInFlight', input.maxInFlight);
@@ -253,27 +271,33 @@ export async function claimDue(
   const args = `(${limit}, ${maxSubscriptions}, ${leaseMs})`;
   // No values: the simple query protocol, which allows several statements.
   const lease = `EXECUTE switchboard_claim_lock_${maxInFlight} ${args}; EXECUTE switchboard_claim_lease_${maxInFlight} ${args}`;
+  // With a deadline, the server ends the transaction too if the COMMIT never
+  // comes (the route to it died silently after the leases were read): its
+  // subscription locks would otherwise stay held, and other workers skip
+  // those subscriptions, until the server's own TCP keepalive (hours).
+  const begin = deadlineMs ? `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${whole('deadlineMs', deadlineMs)}` : 'BEGIN';
+  const beginStatements = deadlineMs ? 2 : 1;
   const next = `EXECUTE switchboard_claim_next_${maxInFlight}`;
   const claimedIn = (results: MultiResult[], offset: number) => results[offset + 1]!.rows as unknown as ClaimedDelivery[];
   const nextDueIn = (result: MultiResult): Committed => ({ nextDueAt: (result.rows[0]?.at as Date | null | undefined) ?? null });
 
   if ('release' in db) {
     // A client of the caller's (a test, the benchmark): one implicit transaction, or part of the caller's.
-    await ensurePrepared(db, maxInFlight);
-    const results = (await db.query(`${lease}; ${next}`)) as unknown as MultiResult[];
+    await ensurePrepared(db, maxInFlight, deadlineMs);
+    const results = (await simpleQuery(db, `${lease}; ${next}`, deadlineMs)) as unknown as MultiResult[];
     return { claimed: claimedIn(results, 0), committed: Promise.resolve(nextDueIn(results[2]!)) };
   }
   const client = await db.connect();
   let results: MultiResult[];
   try {
-    await ensurePrepared(client, maxInFlight);
-    results = (await client.query(`BEGIN; ${lease}`)) as unknown as MultiResult[];
+    await ensurePrepared(client, maxInFlight, deadlineMs);
+    results = (await simpleQuery(client, `${begin}; ${lease}`, deadlineMs)) as unknown as MultiResult[];
   } catch (error) {
     // The transaction may be open and aborted, or the connection gone: not fit to reuse.
     client.release(error as Error);
     throw error;
   }
-  const committed = (client.query(`${next}; COMMIT`) as unknown as Promise<MultiResult[]>).then(
+  const committed = (simpleQuery(client, `${next}; COMMIT`, deadlineMs) as unknown as Promise<MultiResult[]>).then(
     (done) => {
       client.release();
       return nextDueIn(done[0]!);
@@ -285,7 +309,7 @@ export async function claimDue(
   );
   // Marked handled here; every holder of the claim awaits it and sees the rejection.
   committed.catch(() => {});
-  return { claimed: claimedIn(results, 1), committed };
+  return { claimed: claimedIn(results, beginStatements), committed };
 }
 
 /**

@@ -1,7 +1,7 @@
 // Recording an attempt's outcome (system queries, owner role). Only the
 // holder of the delivery's current lease may change the delivery; an attempt
 // is logged either way, because it happened on the wire.
-import type { Queryable } from '../../db/pool.ts';
+import type { DeadlineQueryConfig, Queryable } from '../../db/pool.ts';
 
 export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed' | 'subscription_removed' | 'superseded';
 export type AttemptError = 'timeout' | 'connection' | 'tls' | 'blocked_address' | 'blocked_port' | 'invalid_url' | 'lease_expired' | 'internal';
@@ -49,11 +49,18 @@ export interface RecordedOutcome {
  * deleting their subscriptions is the caller's next statement (see
  * deleteSubscriptionsById), in the same transaction.
  */
-export async function recordOutcomes(db: Queryable, records: OutcomeRecord[], disableAfterMs: number): Promise<RecordedOutcome[]> {
+export async function recordOutcomes(
+  db: Queryable,
+  records: OutcomeRecord[],
+  disableAfterMs: number,
+  /** The statement fails after this long without an answer (claim.queries.ts, deadlineMs); unset: no deadline. */
+  deadlineMs?: number,
+): Promise<RecordedOutcome[]> {
   if (records.length === 0) return [];
   const column = <T>(pick: (record: OutcomeRecord) => T) => records.map(pick);
-  const { rows } = await db.query<{ id: string; held: boolean; subscription_id: string; disabled_now: boolean }>(
-    `WITH input AS (
+  const query: DeadlineQueryConfig = {
+    ...(deadlineMs ? { query_timeout: deadlineMs } : {}),
+    text: `WITH input AS (
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::int[], $6::timestamptz[], $7::int[],
                             $8::int[], $9::text[], $10::text[], $11::text[], $12::text[])
          AS i(id, lease_token, status, next_attempt_at, attempt, attempted_at, status_code, latency_ms, error, error_message,
@@ -136,7 +143,7 @@ export async function recordOutcomes(db: Queryable, records: OutcomeRecord[], di
      )
      SELECT l.id, l.held, l.subscription_id, coalesce(m.disabled_now, false) AS disabled_now
        FROM logged l LEFT JOIN marked m ON m.id = l.subscription_id`,
-    [
+    values: [
       column((r) => r.deliveryId),
       column((r) => r.leaseToken),
       column((r) => r.status),
@@ -151,7 +158,8 @@ export async function recordOutcomes(db: Queryable, records: OutcomeRecord[], di
       column((r) => r.outcome),
       disableAfterMs,
     ],
-  );
+  };
+  const { rows } = await db.query<{ id: string; held: boolean; subscription_id: string; disabled_now: boolean }>(query);
   const byId = new Map(rows.map((row) => [row.id, row]));
   return records.map((record) => {
     const row = byId.get(record.deliveryId);

@@ -42,13 +42,17 @@ export interface OutcomeRecorder {
   idle(): Promise<void>;
 }
 
-/** Writes one batch: one statement, or a transaction when a 410 removes subscriptions too. */
-export async function writeOutcomes(pool: Pool, outcomes: OutcomeRecord[]): Promise<RecordedOutcome[]> {
+/**
+ * Writes one batch: one statement, or a transaction when a 410 removes
+ * subscriptions too. `deadlineMs`: the statement fails after that long without
+ * an answer (a connection that died silently), as the claim's do.
+ */
+export async function writeOutcomes(pool: Pool, outcomes: OutcomeRecord[], deadlineMs?: number): Promise<RecordedOutcome[]> {
   if (!outcomes.some((outcome) => outcome.outcome === 'subscription_removed')) {
-    return recordOutcomes(pool, outcomes, DISABLE_AFTER_FAILING_MS);
+    return recordOutcomes(pool, outcomes, DISABLE_AFTER_FAILING_MS, deadlineMs);
   }
   return withTransaction(pool, async (db) => {
-    const recorded = await recordOutcomes(db, outcomes, DISABLE_AFTER_FAILING_MS);
+    const recorded = await recordOutcomes(db, outcomes, DISABLE_AFTER_FAILING_MS, deadlineMs);
     // Only a 410 received under a held lease removes the subscription.
     const gone = new Set(
       recorded.filter((r, i) => r.held && r.subscriptionId && outcomes[i]!.outcome === 'subscription_removed').map((r) => r.subscriptionId!),
@@ -58,10 +62,11 @@ export async function writeOutcomes(pool: Pool, outcomes: OutcomeRecord[]): Prom
   });
 }
 
-export function createOutcomeRecorder(pool: Pool): OutcomeRecorder {
+export function createOutcomeRecorder(pool: Pool, options: { deadlineMs?: number } = {}): OutcomeRecorder {
+  const { deadlineMs } = options;
   const batches = createGroupCommit<OutcomeRecord, RecordedOutcome>({
-    alone: async (_key, outcome) => (await writeOutcomes(pool, [outcome]))[0]!,
-    together: (_key, outcomes) => writeOutcomes(pool, outcomes),
+    alone: async (_key, outcome) => (await writeOutcomes(pool, [outcome], deadlineMs))[0]!,
+    together: (_key, outcomes) => writeOutcomes(pool, outcomes, deadlineMs),
   }, { maxBatch: MAX_BATCH, maxParallel: MAX_PARALLEL, parallelMin: PARALLEL_MIN });
   return {
     record: (outcome) => batches.write(KEY, outcome),

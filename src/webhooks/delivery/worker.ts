@@ -58,6 +58,12 @@ export interface DeliveryWorkerOptions {
   drainMs?: number;
   /** The LISTEN connection's heartbeat (listener.ts); tests shorten it. */
   listenHeartbeatMs?: number;
+  /**
+   * How long a claim or outcome statement may go unanswered before its
+   * connection is dropped and the round fails (default: the lease, after
+   * which an answer would be of no use). Tests shorten it.
+   */
+  statementDeadlineMs?: number;
 }
 
 export interface DeliveryWorker extends BackgroundTask {
@@ -66,12 +72,13 @@ export interface DeliveryWorker extends BackgroundTask {
 }
 
 /** One claim round trip: up to `limit` due deliveries leased, and when to look again. */
-export function claimBatch(pool: Pool, input: { limit: number; leaseMs: number }): Promise<Claim> {
+export function claimBatch(pool: Pool, input: { limit: number; leaseMs: number; deadlineMs?: number }): Promise<Claim> {
   return claimDue(pool, {
     limit: input.limit,
     maxSubscriptions: Math.min(MAX_SUBSCRIPTIONS_PER_CLAIM, input.limit),
     maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
     leaseMs: input.leaseMs,
+    ...(input.deadlineMs ? { deadlineMs: input.deadlineMs } : {}),
   });
 }
 
@@ -87,6 +94,9 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   const leaseMs = options.leaseMs ?? leaseMsFor(options.config.webhookTimeoutMs);
+  // A connection that died silently (no FIN, no error) would otherwise hold a
+  // claim, and with it every later round, until TCP gives up (many minutes).
+  const deadlineMs = options.statementDeadlineMs ?? leaseMs;
   if (leaseMs < options.config.webhookTimeoutMs + RECORD_MARGIN_MS) {
     throw new Error(`the delivery lease (${leaseMs} ms) must outlast WEBHOOK_TIMEOUT_MS by at least ${RECORD_MARGIN_MS} ms`);
   }
@@ -104,7 +114,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
 
   const inFlight = new Set<Promise<void>>();
   // Outcomes are written in batches; each attempt ends (and wakes a claim for its slot) once its batch is committed.
-  const recorder = createOutcomeRecorder(pool);
+  const recorder = createOutcomeRecorder(pool, { deadlineMs });
   /** The claims of the running attempts, for handing them back when stopping (and counting them per subscription). */
   const runningClaims = new Map<string, { id: string; leaseToken: string; subscriptionId: string }>();
   const outage = outageLog(pool, log, 'webhook-worker');
@@ -167,7 +177,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
         if (free <= 0) break; // a finishing attempt wakes us
         // The database set the lease after this moment, so it lasts at least until claimStarted + leaseMs.
         const claimStarted = performance.now();
-        const { claimed, committed } = await claimBatch(pool, { limit: free, leaseMs });
+        const { claimed, committed } = await claimBatch(pool, { limit: free, leaseMs, deadlineMs });
         // The attempts start now; the commit, already sent, settles while they run and says when to look again.
         claimed.forEach(launch(claimStarted + leaseMs, committed));
         const { nextDueAt } = await committed;

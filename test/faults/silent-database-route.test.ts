@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createPool, type Pool } from '../../src/db/pool.ts';
+import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { adminQuery } from '../helpers/db.ts';
+import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
+import { startSilentProxy, type SilentProxy } from '../helpers/silent-proxy.ts';
+import { completeCall, connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook } from '../helpers/webhooks.ts';
+
+// The worker's pool reaches PostgreSQL through a proxy whose connections can
+// die silently (its LISTEN connection does not: a notification always wakes
+// it). No timer of the worker's could explain a delivery: the safety poll is
+// far longer than the test.
+describe('the route to the database dies silently under the worker', () => {
+  let t: TestApp;
+  let target: HttpsTarget;
+  let proxy: SilentProxy;
+  let pool: Pool;
+  let worker: DeliveryWorker;
+
+  before(async () => {
+    t = await startWebhookApp();
+    target = await startHttpsTarget();
+    proxy = await startSilentProxy(t.db.url);
+    pool = createPool(proxy.urlFor(t.db.url), 4);
+    worker = await startTestWorker(t, { pool, statementDeadlineMs: 500, pollIntervalMs: 600_000 });
+  });
+  after(async () => {
+    await worker.stop();
+    await pool.end();
+    await proxy.close();
+    await target.close();
+    await t.close();
+  });
+
+  const idleInTransaction = async () =>
+    (await adminQuery("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state LIKE 'idle in transaction%'", [t.db.name])).rows[0].n as number;
+
+  test('statements on connections gone silent fail at the deadline; the worker carries on through new ones', async () => {
+    const org = await connectPlatform(t);
+    const hook = await subscribeHook(t, org, { hookUrl: `${target.url}/silent-pool` });
+    await completeCall(t, org.member);
+    await settled(t, hook.id, 1, 5000); // the pool's connections now exist, through the proxy
+    proxy.silence();
+
+    await completeCall(t, org.member);
+    await completeCall(t, org.member);
+    const deliveries = await settled(t, hook.id, 3, 15_000);
+    assert.ok(deliveries.every((d) => d.status === 'succeeded'));
+    const received = new Set(target.requests.filter((r) => r.url === '/silent-pool').map((r) => r.headers['x-delivery-id']));
+    assert.deepEqual(received, new Set(deliveries.map((d) => d.id)));
+  });
+
+  test('a claim whose COMMIT never arrives is ended by the server at the deadline: its locks go, its deliveries stay due', async () => {
+    const org = await connectPlatform(t);
+    const hook = await subscribeHook(t, org, { hookUrl: `${target.url}/lost-commit` });
+    // The route dies just as the claim's COMMIT leaves: the server holds the
+    // claim's transaction open (subscription and delivery rows locked) and
+    // never hears of the client again.
+    proxy.silenceWhenClientSends('COMMIT');
+    await completeCall(t, org.member);
+    const [delivery] = await settled(t, hook.id, 1, 15_000);
+    assert.equal(delivery!.status, 'succeeded');
+    // Sent perhaps twice (the first attempt left before the COMMIT), always with the same id.
+    const sent = target.requests.filter((r) => r.url === '/lost-commit');
+    assert.ok(sent.length >= 1 && sent.every((r) => r.headers['x-delivery-id'] === delivery!.id));
+    assert.equal(await idleInTransaction(), 0, 'no transaction left open on the server');
+  });
+});
