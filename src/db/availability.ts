@@ -28,6 +28,7 @@ const DRIVER_MESSAGES = [
   /^Client has encountered a connection error and is not queryable$/,
   /^Client was closed and is not queryable$/,
   /^Cannot use a pool after calling end on the pool$/,
+  /^Query read timeout$/, // pg: a query's query_timeout passed unanswered (the worker's deadline: a connection that died silently)
 ];
 
 /** True when `error` says PostgreSQL could not be reached or dropped the connection (not a statement error). */

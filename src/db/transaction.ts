@@ -15,7 +15,10 @@ export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) =>
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
+    // Over a connection that failed (or went silent: a deadline passed) a
+    // ROLLBACK would wait behind the unanswered query; the server rolls back
+    // when the connection is dropped.
+    if (!isDatabaseUnavailable(error)) await client.query('ROLLBACK').catch(() => {});
     failure = error;
     throw error;
   } finally {
