@@ -23,7 +23,9 @@ describe('the route to the database dies silently under the worker', () => {
     t = await startWebhookApp();
     target = await startHttpsTarget();
     proxy = await startSilentProxy(t.db.url);
-    pool = createPool(proxy.urlFor(t.db.url), 4);
+    // Two connections: each one gone silent costs a deadline and a growing
+    // pause (1 s, 2 s, …) before the worker's next round, so a few bound the wait.
+    pool = createPool(proxy.urlFor(t.db.url), 2);
     worker = await startTestWorker(t, { pool, statementDeadlineMs: 500, pollIntervalMs: 600_000 });
   });
   after(async () => {
