@@ -7,13 +7,12 @@
 // delivery worker's (src/webhooks/delivery/listener.ts): `switchboard worker`
 // runs without caches, and the two reconnect independently.
 import type { Logger } from 'pino';
-import { openListenConnection } from '../db/listen-connection.ts';
+import { HEARTBEAT_MS, openListenConnection } from '../db/listen-connection.ts';
 import type { ProcessCaches } from './process-caches.ts';
 
 export const CACHE_CHANNEL = 'switchboard_cache';
 /** application_name of the LISTEN connection (operators and tests find it in pg_stat_activity). */
 export const CACHE_LISTENER_NAME = 'switchboard-cache-listener';
-const HEARTBEAT_MS = 2_000;
 const COMPONENT = 'cache-listener';
 
 export interface CacheListener {

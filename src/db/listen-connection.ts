@@ -10,6 +10,8 @@ import pg from 'pg';
 
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 10_000;
+/** The heartbeat both of the app's LISTEN connections use: a silently dead one is noticed within two of these. */
+export const HEARTBEAT_MS = 2_000;
 
 export interface ListenConnectionOptions {
   connectionString: string;

@@ -6,10 +6,11 @@ export type PoolClient = pg.PoolClient;
 /**
  * A query with a client-side deadline: pg reads `query_timeout` per query as
  * well as per client (pg/lib/client.js), though its types list it only on the
- * client. Past it the query fails with "Query read timeout"; the caller then
- * releases the client with that error, so the pool drops the connection.
+ * client; undefined means none. Past it the query fails with "Query read
+ * timeout"; the caller then releases the client with that error, so the pool
+ * drops the connection.
  */
-export type DeadlineQueryConfig = pg.QueryConfig & { query_timeout?: number };
+export type DeadlineQueryConfig = pg.QueryConfig & { query_timeout?: number | undefined };
 /** Anything that runs a query: the pool itself or a client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
 

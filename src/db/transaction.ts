@@ -8,23 +8,33 @@ import type { Pool, PoolClient, Queryable } from './pool.ts';
  */
 export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const client = await pool.connect();
-  let failure: unknown;
+  let result: T;
   try {
     await client.query(begin);
-    const result = await fn(client);
+    result = await fn(client);
     await client.query('COMMIT');
-    return result;
   } catch (error) {
-    // Over a connection that failed (or went silent: a deadline passed) a
-    // ROLLBACK would wait behind the unanswered query; the server rolls back
-    // when the connection is dropped.
-    if (!isDatabaseUnavailable(error)) await client.query('ROLLBACK').catch(() => {});
-    failure = error;
+    await abandon(client, error);
     throw error;
-  } finally {
-    // A connection that failed is destroyed, not handed to the next request.
-    client.release(isDatabaseUnavailable(failure) ? (failure as Error) : undefined);
   }
+  client.release();
+  return result;
+}
+
+/**
+ * Hands back the connection of a transaction that failed, with nothing of it
+ * committed. A connection that failed (or went silent: a deadline passed) is
+ * dropped, not handed to the next request, and gets no ROLLBACK, which would
+ * wait behind the unanswered query (the server rolls back when the connection
+ * goes); any other gets a ROLLBACK, so no transaction is left open on it.
+ */
+async function abandon(client: PoolClient, failure: unknown): Promise<void> {
+  if (isDatabaseUnavailable(failure)) {
+    client.release(failure as Error);
+    return;
+  }
+  await client.query('ROLLBACK').catch(() => {});
+  client.release();
 }
 
 /**
@@ -81,8 +91,6 @@ export async function withOneStatementTransaction<T>(pool: Pool, fn: (db: Querya
     client.release();
     return (d as PromiseFulfilledResult<T>).value;
   }
-  // Nothing of it is committed; the ROLLBACK only makes sure no transaction is left open on the connection.
-  if (!isDatabaseUnavailable(failure)) await client.query('ROLLBACK').catch(() => {});
-  client.release(isDatabaseUnavailable(failure) ? (failure as Error) : undefined);
+  await abandon(client, failure);
   throw failure;
 }

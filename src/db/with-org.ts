@@ -21,14 +21,8 @@ function beginFor(organizationId: string): string {
   return `BEGIN; SET LOCAL ROLE ${APP_ROLE}; SELECT set_config('app.organization_id', '${organizationId}', true)`;
 }
 
-export function withOrg<T>(pool: Pool, organizationId: string, fn: (client: PoolClient) => Promise<T>): Promise<T> {
-  let begin: string;
-  try {
-    begin = beginFor(organizationId);
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return withTransaction(pool, fn, begin);
+export async function withOrg<T>(pool: Pool, organizationId: string, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  return withTransaction(pool, fn, beginFor(organizationId));
 }
 
 /**

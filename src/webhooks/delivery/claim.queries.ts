@@ -234,7 +234,7 @@ PREPARE switchboard_claim_next_${maxInFlight} AS ${next}`;
 
 /** A simple query (several statements allowed) that fails after `deadlineMs` without an answer (no deadline when unset). */
 function simpleQuery(client: PoolClient, text: string, deadlineMs: number | undefined) {
-  const config: DeadlineQueryConfig = deadlineMs ? { text, query_timeout: deadlineMs } : { text };
+  const config: DeadlineQueryConfig = { text, query_timeout: deadlineMs };
   return client.query(config);
 }
 

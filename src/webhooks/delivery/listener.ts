@@ -3,11 +3,12 @@
 // wake-up naming nothing (look at everything), because notifications sent
 // while it was away are lost. A heartbeat notices a connection that died
 // silently (no FIN, no error: a dropped route, a NAT or firewall forgetting
-// it): without one the worker would learn of new work only at its safety poll. This is the worker's own connection, apart from
-// the process caches' (src/cache/cache-listener.ts): `switchboard worker` runs
-// alone, without caches, and `serve` runs both.
+// it): without one the worker would learn of new work only at its safety
+// poll. This is the worker's own connection, apart from the process caches'
+// (src/cache/cache-listener.ts): `switchboard worker` runs alone, without
+// caches, and `serve` runs both.
 import type { Logger } from 'pino';
-import { openListenConnection } from '../../db/listen-connection.ts';
+import { HEARTBEAT_MS, openListenConnection } from '../../db/listen-connection.ts';
 
 export interface Listener {
   close(): Promise<void>;
@@ -15,8 +16,6 @@ export interface Listener {
 
 /** application_name of the LISTEN connection (operators and tests find it in pg_stat_activity). */
 export const WORKER_LISTENER_NAME = 'switchboard-worker-listener';
-/** A silently dead connection is noticed within two of these (one unanswered `SELECT 1`). */
-export const LISTEN_HEARTBEAT_MS = 2_000;
 const COMPONENT = 'webhook-listener';
 
 export async function listen(
@@ -24,7 +23,7 @@ export async function listen(
   channel: string,
   onWake: (payload?: string) => void,
   log: Logger,
-  heartbeatMs = LISTEN_HEARTBEAT_MS,
+  heartbeatMs = HEARTBEAT_MS,
 ): Promise<Listener> {
   return openListenConnection({ connectionString, channel, applicationName: WORKER_LISTENER_NAME, keepAlive: true, heartbeatMs }, {
     notification: onWake,

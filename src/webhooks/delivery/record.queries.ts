@@ -59,7 +59,7 @@ export async function recordOutcomes(
   if (records.length === 0) return [];
   const column = <T>(pick: (record: OutcomeRecord) => T) => records.map(pick);
   const query: DeadlineQueryConfig = {
-    ...(deadlineMs ? { query_timeout: deadlineMs } : {}),
+    query_timeout: deadlineMs,
     text: `WITH input AS (
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::int[], $6::timestamptz[], $7::int[],
                             $8::int[], $9::text[], $10::text[], $11::text[], $12::text[])

@@ -78,7 +78,7 @@ export function claimBatch(pool: Pool, input: { limit: number; leaseMs: number; 
     maxSubscriptions: Math.min(MAX_SUBSCRIPTIONS_PER_CLAIM, input.limit),
     maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
     leaseMs: input.leaseMs,
-    ...(input.deadlineMs ? { deadlineMs: input.deadlineMs } : {}),
+    deadlineMs: input.deadlineMs,
   });
 }
 
