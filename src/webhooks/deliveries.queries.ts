@@ -1,6 +1,6 @@
 // Deliveries and attempts as the organization sees them (inside withOrg), and
 // the outbox insert made in the transaction that completes a call.
-import type { Queryable } from '../db/pool.ts';
+import type { DeadlineQueryConfig, Queryable } from '../db/pool.ts';
 
 /** The NOTIFY channel that wakes delivery workers. */
 export const DELIVERIES_CHANNEL = 'switchboard_webhook_deliveries';
@@ -107,8 +107,9 @@ export function withCallCompletedOutbox(callStatement: string): string {
 }
 
 /** Delivered to listeners when the surrounding transaction commits (never before). */
-export async function notifyDeliveriesDue(db: Queryable): Promise<void> {
-  await db.query('SELECT pg_notify($1, $2)', [DELIVERIES_CHANNEL, '']);
+export async function notifyDeliveriesDue(db: Queryable, deadlineMs?: number): Promise<void> {
+  const query: DeadlineQueryConfig = { text: 'SELECT pg_notify($1, $2)', values: [DELIVERIES_CHANNEL, ''], query_timeout: deadlineMs };
+  await db.query(query);
 }
 
 export async function findDelivery(db: Queryable, id: string): Promise<(Delivery & { client_id: string; subscription_status: string }) | undefined> {

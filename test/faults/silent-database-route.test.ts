@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createPool, type Pool } from '../../src/db/pool.ts';
+import { HANDED_BACK_MESSAGE } from '../../src/webhooks/delivery/hand-back.queries.ts';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { adminQuery } from '../helpers/db.ts';
 import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
 import { startSilentProxy, type SilentProxy } from '../helpers/silent-proxy.ts';
-import { completeCall, connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook } from '../helpers/webhooks.ts';
+import { completeCall, connectPlatform, deliveriesOf, settled, startTestWorker, startWebhookApp, subscribeHook, waitFor } from '../helpers/webhooks.ts';
 
 // The worker's pool reaches PostgreSQL through a proxy whose connections can
 // die silently (its LISTEN connection does not: a notification always wakes
@@ -68,5 +69,70 @@ describe('the route to the database dies silently under the worker', () => {
     const sent = target.requests.filter((r) => r.url === '/lost-commit');
     assert.ok(sent.length >= 1 && sent.every((r) => r.headers['x-delivery-id'] === delivery!.id));
     assert.equal(await idleInTransaction(), 0, 'no transaction left open on the server');
+  });
+
+  test('a 410 recorded as the route dies fails at the deadline; the next attempt removes the subscription', async () => {
+    const org = await connectPlatform(t);
+    const path = '/gone-while-silent';
+    target.respond((request) => (request.url === path ? { status: 410 } : { status: 200 }));
+    const hook = await subscribeHook(t, org, { hookUrl: `${target.url}${path}` });
+    // The outcome's statement carries 'subscription_removed' among its values:
+    // the route dies as it leaves, so it never reaches the server.
+    proxy.silenceWhenClientSends('subscription_removed');
+    await completeCall(t, org.member);
+    // Unrecorded, the lease (3.5 s) runs out, the delivery is sent again, and
+    // that 410 is recorded through a new connection.
+    await waitFor('the subscription to be deleted', async () => {
+      const { rowCount } = await t.db.pool.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1', [hook.id]);
+      return rowCount === 0;
+    }, 15_000);
+    const sent = target.requests.filter((r) => r.url === path);
+    assert.equal(sent.length, 2, 'sent again after the unrecorded 410, and not after the recorded one');
+    assert.equal(new Set(sent.map((r) => r.headers['x-delivery-id'])).size, 1);
+    assert.deepEqual(await deliveriesOf(t, hook.id), [], 'its deliveries went with it');
+    assert.equal(await idleInTransaction(), 0, 'no transaction left open on the server');
+  });
+});
+
+describe('a stopping worker hands back its attempts as the route to the database dies silently', () => {
+  let t: TestApp;
+  let target: HttpsTarget;
+  let proxy: SilentProxy;
+  let pool: Pool;
+
+  before(async () => {
+    t = await startWebhookApp();
+    target = await startHttpsTarget();
+    proxy = await startSilentProxy(t.db.url);
+    pool = createPool(proxy.urlFor(t.db.url), 2);
+  });
+  after(async () => {
+    await pool.end();
+    await proxy.close();
+    await target.close();
+    await t.close();
+  });
+
+  test('the hand-back fails at the deadline, and stop() ends: the leases are left to run out', async () => {
+    const path = '/hangs-at-stop';
+    target.respond((request) => (request.url === path ? { hang: true } : { status: 200 }));
+    const worker = await startTestWorker(t, { pool, statementDeadlineMs: 500, drainMs: 100, pollIntervalMs: 600_000 });
+    const org = await connectPlatform(t);
+    const hook = await subscribeHook(t, org, { hookUrl: `${target.url}${path}` });
+    await completeCall(t, org.member);
+    await target.waitForRequests(1, 10_000);
+    proxy.silenceWhenClientSends(HANDED_BACK_MESSAGE);
+
+    const startedAt = Date.now();
+    const stopped = await Promise.race([
+      worker.stop().then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000).unref()),
+    ]);
+    assert.ok(stopped, 'stop() ended instead of waiting on the unanswered hand-back');
+    assert.ok(Date.now() - startedAt < 5000, `stopped after the drain time and the deadline (${Date.now() - startedAt} ms)`);
+    // Nothing reached the server: the delivery is still leased, and that lease will run out.
+    const [delivery] = await deliveriesOf(t, hook.id);
+    assert.equal(delivery!.status, 'pending');
+    assert.notEqual(delivery!.lease_token, null);
   });
 });

@@ -31,6 +31,8 @@ export interface AttemptDeps {
   allowedPorts: readonly number[] | '*';
   retryScheduleMs: readonly number[];
   random?: () => number;
+  /** The worker's statement deadline (worker.ts statementDeadlineMs); unset: none. */
+  statementDeadlineMs?: number;
 }
 
 async function send(deps: AttemptDeps, claimed: ClaimedDelivery, signal: AbortSignal): Promise<AttemptResult> {
@@ -116,7 +118,7 @@ export async function attemptDelivery(
   if (performance.now() + deps.timeoutMs + RECORD_MARGIN_MS > leaseDeadline) {
     if (!(await held)) return null;
     deps.log.warn({ delivery_id: claimed.id }, 'webhook delivery claim too old to send safely; returned unsent');
-    await returnUnsentClaims(deps.pool, [{ id: claimed.id, leaseToken: claimed.lease_token }]);
+    await returnUnsentClaims(deps.pool, [{ id: claimed.id, leaseToken: claimed.lease_token }], deps.statementDeadlineMs);
     return new Date();
   }
   const attemptedAt = new Date();

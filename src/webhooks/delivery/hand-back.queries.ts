@@ -3,15 +3,21 @@
 // The attempt may have reached the target, so it is logged the way a lost
 // attempt is ('lease_expired', retrying: the next attempt is sent with the same
 // delivery id), and the delivery is due now, for any other worker.
-import type { Queryable } from '../../db/pool.ts';
+import type { DeadlineQueryConfig, Queryable } from '../../db/pool.ts';
 
 export const HANDED_BACK_MESSAGE = 'the worker stopped before this attempt was answered; handed back to another worker';
 
 /** Releases the leases still held (by `leaseToken`); returns the ids actually handed back. */
-export async function handBackLeases(db: Queryable, claims: { id: string; leaseToken: string }[]): Promise<string[]> {
+export async function handBackLeases(
+  db: Queryable,
+  claims: { id: string; leaseToken: string }[],
+  /** The statement fails after this long without an answer (claim.queries.ts, deadlineMs); unset: no deadline. */
+  deadlineMs?: number,
+): Promise<string[]> {
   if (claims.length === 0) return [];
-  const { rows } = await db.query<{ id: string }>(
-    `WITH released AS (
+  const query: DeadlineQueryConfig = {
+    query_timeout: deadlineMs,
+    text: `WITH released AS (
        UPDATE webhook_deliveries d
           SET lease_token = NULL, lease_expires_at = NULL, next_attempt_at = now(), updated_at = now()
          FROM unnest($1::uuid[], $2::uuid[]) AS c(id, lease_token)
@@ -26,7 +32,8 @@ export async function handBackLeases(db: Queryable, claims: { id: string; leaseT
        ON CONFLICT ON CONSTRAINT webhook_attempts_delivery_attempt_key DO NOTHING
      )
      SELECT id FROM released`,
-    [claims.map((c) => c.id), claims.map((c) => c.leaseToken), HANDED_BACK_MESSAGE],
-  );
+    values: [claims.map((c) => c.id), claims.map((c) => c.leaseToken), HANDED_BACK_MESSAGE],
+  };
+  const { rows } = await db.query<{ id: string }>(query);
   return rows.map((row) => row.id);
 }

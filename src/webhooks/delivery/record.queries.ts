@@ -45,9 +45,9 @@ export interface RecordedOutcome {
  * placeholder for the same attempt number); each subscription's failing
  * streak is ended by a success or started/continued by failures after its
  * last success in the batch, disabling it after `disableAfterMs`. Deliveries
- * that are gone (subscription deleted) log nothing. 410s are recorded here;
- * deleting their subscriptions is the caller's next statement (see
- * deleteSubscriptionsById), in the same transaction.
+ * that are gone (subscription deleted) log nothing. A 410 under a held lease
+ * deletes its subscription in the same statement: one round trip under the
+ * same deadline as every other outcome, never a transaction of several.
  */
 export async function recordOutcomes(
   db: Queryable,
@@ -89,12 +89,19 @@ export async function recordOutcomes(
        SELECT i.*, c.organization_id, c.subscription_id, r.id IS NOT NULL AS held
          FROM input i JOIN current c ON c.id = i.id LEFT JOIN released r ON r.id = i.id
      ),
+     -- 410 Gone under a held lease: the receiver asked to stop (deleted below).
+     gone AS (
+       SELECT DISTINCT l.subscription_id FROM logged l WHERE l.held AND l.outcome = 'subscription_removed'
+     ),
      attempts AS (
        INSERT INTO webhook_attempts (organization_id, delivery_id, subscription_id, attempt, attempted_at, status_code,
                                      latency_ms, error, error_message, response_body, outcome)
        SELECT organization_id, id, subscription_id, attempt, attempted_at, status_code, latency_ms, error, error_message,
               response_body, CASE WHEN held THEN outcome ELSE 'superseded' END
-         FROM logged
+         FROM logged l
+        -- A removed subscription's log goes with it: attempts written here would
+        -- outlive their deliveries (the cascade below does not see them).
+        WHERE NOT EXISTS (SELECT 1 FROM gone g WHERE g.subscription_id = l.subscription_id)
        ON CONFLICT ON CONSTRAINT webhook_attempts_delivery_attempt_key DO UPDATE
           SET status_code = EXCLUDED.status_code, latency_ms = EXCLUDED.latency_ms, error = EXCLUDED.error,
               error_message = EXCLUDED.error_message, response_body = EXCLUDED.response_body, outcome = EXCLUDED.outcome
@@ -140,6 +147,12 @@ export async function recordOutcomes(
          FROM streaks st JOIN ordered o ON o.id = st.subscription_id
         WHERE s.id = st.subscription_id AND (st.first_failure IS NOT NULL OR s.failing_since IS NOT NULL)
        RETURNING s.id, s.status = 'disabled' AND s.disabled_at = now() AS disabled_now
+     ),
+     -- The subscriptions whose receivers answered 410 go, and with them (ON
+     -- DELETE CASCADE, at the end of this statement) their deliveries and their
+     -- log. Their rows are not also updated above: streaks leaves them out.
+     removed AS (
+       DELETE FROM webhook_subscriptions s WHERE s.id IN (SELECT g.subscription_id FROM gone g)
      )
      SELECT l.id, l.held, l.subscription_id, coalesce(m.disabled_now, false) AS disabled_now
        FROM logged l LEFT JOIN marked m ON m.id = l.subscription_id`,
@@ -171,19 +184,21 @@ export async function recordOutcomes(
  * Gives back claims whose attempts were never sent (the lease would have run
  * out mid-attempt): the attempt numbers are returned too, since nothing used them.
  */
-export async function returnUnsentClaims(db: Queryable, claims: { id: string; leaseToken: string }[]): Promise<void> {
-  await db.query(
-    `UPDATE webhook_deliveries d
-        SET attempts = d.attempts - 1, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
-       FROM unnest($1::uuid[], $2::uuid[]) AS c(id, lease_token)
-      WHERE d.id = c.id AND d.lease_token = c.lease_token`,
-    [claims.map((c) => c.id), claims.map((c) => c.leaseToken)],
-  );
-}
-
-/** 410 Gone: the receivers asked to stop. Their deliveries and their log go with them. */
-export async function deleteSubscriptionsById(db: Queryable, subscriptionIds: string[]): Promise<void> {
-  await db.query('DELETE FROM webhook_subscriptions WHERE id = ANY ($1::uuid[])', [subscriptionIds]);
+export async function returnUnsentClaims(
+  db: Queryable,
+  claims: { id: string; leaseToken: string }[],
+  /** As recordOutcomes' deadlineMs. */
+  deadlineMs?: number,
+): Promise<void> {
+  const query: DeadlineQueryConfig = {
+    query_timeout: deadlineMs,
+    text: `UPDATE webhook_deliveries d
+              SET attempts = d.attempts - 1, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
+             FROM unnest($1::uuid[], $2::uuid[]) AS c(id, lease_token)
+            WHERE d.id = c.id AND d.lease_token = c.lease_token`,
+    values: [claims.map((c) => c.id), claims.map((c) => c.leaseToken)],
+  };
+  await db.query(query);
 }
 
 /** Retention: attempts older than the cutoff, in batches so no delete holds locks for long. */

@@ -16,8 +16,7 @@
 // WEBHOOK_TIMEOUT_MS and the lease lasts RECORD_MARGIN_MS longer at least.
 import { createGroupCommit } from '../../db/group-commit.ts';
 import type { Pool } from '../../db/pool.ts';
-import { withTransaction } from '../../db/transaction.ts';
-import { deleteSubscriptionsById, recordOutcomes, type OutcomeRecord, type RecordedOutcome } from './record.queries.ts';
+import { recordOutcomes, type OutcomeRecord, type RecordedOutcome } from './record.queries.ts';
 import { DISABLE_AFTER_FAILING_MS } from './retry-policy.ts';
 
 /** More than a worker's concurrency, so one statement takes everything that finished meanwhile. */
@@ -43,23 +42,12 @@ export interface OutcomeRecorder {
 }
 
 /**
- * Writes one batch: one statement, or a transaction when a 410 removes
- * subscriptions too. `deadlineMs`: the statement fails after that long without
- * an answer (a connection that died silently), as the claim's do.
+ * Writes one batch in one statement (a 410's subscription removal included).
+ * `deadlineMs`: the statement fails after that long without an answer (a
+ * connection that died silently), as the claim's do.
  */
-export async function writeOutcomes(pool: Pool, outcomes: OutcomeRecord[], deadlineMs?: number): Promise<RecordedOutcome[]> {
-  if (!outcomes.some((outcome) => outcome.outcome === 'subscription_removed')) {
-    return recordOutcomes(pool, outcomes, DISABLE_AFTER_FAILING_MS, deadlineMs);
-  }
-  return withTransaction(pool, async (db) => {
-    const recorded = await recordOutcomes(db, outcomes, DISABLE_AFTER_FAILING_MS, deadlineMs);
-    // Only a 410 received under a held lease removes the subscription.
-    const gone = new Set(
-      recorded.filter((r, i) => r.held && r.subscriptionId && outcomes[i]!.outcome === 'subscription_removed').map((r) => r.subscriptionId!),
-    );
-    if (gone.size) await deleteSubscriptionsById(db, [...gone]);
-    return recorded;
-  });
+export function writeOutcomes(pool: Pool, outcomes: OutcomeRecord[], deadlineMs?: number): Promise<RecordedOutcome[]> {
+  return recordOutcomes(pool, outcomes, DISABLE_AFTER_FAILING_MS, deadlineMs);
 }
 
 export function createOutcomeRecorder(pool: Pool, options: { deadlineMs?: number } = {}): OutcomeRecorder {

@@ -59,9 +59,10 @@ export interface DeliveryWorkerOptions {
   /** The LISTEN connection's heartbeat (listener.ts); tests shorten it. */
   listenHeartbeatMs?: number;
   /**
-   * How long a claim or outcome statement may go unanswered before its
-   * connection is dropped and the round fails (default: the lease, after
-   * which an answer would be of no use). Tests shorten it.
+   * How long a statement of the worker (its claims, outcomes, unsent claims
+   * given back and hand-back) may go unanswered before its connection is
+   * dropped and the round fails (default: the lease, after which an answer
+   * would be of no use). Tests shorten it.
    */
   statementDeadlineMs?: number;
 }
@@ -110,6 +111,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     allowedPorts: options.config.webhookAllowedPorts,
     retryScheduleMs: options.config.webhookRetryScheduleMs,
     ...(options.random ? { random: options.random } : {}),
+    statementDeadlineMs: deadlineMs,
   };
 
   const inFlight = new Set<Promise<void>>();
@@ -237,9 +239,9 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     clearTimeout(timeout);
     if (done || runningClaims.size === 0) return false;
     try {
-      const handed = await handBackLeases(pool, [...runningClaims.values()]);
+      const handed = await handBackLeases(pool, [...runningClaims.values()], deadlineMs);
       // Other workers may be idle until their next look: tell them now.
-      if (handed.length > 0) await notifyDeliveriesDue(pool);
+      if (handed.length > 0) await notifyDeliveriesDue(pool, deadlineMs);
       log.warn({ delivery_ids: handed }, 'webhook worker stopping: attempts still running handed back to other workers');
     } catch (error) {
       log.error({ err: error }, 'webhook worker stopping: could not hand back running attempts; their leases will expire');

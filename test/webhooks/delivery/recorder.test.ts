@@ -78,6 +78,30 @@ describe('recording attempt outcomes in batches', () => {
     assert.ok((await deliveriesOf(t, hook.id)).every((row) => row.lease_token === null));
   });
 
+  test('a 410 in a batch removes its subscription, its deliveries and their log in the same statement; the rest is recorded', async () => {
+    const gone = await hookWithCalls('/gone', 2);
+    const kept = await hookWithCalls('/kept', 1);
+    const claimed = await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 });
+    const of = (hookId: string) => claimed.filter((x) => x.subscription_id === hookId);
+    const [goneFirst, goneSecond] = of(gone.id) as [ClaimedDelivery, ClaimedDelivery];
+    const [keptOne] = of(kept.id) as [ClaimedDelivery];
+    const removal: OutcomeRecord = { ...outcome(goneFirst, 'succeeded'), statusCode: 410, responseBody: '', outcome: 'subscription_removed', status: 'failed' };
+
+    let statements = 0;
+    const counting = { query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)) } as unknown as Pool;
+    const recorded = await writeOutcomes(counting, [removal, outcome(goneSecond, 'succeeded'), outcome(keptOne, 'succeeded')]);
+    assert.equal(statements, 1, 'the removal is part of the one statement');
+    assert.deepEqual(recorded.map((r) => r.held), [true, true, true]);
+
+    const { rows: subscriptions } = await t.db.pool.query('SELECT id FROM webhook_subscriptions WHERE id = ANY($1)', [[gone.id, kept.id]]);
+    assert.deepEqual(subscriptions, [{ id: kept.id }]);
+    assert.deepEqual(await deliveriesOf(t, gone.id), []);
+    assert.deepEqual(await attemptsOf(t, goneFirst.id), []);
+    assert.deepEqual(await attemptsOf(t, goneSecond.id), []);
+    assert.equal((await deliveriesOf(t, kept.id))[0]!.status, 'succeeded');
+    assert.deepEqual(await attemptsOf(t, keptOne.id), [{ attempt: 1, status_code: 200, error: null, outcome: 'succeeded' }]);
+  });
+
   test('a success after failures in one batch ends the failing streak; failures after the last success start one', async () => {
     const hook = await hookWithCalls('/streak', 3);
     const [first, second, third] = (await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 })) as ClaimedDelivery[];
