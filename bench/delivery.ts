@@ -11,7 +11,8 @@
 //     subscription, reporting each receipt's time;
 //   - the baseline (bench/raw-post-loop.js): undici POSTing the same number of
 //     bodies of the same size to the same receivers, at the concurrency the
-//     worker may use (10 per subscription), and one at a time.
+//     worker may use (10 per subscription), and one at a time; warmed up with
+//     as many untimed requests as the worker is sent before it is timed.
 // It prints, from the completion's commit (the call and its outbox rows) to
 // the receiver reading the delivery:
 //   1. idle latency: one call at a time, all its deliveries received before the next;
@@ -91,10 +92,17 @@ function line(label: string, s: Summary): string {
   return `  ${label.padEnd(52)} p50 ${ms(s.p50)}  p99 ${ms(s.p99)}  ${s.rate.toFixed(0).padStart(6)} /s`;
 }
 
-function cpuLine(label: string, c: { generator: number; worker: number; receivers: number; database: number }): string {
+/**
+ * `perSecond`: the phase's deliveries (or requests) per second. The busy share
+ * (total × rate over what the CPUs give) says whether the phase was bound by
+ * CPU (near 100 %) or by waiting (slots held on round trips and commits).
+ */
+function cpuLine(label: string, c: { generator: number; worker: number; receivers: number; database: number }, perSecond: number): string {
   const ms = (value: number) => (Number.isNaN(value) ? '—' : value.toFixed(3)).padStart(7);
   const total = [c.generator, c.worker, c.receivers, c.database].filter((v) => !Number.isNaN(v)).reduce((a, b) => a + b, 0);
-  return `  ${label.padEnd(16)} load generator ${ms(c.generator)}  worker ${ms(c.worker)}  PostgreSQL ${ms(c.database)}  receivers ${ms(c.receivers)}  total ${ms(total)}`;
+  const busy = (total * perSecond) / (os.cpus().length * 1000);
+  return `  ${label.padEnd(16)} load generator ${ms(c.generator)}  worker ${ms(c.worker)}  PostgreSQL ${ms(c.database)}  receivers ${ms(c.receivers)}  total ${ms(total)}`
+    + `  (CPUs ${(busy * 100).toFixed(0).padStart(3)} % busy)`;
 }
 
 interface Child {
@@ -123,13 +131,32 @@ async function startSwitchboard(command: string[], env: NodeJS.ProcessEnv, logFi
   };
 }
 
-function runRawLoop(urls: string[], total: number, concurrency: number, bodyBytes: number, env: NodeJS.ProcessEnv): Promise<{ latencies: number[]; elapsedMs: number; cpuMs: number }> {
+/**
+ * The baseline in its own process (bench/raw-post-loop.js): `warmUp` untimed
+ * requests first, as many as the worker is sent before it is timed, then
+ * `total` timed ones. `onWarm` runs when the warm-up is over.
+ */
+function runRawLoop(
+  urls: string[],
+  load: { total: number; concurrency: number; bodyBytes: number; warmUp: number },
+  env: NodeJS.ProcessEnv,
+  onWarm: () => void = () => {},
+): Promise<{ latencies: number[]; elapsedMs: number; cpuMs: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bench/raw-post-loop.js'), JSON.stringify(urls), String(total), String(concurrency), String(bodyBytes)], {
+    const argv = [JSON.stringify(urls), load.total, load.concurrency, load.bodyBytes, load.warmUp].map(String);
+    const child = spawn(process.execPath, [path.join(ROOT, 'bench/raw-post-loop.js'), ...argv], {
       cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
-    child.stdout!.on('data', (chunk) => (out += chunk));
+    let warm = false;
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      if (!warm && out.includes('\n')) {
+        warm = true;
+        onWarm();
+        out = out.slice(out.indexOf('\n') + 1);
+      }
+    });
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`raw loop exited with ${code}`))));
   });
 }
@@ -325,10 +352,14 @@ async function main() {
     await worker.stop();
     const { rows: [sample] } = await pool.query<{ n: number }>('SELECT avg(octet_length(body))::int AS n FROM webhook_deliveries');
     const rawEnv = { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: tls.caCertPath };
-    const rawSequential = await runRawLoop(urls, IDLE_CALLS * SUBSCRIPTIONS, 1, sample!.n, rawEnv);
-    const receiversBefore = cpuSeconds(targets.pid!);
-    const rawConcurrent = await runRawLoop(urls, CALLS * SUBSCRIPTIONS, CONCURRENCY, sample!.n, rawEnv);
-    const rawReceiversMs = ((cpuSeconds(targets.pid!) - receiversBefore) * 1000) / (CALLS * SUBSCRIPTIONS);
+    // Warmed up as the worker was (the burst and the calls one at a time above), untimed.
+    const rawWarmUp = (warmUp + 20) * SUBSCRIPTIONS;
+    const rawSequential = await runRawLoop(urls, { total: IDLE_CALLS * SUBSCRIPTIONS, concurrency: 1, bodyBytes: sample!.n, warmUp: rawWarmUp }, rawEnv);
+    const receiversPid = targets.pid!;
+    let receiversBefore = NaN;
+    const rawConcurrent = await runRawLoop(urls, { total: CALLS * SUBSCRIPTIONS, concurrency: CONCURRENCY, bodyBytes: sample!.n, warmUp: rawWarmUp }, rawEnv,
+      () => (receiversBefore = cpuSeconds(receiversPid)));
+    const rawReceiversMs = ((cpuSeconds(receiversPid) - receiversBefore) * 1000) / (CALLS * SUBSCRIPTIONS);
     const rawSeq = summarize(rawSequential.latencies, rawSequential.elapsedMs);
     const raw = summarize(rawConcurrent.latencies, rawConcurrent.elapsedMs);
 
@@ -344,9 +375,9 @@ async function main() {
       line(`${CONCURRENCY} concurrent (${CALLS * SUBSCRIPTIONS} requests)`, raw),
       '',
       `CPU ms per delivery (all processes; ${os.cpus().length} CPUs give ${(os.cpus().length * 1000).toFixed(0)} CPU ms per second):`,
-      cpuLine('idle', idleCpu),
-      cpuLine('burst', burstCpu),
-      cpuLine('raw, concurrent', { generator: rawConcurrent.cpuMs / (CALLS * SUBSCRIPTIONS), worker: NaN, receivers: rawReceiversMs, database: NaN }),
+      cpuLine('idle', idleCpu, idle.rate),
+      cpuLine('burst', burstCpu, burst.rate),
+      cpuLine('raw, concurrent', { generator: rawConcurrent.cpuMs / (CALLS * SUBSCRIPTIONS), worker: NaN, receivers: rawReceiversMs, database: NaN }, raw.rate),
     ];
     process.stdout.write(out.join('\n') + '\n');
 
