@@ -6,7 +6,7 @@
 // `warmUp` deliveries before anything is timed): the same loop runs `warmUp`
 // requests untimed, so connections, TLS sessions and the JIT are as in a
 // process that has been running a while. Without it the baseline was timed
-// while compiling and read up to 40 % slower on short runs (docs/performance.md).
+// while compiling and ran 40–50 % slower on the default run (docs/performance.md).
 //
 // Prints two JSON lines: {"warm":true} once the warm-up is over (the parent
 // starts counting the receivers' CPU there), then latencies, elapsed ms and
