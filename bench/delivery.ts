@@ -168,13 +168,20 @@ async function loadRows(pool: Pool, organizationId: string, subscriptionIds: str
     const size = Math.min(chunk, due + other - done);
     const dueHere = Math.max(0, Math.min(size, due - done));
     const callCount = Math.ceil(size / subscriptionIds.length);
+    // n numbers each call's deliveries together ((call - 1) × subscriptions +
+    // subscription), so the first `dueHere` rows are due for every subscription
+    // alike. (A row_number() over the cross join followed the plan's order: one
+    // subscription's rows after another's, and a chunk's due rows could all
+    // belong to two of the five subscriptions.)
     await pool.query(
       `WITH c AS (
          INSERT INTO calls (organization_id, status, completed_at, summary, duration_seconds)
          SELECT $1, 'completed', now(), 'backlog', 1 FROM generate_series(1, $2) RETURNING id
+       ), numbered_calls AS (
+         SELECT c.id, row_number() OVER () AS k FROM c
        ), numbered AS (
-         SELECT c.id AS call_id, s.id AS subscription_id, row_number() OVER () AS n
-           FROM c CROSS JOIN unnest($3::uuid[]) AS s(id)
+         SELECT nc.id AS call_id, s.id AS subscription_id, (nc.k - 1) * cardinality($3::uuid[]) + s.position AS n
+           FROM numbered_calls nc CROSS JOIN unnest($3::uuid[]) WITH ORDINALITY AS s(id, position)
        )
        INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body, status, attempts, next_attempt_at, finished_at)
        SELECT $1, subscription_id, call_id, 'call.completed', '{"id":"' || call_id || '","summary":"backlog"}',
