@@ -21,7 +21,8 @@
 // temporary directory. BENCH_DURATION (seconds, default 10) sets each run's length;
 // BENCH_CPU_PROF=dir has the server write a V8 CPU profile (--cpu-prof) into dir;
 // BENCH_ROWS=recent,locations,healthz,refresh,calls-post runs only those rows (each
-// with its baseline); BENCH_SERVER_DIR=checkout runs that checkout's server instead.
+// with its baseline; calls-floor, only when named, adds the floor of POST /calls:
+// bench/calls-floor-server.js); BENCH_SERVER_DIR=checkout runs that checkout's server instead.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openSync, readdirSync, readFileSync } from 'node:fs';
@@ -331,6 +332,11 @@ async function main() {
     const idleRss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${server.process.pid}/status`, 'utf8'))?.[1];
     process.stdout.write(`serve: ready (/readyz 200) ${server.startupMs.toFixed(0)} ms after spawn; idle resident memory ${(Number(idleRss) / 1024).toFixed(0)} MiB\n`);
     const processes = { serverPid: server.process.pid!, barePid: bare.process.pid!, pgdata: db.pgdata };
+    // BENCH_ROWS=calls-floor: the floor of the POST /calls row (bench/calls-floor-server.js), a bound, not a product.
+    const floor = process.env.BENCH_ROWS?.split(',').includes('calls-floor')
+      ? await startChild('calls-floor', [path.join(ROOT, 'bench/calls-floor-server.js'), '$PORT'], { PATH: process.env.PATH, DATABASE_URL: db.url }, '/', logDir)
+      : undefined;
+    if (floor) children.push(floor);
     const baselineOptions = { url: `${bare.url}/`, connections: CONNECTIONS };
     // BENCH_ROWS=recent,refresh (say) runs only those rows (each with its own interleaved baseline), e.g. to profile one route.
     const only = process.env.BENCH_ROWS?.split(',');
@@ -338,7 +344,7 @@ async function main() {
     const verdict = (ok: boolean) => (ok ? 'ok' : 'BELOW GOAL');
     const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
     const rows: {
-      key: string; name: string; options: Parameters<typeof autocannon>[0]; unit?: string;
+      key: string; name: string; options: Parameters<typeof autocannon>[0]; unit?: string; serverPid?: number;
       goal: (p: Paired, ratio: number) => string;
     }[] = [
       { key: 'healthz', name: 'GET /healthz', options: { url: `${server.url}/healthz`, connections: CONNECTIONS },
@@ -357,10 +363,18 @@ async function main() {
           body: JSON.stringify({ summary: 'Customer booked a visit for next Tuesday', duration_seconds: 184 }),
         },
         goal: (_p, r) => `POST /calls ${r.toFixed(2)}× (goal ≥0.15, ${verdict(r >= 0.15)})` },
+      ...(floor
+        ? [{ key: 'calls-floor', name: 'POST /calls floor (bench/calls-floor-…)', serverPid: floor.process.pid!,
+            options: {
+              url: `${floor.url}/calls`, connections: CONNECTIONS, method: 'POST' as const, headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ summary: 'Customer booked a visit for next Tuesday', duration_seconds: 184 }),
+            },
+            goal: (_p: Paired, r: number) => `POST /calls floor ${r.toFixed(2)}× (a bound for the 0.15 goal)` }]
+        : []),
     ];
     for (const spec of rows) {
       if (only && !only.includes(spec.key)) continue;
-      const paired = await measurePaired(spec.options, baselineOptions, processes);
+      const paired = await measurePaired(spec.options, baselineOptions, { ...processes, serverPid: spec.serverPid ?? processes.serverPid });
       const ratio = paired.row.rate / paired.baseline.rate;
       const rate = spec.unit ? paired.row.okRate : paired.row.rate;
       process.stdout.write(`${line(spec.name, paired.row, 'server', spec.unit, rate)}   ${ratio.toFixed(2)}× bare\n`);

@@ -65,7 +65,7 @@ export function createCompletedCallWriter(pool: Pool, writeAlone: WriteAlone): C
         agentIds: calls.map((call) => call.agentId),
         summaries: calls.map((call) => call.summary),
         durationsSeconds: calls.map((call) => call.durationSeconds),
-      }));
+      }), { genericPlan: true });
       const byId = new Map(written.map((call) => [call.id, call]));
       return ids.map((id) => byId.get(id));
     },

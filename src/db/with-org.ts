@@ -13,12 +13,25 @@ export const APP_ROLE = 'switchboard_app';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function beginFor(organizationId: string): string {
+function beginFor(organizationId: string, options: OneStatementOptions = {}): string {
   // The id is inlined so that BEGIN, the role and the setting cost one round
   // trip instead of three (a multi-statement query cannot take parameters);
   // only a well-formed UUID is ever inlined.
   if (!UUID.test(organizationId)) throw new TypeError(`withOrg: "${organizationId}" is not an organization id`);
-  return `BEGIN; SET LOCAL ROLE ${APP_ROLE}; SELECT set_config('app.organization_id', '${organizationId}', true)`;
+  const genericPlan = options.genericPlan ? '; SET LOCAL plan_cache_mode = force_generic_plan' : '';
+  return `BEGIN; SET LOCAL ROLE ${APP_ROLE}; SELECT set_config('app.organization_id', '${organizationId}', true)${genericPlan}`;
+}
+
+export interface OneStatementOptions {
+  /**
+   * Run the statement on its generic plan (planned once per connection)
+   * instead of a custom plan made for each execution. PostgreSQL keeps making
+   * custom plans for as long as it estimates them cheaper, which for a
+   * statement over an array of n rows it always does (it knows n); give this
+   * for a statement whose plan does not depend on its values, where planning
+   * costs as much as running it (docs/performance.md, "POST /calls").
+   */
+  genericPlan?: boolean;
 }
 
 export async function withOrg<T>(pool: Pool, organizationId: string, fn: (client: PoolClient) => Promise<T>): Promise<T> {
@@ -30,6 +43,8 @@ export async function withOrg<T>(pool: Pool, organizationId: string, fn: (client
  * BEGIN with the role and the organization, the statement, COMMIT, written together.
  * fn must send its one query before it awaits anything.
  */
-export async function withOrgOneStatement<T>(pool: Pool, organizationId: string, fn: (db: Queryable) => Promise<T>): Promise<T> {
-  return withOneStatementTransaction(pool, fn, beginFor(organizationId));
+export async function withOrgOneStatement<T>(
+  pool: Pool, organizationId: string, fn: (db: Queryable) => Promise<T>, options: OneStatementOptions = {},
+): Promise<T> {
+  return withOneStatementTransaction(pool, fn, beginFor(organizationId, options));
 }
