@@ -10,6 +10,7 @@ import { createCompletedCallWriter, type NewCompletedCall } from '../../src/call
 import { withOrg } from '../../src/db/with-org.ts';
 import { insertCompletedCall } from '../../src/calls/calls.queries.ts';
 import { ValidationProblem } from '../../src/http/problem-details.plugin.ts';
+import { createPool } from '../../src/db/pool.ts';
 
 // Group commit of POST /calls (completed): calls of one organization arriving
 // while a write is on its way are committed together, and each request still
@@ -136,5 +137,25 @@ describe('completed calls committed together', () => {
       assert.equal(call.summary, `concurrent ${i}`);
       assert.equal(call.status, 'completed');
     });
+  });
+
+  test('the batch statement runs on its generic plan, planned once per connection, not once per batch', async () => {
+    // One connection, so that its prepared statements can be read afterwards.
+    const pool = createPool(t.db.url, 1);
+    try {
+      const writer = createCompletedCallWriter(pool, (organization, call) => withOrg(pool, organization, (db) => insertCompletedCall(db, call)));
+      for (let round = 0; round < 8; round++) {
+        await Promise.all(Array.from({ length: 4 }, (_, i) => writer.write(organizationId(), { agentId: null, summary: `planned ${round}.${i}`, durationSeconds: i })));
+      }
+      const { rows } = await pool.query<{ generic_plans: number; custom_plans: number }>(
+        `SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement LIKE '%FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[])%'`);
+      assert.equal(rows.length, 1, 'the batch statement is prepared on the connection');
+      // PostgreSQL's default makes a custom plan for at least the first five executions, and
+      // for this statement for ever (each custom plan costs less than the generic one).
+      assert.equal(rows[0]!.custom_plans, 0, 'no batch was planned for its own values');
+      assert.ok(rows[0]!.generic_plans >= 8, `every batch ran the generic plan (${rows[0]!.generic_plans})`);
+    } finally {
+      await pool.end();
+    }
   });
 });
