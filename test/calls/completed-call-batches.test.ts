@@ -151,7 +151,7 @@ describe('completed calls committed together', () => {
         `SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement LIKE '%FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[])%'`);
       assert.equal(rows.length, 1, 'the batch statement is prepared on the connection');
       // PostgreSQL's default makes a custom plan for at least the first five executions, and
-      // for this statement for ever (each custom plan costs less than the generic one).
+      // for this statement forever (each custom plan costs less than the generic one).
       assert.equal(rows[0]!.custom_plans, 0, 'no batch was planned for its own values');
       assert.ok(rows[0]!.generic_plans >= 8, `every batch ran the generic plan (${rows[0]!.generic_plans})`);
     } finally {
