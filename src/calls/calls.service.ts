@@ -6,7 +6,7 @@ import { hashToken } from '../auth/tokens.ts';
 import type { Pool } from '../db/pool.ts';
 import { onePerPool } from '../db/per-pool.ts';
 import { FOREIGN_KEY_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
-import { withOrg } from '../db/with-org.ts';
+import { withOrg, withOrgOneStatement } from '../db/with-org.ts';
 import { cachedAccessToken } from '../cache/access-tokens.ts';
 import { evictLocally, type ProcessCaches } from '../cache/process-caches.ts';
 import { recentCallsBody } from '../cache/reads.ts';
@@ -82,9 +82,13 @@ function unknownAgent(error: unknown): never {
   throw error;
 }
 
-/** One completed call in its own transaction (the group commit's single-call path). */
+/**
+ * One completed call in its own transaction (the group commit's single-call
+ * path: every call that finds no write on its way, and any batch of one), in
+ * one round trip like a batch: BEGIN, the statement and COMMIT written together.
+ */
 function insertCompletedCallAlone(pool: Pool, organizationId: string, call: NewCompletedCall) {
-  return withOrg(pool, organizationId, (db) => insertCompletedCall(db, call)).catch(unknownAgent);
+  return withOrgOneStatement(pool, organizationId, (db) => insertCompletedCall(db, call), { genericPlan: true }).catch(unknownAgent);
 }
 
 /** One group-commit writer per pool (per process, in practice): see completed-call-batches.ts. */
