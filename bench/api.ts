@@ -342,6 +342,8 @@ async function main() {
     const only = process.env.BENCH_ROWS?.split(',');
     const ratios: string[] = [];
     const verdict = (ok: boolean) => (ok ? 'ok' : 'BELOW GOAL');
+    // The POST /calls rows (Switchboard's and its floor's) send the same completed call.
+    const callBody = JSON.stringify({ summary: 'Customer booked a visit for next Tuesday', duration_seconds: 184 });
     const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
     const rows: {
       key: string; name: string; options: Parameters<typeof autocannon>[0]; unit?: string; serverPid?: number;
@@ -360,14 +362,14 @@ async function main() {
         options: {
           url: `${server.url}/calls`, connections: CONNECTIONS, method: 'POST',
           headers: { ...user_, 'content-type': 'application/json' },
-          body: JSON.stringify({ summary: 'Customer booked a visit for next Tuesday', duration_seconds: 184 }),
+          body: callBody,
         },
         goal: (_p, r) => `POST /calls ${r.toFixed(2)}× (goal ≥0.15, ${verdict(r >= 0.15)})` },
       ...(floor
         ? [{ key: 'calls-floor', name: 'POST /calls floor (bench/calls-floor-…)', serverPid: floor.process.pid!,
             options: {
               url: `${floor.url}/calls`, connections: CONNECTIONS, method: 'POST' as const, headers: { 'content-type': 'application/json' },
-              body: JSON.stringify({ summary: 'Customer booked a visit for next Tuesday', duration_seconds: 184 }),
+              body: callBody,
             },
             goal: (_p: Paired, r: number) => `POST /calls floor ${r.toFixed(2)}× (a bound for the 0.15 goal)` }]
         : []),

@@ -24,6 +24,7 @@ import pg from 'pg';
 import { generateTestTls } from '../test/helpers/tls-certificates.ts';
 import { benchDatabase } from './bench-database.ts';
 import { cpuSeconds, postmasterOf, serverCpuSeconds } from './process-cpu.ts';
+import { runRawLoop } from './raw-loop.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -64,7 +65,6 @@ function eventBody(id: string, i: number): string {
     summary: `Bench call ${i}: customer asked for a visit next week`, duration_seconds: 60 + (i % 600), agent_id: null,
   });
 }
-
 
 async function main() {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-floor-'));
@@ -142,32 +142,17 @@ async function main() {
       };
       worker.kill('SIGTERM');
       await exited;
-      const { rows: [check] } = await pool.query<{ undone: number; attempts: number }>(
-        'SELECT (SELECT count(*) FROM floor_deliveries WHERE NOT done)::int AS undone, (SELECT count(*) FROM floor_attempts)::int AS attempts');
+      const { rows: [check] } = await pool.query<{ undone: number }>('SELECT count(*)::int AS undone FROM floor_deliveries WHERE NOT done');
       return { rate: deliveries / (elapsedMs / 1000), perDelivery, check: check! };
     };
 
-    const runRaw = () => new Promise<{ rate: number; clientMs: number; receiversMs: number }>((resolve, reject) => {
+    const runRaw = async () => {
       const total = CALLS * SUBSCRIPTIONS;
-      const warmUp = (WARM_UP_CALLS + 20) * SUBSCRIPTIONS;
-      const child = spawn(process.execPath, [path.join(ROOT, 'bench/raw-post-loop.js'), JSON.stringify(urls), String(total), String(CONCURRENCY), String(bodyBytes), String(warmUp)], {
-        cwd: ROOT, env: rawEnv, stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      let out = '';
       let receiversBefore = NaN;
-      child.stdout!.on('data', (chunk) => {
-        out += chunk;
-        if (Number.isNaN(receiversBefore) && out.includes('\n')) {
-          receiversBefore = cpuSeconds(targets!.pid!);
-          out = out.slice(out.indexOf('\n') + 1);
-        }
-      });
-      child.once('exit', (code) => {
-        if (code !== 0) return reject(new Error(`raw loop exited with ${code}`));
-        const result = JSON.parse(out) as { elapsedMs: number; cpuMs: number };
-        resolve({ rate: total / (result.elapsedMs / 1000), clientMs: result.cpuMs / total, receiversMs: ((cpuSeconds(targets!.pid!) - receiversBefore) * 1000) / total });
-      });
-    });
+      const result = await runRawLoop(urls, { total, concurrency: CONCURRENCY, bodyBytes, warmUp: (WARM_UP_CALLS + 20) * SUBSCRIPTIONS }, rawEnv,
+        () => (receiversBefore = cpuSeconds(targets!.pid!)));
+      return { rate: total / (result.elapsedMs / 1000), clientMs: result.cpuMs / total, receiversMs: ((cpuSeconds(targets!.pid!) - receiversBefore) * 1000) / total };
+    };
 
     process.stdout.write(`bench:delivery-floor — ${CALLS} calls × ${SUBSCRIPTIONS} subscriptions, ${CAP} in flight per subscription; floor worker, receivers, raw loop and load generator in separate processes (Node ${process.version}, ${os.cpus().length} CPUs, ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'})\n`);
     process.stdout.write('CPU ms per delivery: load generator / worker / PostgreSQL / receivers = total\n');

@@ -50,6 +50,7 @@ import { subscribe } from '../src/webhooks/subscriptions.service.ts';
 import { generateTestTls } from '../test/helpers/tls-certificates.ts';
 import { benchDatabase } from './bench-database.ts';
 import { cpuSeconds, postmasterOf, serverCpuSeconds } from './process-cpu.ts';
+import { runRawLoop } from './raw-loop.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -129,36 +130,6 @@ async function startSwitchboard(command: string[], env: NodeJS.ProcessEnv, logFi
       await exited;
     },
   };
-}
-
-/**
- * The baseline in its own process (bench/raw-post-loop.js): `warmUp` untimed
- * requests first, as many as the worker is sent before it is timed, then
- * `total` timed ones. `onWarm` runs when the warm-up is over.
- */
-function runRawLoop(
-  urls: string[],
-  load: { total: number; concurrency: number; bodyBytes: number; warmUp: number },
-  env: NodeJS.ProcessEnv,
-  onWarm: () => void = () => {},
-): Promise<{ latencies: number[]; elapsedMs: number; cpuMs: number }> {
-  return new Promise((resolve, reject) => {
-    const argv = [JSON.stringify(urls), load.total, load.concurrency, load.bodyBytes, load.warmUp].map(String);
-    const child = spawn(process.execPath, [path.join(ROOT, 'bench/raw-post-loop.js'), ...argv], {
-      cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    let warm = false;
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      if (!warm && out.includes('\n')) {
-        warm = true;
-        onWarm();
-        out = out.slice(out.indexOf('\n') + 1);
-      }
-    });
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`raw loop exited with ${code}`))));
-  });
 }
 
 /** Fills webhook_deliveries: `due` pending and due now, `other` delivered, failed or scheduled a day later, spread over the subscriptions. */
