@@ -44,7 +44,7 @@ import { createGrant } from '../src/oauth/tokens.service.ts';
 import { insertOrganization } from '../src/orgs/organizations.queries.ts';
 import { createUser } from '../src/orgs/orgs.service.ts';
 import { claimDue, claimStatements } from '../src/webhooks/delivery/claim.queries.ts';
-import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../src/webhooks/delivery/worker.ts';
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS } from '../src/webhooks/delivery/endpoint-health.ts';
 import { createSecretBox } from '../src/webhooks/secret-box.ts';
 import { subscribe } from '../src/webhooks/subscriptions.service.ts';
 import { generateTestTls } from '../test/helpers/tls-certificates.ts';
@@ -170,7 +170,10 @@ async function loadRows(pool: Pool, organizationId: string, subscriptionIds: str
 
 /** The claim measured without sending anything: round trips rolled back, and each statement's EXPLAIN (ANALYZE, BUFFERS). */
 async function measureClaim(pool: Pool): Promise<{ roundTripMs: number; executionMs: number[]; seqScan: boolean }> {
-  const input = { limit: CONCURRENCY, maxSubscriptions: Math.min(50, CONCURRENCY), maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION, leaseMs: 60_000 };
+  const input = {
+    limit: CONCURRENCY, slowLimit: CONCURRENCY, maxSubscriptions: Math.min(50, CONCURRENCY), maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
+    leaseMs: 60_000, slowMs: SLOW_ATTEMPT_MS,
+  };
   const client = await pool.connect();
   try {
     const times: number[] = [];

@@ -13,6 +13,7 @@ import type { Metrics } from '../../metrics/metrics.ts';
 import type { SecretBox } from '../secret-box.ts';
 import type { ClaimedDelivery } from './claim.queries.ts';
 import { deliver } from './deliver.ts';
+import { endpointHealth, healthPolicy } from './endpoint-health.ts';
 import { returnUnsentClaims, type AttemptOutcome, type DeliveryState, type OutcomeRecord } from './record.queries.ts';
 import { createOutcomeRecorder, type OutcomeRecorder } from './recorder.ts';
 import { decide, type AttemptResult, type Decision } from './retry-policy.ts';
@@ -68,6 +69,7 @@ function outcomeRecord(claimed: ClaimedDelivery, attemptedAt: Date, result: Atte
     errorMessage: result.kind === 'error' ? result.message.slice(0, 1000) : null,
     responseBody: result.kind === 'response' ? result.bodyExcerpt : null,
     outcome: decision.outcome,
+    health: endpointHealth(result),
   };
 }
 
@@ -131,7 +133,7 @@ export async function attemptDelivery(
     random: deps.random ?? Math.random,
   });
   const record = outcomeRecord(claimed, attemptedAt, result, decision, Date.now());
-  const recorded = await (claim.recorder ?? createOutcomeRecorder(deps.pool)).record(record);
+  const recorded = await (claim.recorder ?? createOutcomeRecorder(deps.pool, { policy: healthPolicy(deps.retryScheduleMs) })).record(record);
   const outcome: AttemptOutcome = recorded.held ? decision.outcome : 'superseded';
   if (recorded.disabledNow) deps.log.warn({ subscription_id: claimed.subscription_id }, 'webhook subscription disabled after five days of failures');
   deps.metrics.deliveries.inc({ outcome });

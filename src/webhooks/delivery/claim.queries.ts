@@ -64,6 +64,10 @@ export interface ClaimedDelivery {
   /** Set when the previous holder's lease ran out: that attempt's number and start. */
   lost_attempt: number | null;
   lost_attempt_at: Date | null;
+  /** Its endpoint was degraded when claimed: the attempt holds one of the worker's slow slots. */
+  degraded: boolean;
+  /** Attempts of its subscription allowed in flight when claimed (across all workers). */
+  cap: number;
 }
 
 export interface Claim {
@@ -108,13 +112,16 @@ const inFlight = (cap: number) => `
 /**
  * When to look again: per active subscription its first unleased pending
  * delivery and its first lease to run out (one probe of each index per
- * subscription, whatever the table holds). Without the live-grant test (it
+ * subscription, whatever the table holds); an open circuit's deliveries are
+ * due when its wait is over. Without the live-grant test (it
  * costs more to plan than the rest): a revoked grant disables its
  * subscriptions, and an early look only costs an empty claim. Leases of
  * subscriptions that are not active are left out: no claim takes their
  * deliveries, and re-enabling a subscription wakes the workers.
  */
-const NEXT_DUE = `SELECT min(least(due.next_attempt_at, lease.lease_expires_at)) AS at
+const NEXT_DUE = `SELECT min(least(
+    CASE WHEN s.circuit_state = 'open' THEN greatest(due.next_attempt_at, s.circuit_retry_at) ELSE due.next_attempt_at END,
+    lease.lease_expires_at)) AS at
   FROM webhook_subscriptions s
   LEFT JOIN LATERAL (
     SELECT d.next_attempt_at FROM webhook_deliveries d
@@ -126,42 +133,105 @@ const NEXT_DUE = `SELECT min(least(due.next_attempt_at, lease.lease_expires_at))
      ORDER BY l.lease_expires_at LIMIT 1) lease ON true
  WHERE s.status = 'active'`;
 
-export function claimStatements(input: { limit: number; maxSubscriptions: number; maxInFlight: number; leaseMs: number }): string {
-  return statements(
-    String(whole('limit', input.limit)),
-    String(whole('maxSubscriptions', input.maxSubscriptions)),
-    whole('maxInFlight', input.maxInFlight),
-    String(whole('leaseMs', input.leaseMs)),
-  );
+/** The limits of one claim. */
+export interface ClaimLimits {
+  /** Deliveries to lease at most (the worker's free slots). */
+  limit: number;
+  /** Of those, deliveries to degraded endpoints at most (the free slots of the slow share). */
+  slowLimit: number;
+  /** Subscriptions locked by one claim, at most. */
+  maxSubscriptions: number;
+  /** The per-subscription cap on attempts in flight (endpoint-health.ts). */
+  maxInFlight: number;
+  leaseMs: number;
+  /** An attempt in flight longer than this makes its endpoint degraded (endpoint-health.ts SLOW_ATTEMPT_MS). */
+  slowMs: number;
 }
 
-/** The three statements with `limit`, `maxSubscriptions` and `leaseMs` as integer literals or parameter references. */
-function statements(limit: string, maxSubscriptions: string, maxInFlight: number, leaseMs: string): string {
+export function claimStatements(input: ClaimLimits): string {
+  return statements({
+    limit: String(whole('limit', input.limit)),
+    slowLimit: String(whole('slowLimit', input.slowLimit)),
+    leaseMs: String(whole('leaseMs', input.leaseMs)),
+    maxSubscriptions: String(whole('maxSubscriptions', input.maxSubscriptions)),
+    slowMs: String(whole('slowMs', input.slowMs)),
+  }, whole('maxInFlight', input.maxInFlight));
+}
+
+type Arguments = Record<'limit' | 'slowLimit' | 'leaseMs' | 'maxSubscriptions' | 'slowMs', string>;
+
+/** The statements' arguments as parameter references, in this order (PREPARE). */
+const PARAMETERS: Arguments = { limit: '$1', slowLimit: '$2', leaseMs: '$3', maxSubscriptions: '$4', slowMs: '$5' };
+
+/**
+ * A subscription the claim may take deliveries of: active, and its circuit
+ * closed or its wait over (then one probe at a time: capOf).
+ */
+const ELIGIBLE = `s.status = 'active' AND (s.circuit_state = 'closed' OR s.circuit_retry_at <= now())`;
+
+/** Attempts of subscription `s` allowed in flight now: its adaptive limit, one while its circuit is open. */
+const capOf = (maxInFlight: number) =>
+  `(CASE WHEN s.circuit_state = 'open' THEN 1 ELSE least(coalesce(s.concurrency_limit, ${maxInFlight}), ${maxInFlight}) END)`;
+
+/** Degraded by its recorded health alone (a test of its row only: no index probe). */
+const DEGRADED_BY_RECORD = `(s.circuit_state = 'open' OR s.consecutive_failures > 0 OR s.slow)`;
+
+/**
+ * Degraded: by its record, or an attempt of it has been in flight longer than
+ * the slow threshold (its lease was taken more than slowMs ago; one probe of
+ * the live-leases index). Such endpoints share the worker's slow slots.
+ */
+const degraded = (a: Arguments) => `(${DEGRADED_BY_RECORD} OR EXISTS (
+    SELECT 1 FROM webhook_deliveries l
+     WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL AND l.lease_expires_at > now()
+       AND l.lease_expires_at <= now() + (${a.leaseMs} - ${a.slowMs}) * interval '1 millisecond'))`;
+
+/**
+ * The three statements. Fairness: subscriptions and deliveries are taken in
+ * turns per organization (each organization's first, then each one's second,
+ * ...), and within an organization in turns per subscription, so that one
+ * organization's backlog or its many subscriptions never queue ahead of
+ * another organization's fresh delivery. Endpoints in good health and
+ * degraded ones are counted against separate limits (the worker's slots).
+ */
+function statements(a: Arguments, maxInFlight: number): string {
+  const cap = capOf(maxInFlight);
   return `
 SELECT set_config('switchboard.claim_subscriptions', coalesce(string_agg(locked.id::text, ','), ''), true)
   FROM (
     SELECT s.id
-      FROM webhook_subscriptions s CROSS JOIN LATERAL (${FIRST_DUE}) due
-     WHERE s.status = 'active' AND ${LIVE_GRANT} AND (${inFlight(maxInFlight)}) < ${maxInFlight}
-     ORDER BY due.next_attempt_at
-     LIMIT ${maxSubscriptions}
+      FROM webhook_subscriptions s
+      JOIN (
+        SELECT c.id, c.next_attempt_at, row_number() OVER (PARTITION BY c.organization_id ORDER BY c.next_attempt_at) AS turn
+          FROM (
+            SELECT s.id, s.organization_id, due.next_attempt_at, ${degraded(a)} AS degraded
+              FROM webhook_subscriptions s CROSS JOIN LATERAL (${FIRST_DUE}) due
+             WHERE ${ELIGIBLE} AND (${a.slowLimit} > 0 OR NOT ${DEGRADED_BY_RECORD})
+               AND ${LIVE_GRANT} AND (${inFlight(maxInFlight)}) < ${cap}
+          ) c
+         WHERE CASE WHEN c.degraded THEN ${a.slowLimit} > 0 ELSE ${a.limit} > 0 END
+      ) candidate ON candidate.id = s.id
+     ORDER BY candidate.turn, candidate.next_attempt_at
+     LIMIT ${a.maxSubscriptions}
        FOR NO KEY UPDATE OF s SKIP LOCKED
   ) locked;
 
 -- MATERIALIZED: each subscription's free slots are counted once, not once per candidate row.
 WITH slots AS MATERIALIZED (
-  SELECT s.id, s.callback_url, s.secret_ciphertext, ${maxInFlight} - (${inFlight(maxInFlight)})::int AS free
+  SELECT s.id, s.organization_id, s.callback_url, s.secret_ciphertext, ${degraded(a)} AS degraded, ${cap} AS cap,
+         ${cap} - (${inFlight(maxInFlight)})::int AS free
     FROM webhook_subscriptions s
    WHERE s.id = ANY (string_to_array(current_setting('switchboard.claim_subscriptions', true), ',')::uuid[])
-     AND s.status = 'active' AND ${LIVE_GRANT}
+     AND ${ELIGIBLE} AND ${LIVE_GRANT}
 ),
 -- The inner LIMIT is the constant cap, so the planner walks the index for a
 -- few rows instead of sorting the subscription's whole backlog; the free
 -- slots are counted off after. No row locks here: the subscription lock keeps
 -- other claimers away, and the UPDATE re-checks each row's state.
-picked AS MATERIALIZED (
+candidates AS MATERIALIZED (
   SELECT c.id, c.ctid, c.lease_token AS old_token, c.attempts AS old_attempts, c.last_attempt_at AS old_attempt_at,
-         slots.callback_url, slots.secret_ciphertext
+         c.next_attempt_at, slots.callback_url, slots.secret_ciphertext, slots.degraded, slots.cap,
+         row_number() OVER (PARTITION BY slots.organization_id ORDER BY c.n, c.next_attempt_at) AS turn
     FROM slots, LATERAL (
       SELECT first.*, row_number() OVER (ORDER BY first.next_attempt_at) AS n
         FROM (SELECT d.id, d.ctid, d.lease_token, d.attempts, d.last_attempt_at, d.next_attempt_at
@@ -172,8 +242,17 @@ picked AS MATERIALIZED (
                LIMIT ${maxInFlight}) first
     ) c
    WHERE c.n <= slots.free
-   ORDER BY c.next_attempt_at
-   LIMIT ${limit}
+),
+-- Turn by turn across organizations: degraded endpoints up to the slow
+-- share's free slots, and all of them together up to the free slots.
+picked AS MATERIALIZED (
+  SELECT ranked.* FROM (
+    SELECT allowed.*, row_number() OVER (ORDER BY allowed.turn, allowed.next_attempt_at) AS place
+      FROM (SELECT candidates.*,
+                   row_number() OVER (PARTITION BY candidates.degraded ORDER BY candidates.turn, candidates.next_attempt_at) AS pool_place
+              FROM candidates) allowed
+     WHERE NOT allowed.degraded OR allowed.pool_place <= ${a.slowLimit}) ranked
+   WHERE ranked.place <= ${a.limit}
 ),
 -- The picked rows are updated by their tuple ids (a TID scan: a join to
 -- picked let a generic plan, made while the table was small, walk the due
@@ -186,7 +265,7 @@ picked AS MATERIALIZED (
 leased AS (
   UPDATE webhook_deliveries d
      SET attempts = d.attempts + 1, lease_token = gen_random_uuid(),
-         lease_expires_at = now() + ${leaseMs} * interval '1 millisecond', last_attempt_at = now(), updated_at = now()
+         lease_expires_at = now() + ${a.leaseMs} * interval '1 millisecond', last_attempt_at = now(), updated_at = now()
    WHERE d.ctid = ANY (ARRAY(SELECT picked.ctid FROM picked))
      AND CASE WHEN d.status = 'pending' AND d.next_attempt_at <= now() AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
               THEN true ELSE false END
@@ -194,7 +273,7 @@ leased AS (
             d.schedule_start, d.lease_token
 ),
 claimed AS (
-  SELECT leased.*, picked.callback_url, picked.secret_ciphertext,
+  SELECT leased.*, picked.callback_url, picked.secret_ciphertext, picked.degraded, picked.cap,
          CASE WHEN picked.old_token IS NULL THEN NULL ELSE picked.old_attempts END AS lost_attempt,
          CASE WHEN picked.old_token IS NULL THEN NULL ELSE coalesce(picked.old_attempt_at, now()) END AS lost_attempt_at
     FROM leased JOIN picked ON picked.id = leased.id
@@ -226,9 +305,9 @@ const PREPARED = new WeakSet<object>();
 const DUPLICATE_PREPARED_STATEMENT = '42P05';
 
 function prepareStatements(maxInFlight: number): string {
-  const [lock, lease, next] = statements('$1', '$2', maxInFlight, '$3').split(/;\n\n/).map((sql) => sql.replace(/;\s*$/, ''));
-  return `PREPARE switchboard_claim_lock_${maxInFlight} (int, int, int) AS ${lock};
-PREPARE switchboard_claim_lease_${maxInFlight} (int, int, int) AS ${lease};
+  const [lock, lease, next] = statements(PARAMETERS, maxInFlight).split(/;\n\n/).map((sql) => sql.replace(/;\s*$/, ''));
+  return `PREPARE switchboard_claim_lock_${maxInFlight} (int, int, int, int, int) AS ${lock};
+PREPARE switchboard_claim_lease_${maxInFlight} (int, int, int, int, int) AS ${lease};
 PREPARE switchboard_claim_next_${maxInFlight} AS ${next}`;
 }
 
@@ -250,11 +329,7 @@ async function ensurePrepared(client: PoolClient, maxInFlight: number, deadlineM
 
 export async function claimDue(
   db: Pool | PoolClient,
-  input: {
-    limit: number;
-    maxSubscriptions: number;
-    maxInFlight: number;
-    leaseMs: number;
+  input: ClaimLimits & {
     /**
      * Each round trip fails after this long without an answer (its connection
      * is then dropped, so the transaction ends): a connection that died
@@ -264,11 +339,12 @@ export async function claimDue(
   },
 ): Promise<Claim> {
   const { deadlineMs } = input;
-  const limit = whole('limit', input.limit);
-  const maxSubscriptions = whole('maxSubscriptions', input.maxSubscriptions);
   const maxInFlight = whole('maxInFlight', input.maxInFlight);
-  const leaseMs = whole('leaseMs', input.leaseMs);
-  const args = `(${limit}, ${maxSubscriptions}, ${leaseMs})`;
+  // In the order of PARAMETERS.
+  const args = `(${[
+    whole('limit', input.limit), whole('slowLimit', input.slowLimit), whole('leaseMs', input.leaseMs),
+    whole('maxSubscriptions', input.maxSubscriptions), whole('slowMs', input.slowMs),
+  ].join(', ')})`;
   // No values: the simple query protocol, which allows several statements.
   const lease = `EXECUTE switchboard_claim_lock_${maxInFlight} ${args}; EXECUTE switchboard_claim_lease_${maxInFlight} ${args}`;
   // With a deadline, the server ends the transaction too if the COMMIT never

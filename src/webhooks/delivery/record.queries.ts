@@ -2,6 +2,7 @@
 // holder of the delivery's current lease may change the delivery; an attempt
 // is logged either way, because it happened on the wire.
 import type { DeadlineQueryConfig, Queryable } from '../../db/pool.ts';
+import type { EndpointHealth, HealthPolicy } from './endpoint-health.ts';
 
 export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed' | 'subscription_removed' | 'superseded';
 export type AttemptError = 'timeout' | 'connection' | 'tls' | 'blocked_address' | 'blocked_port' | 'invalid_url' | 'lease_expired' | 'internal';
@@ -27,6 +28,8 @@ export interface OutcomeRecord extends AttemptRecord {
   status: DeliveryState;
   /** The next attempt's time when retrying. */
   nextAttemptAt: Date | null;
+  /** What the attempt says about its endpoint (endpoint-health.ts). */
+  health: EndpointHealth;
 }
 
 export interface RecordedOutcome {
@@ -53,6 +56,8 @@ export async function recordOutcomes(
   db: Queryable,
   records: OutcomeRecord[],
   disableAfterMs: number,
+  /** The endpoint-health limits (endpoint-health.ts). */
+  policy: HealthPolicy,
   /** The statement fails after this long without an answer (claim.queries.ts, deadlineMs); unset: no deadline. */
   deadlineMs?: number,
 ): Promise<RecordedOutcome[]> {
@@ -62,9 +67,9 @@ export async function recordOutcomes(
     query_timeout: deadlineMs,
     text: `WITH input AS (
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::int[], $6::timestamptz[], $7::int[],
-                            $8::int[], $9::text[], $10::text[], $11::text[], $12::text[])
+                            $8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $14::text[])
          AS i(id, lease_token, status, next_attempt_at, attempt, attempted_at, status_code, latency_ms, error, error_message,
-              response_body, outcome)
+              response_body, outcome, health)
      ),
      -- Each delivery is looked up by id on its own (LIMIT 1: an index probe
      -- per record, never a scan of the table, whatever its statistics say),
@@ -107,23 +112,51 @@ export async function recordOutcomes(
               error_message = EXCLUDED.error_message, response_body = EXCLUDED.response_body, outcome = EXCLUDED.outcome
         WHERE webhook_attempts.error = 'lease_expired'
      ),
-     successes AS (
-       SELECT subscription_id, max(attempted_at) FILTER (WHERE outcome = 'succeeded') AS last_success,
-              bool_or(outcome = 'subscription_removed') AS removed
-         FROM logged WHERE held GROUP BY subscription_id
+     -- Per subscription of the batch (held attempts, in the order they were
+     -- made): what ends or continues its failing streak (five days of only
+     -- failures disable it), and the counts its endpoint's health is updated
+     -- from (app_endpoint_health_after, migration 0022).
+     turns AS (
+       SELECT l.subscription_id, l.attempted_at, l.outcome, l.health,
+              max(l.attempted_at) FILTER (WHERE l.health IN ('healthy', 'slow')) OVER w AS last_answer,
+              max(l.attempted_at) FILTER (WHERE l.health = 'unhealthy') OVER w AS last_unhealthy
+         FROM logged l
+        WHERE l.held
+       WINDOW w AS (PARTITION BY l.subscription_id)
+     ),
+     batch AS (
+       SELECT subscription_id,
+              max(attempted_at) FILTER (WHERE outcome = 'succeeded') AS last_success,
+              bool_or(outcome = 'subscription_removed') AS removed,
+              count(*) FILTER (WHERE health IN ('healthy', 'slow'))::int AS healthy,
+              count(*) FILTER (WHERE health = 'unhealthy')::int AS unhealthy,
+              count(*) FILTER (WHERE health IN ('healthy', 'slow') AND (last_unhealthy IS NULL OR attempted_at > last_unhealthy))::int
+                AS healthy_after,
+              count(*) FILTER (WHERE health = 'unhealthy' AND (last_answer IS NULL OR attempted_at > last_answer))::int
+                AS unhealthy_after,
+              (array_agg(health = 'slow' ORDER BY attempted_at DESC) FILTER (WHERE health IN ('healthy', 'slow')))[1]
+                AS last_answer_slow
+         FROM turns GROUP BY subscription_id
      ),
      streaks AS (
-       SELECT g.subscription_id, g.last_success,
+       SELECT g.*,
               (SELECT min(f.attempted_at) FROM logged f
                 WHERE f.held AND f.subscription_id = g.subscription_id AND f.outcome IN ('retrying', 'failed')
                   AND (g.last_success IS NULL OR f.attempted_at > g.last_success)) AS first_failure
-         FROM successes g WHERE NOT g.removed
+         FROM batch g WHERE NOT g.removed
      ),
-     -- Locked in id order first: two workers recording failures of the same
-     -- subscriptions at once would otherwise lock them in any order and could deadlock.
+     -- Only subscriptions that change are locked and written: a healthy
+     -- endpoint at full concurrency costs nothing here. Locked in id order
+     -- first: two workers recording outcomes of the same subscriptions at once
+     -- would otherwise lock them in any order and could deadlock.
      ordered AS (
-       SELECT s.id FROM webhook_subscriptions s JOIN streaks st ON st.subscription_id = s.id
+       SELECT s.id
+         FROM webhook_subscriptions s JOIN streaks st ON st.subscription_id = s.id
+        CROSS JOIN LATERAL app_endpoint_health_after(s, st.healthy, st.unhealthy, st.healthy_after, st.unhealthy_after,
+                                                     st.last_answer_slow, $15, $16, $17) h
         WHERE st.first_failure IS NOT NULL OR s.failing_since IS NOT NULL
+           OR (s.concurrency_limit, s.consecutive_failures, s.slow, s.circuit_state, s.circuit_retry_at, s.circuit_opens)
+              IS DISTINCT FROM (h.concurrency_limit, h.consecutive_failures, h.slow, h.circuit_state, h.circuit_retry_at, h.circuit_opens)
         ORDER BY s.id
           FOR NO KEY UPDATE OF s
      ),
@@ -143,9 +176,12 @@ export async function recordOutcomes(
                                       AND coalesce(CASE WHEN st.last_success IS NULL THEN s.failing_since END, st.first_failure)
                                           <= now() - $13::bigint * interval '1 millisecond'
                                      THEN 'delivery_failures' ELSE s.disabled_reason END,
+              (concurrency_limit, consecutive_failures, slow, circuit_state, circuit_changed_at, circuit_retry_at, circuit_opens) =
+                (SELECT h.* FROM app_endpoint_health_after(s, st.healthy, st.unhealthy, st.healthy_after, st.unhealthy_after,
+                                                           st.last_answer_slow, $15, $16, $17) h),
               updated_at = CASE WHEN st.first_failure IS NULL THEN s.updated_at ELSE now() END
          FROM streaks st JOIN ordered o ON o.id = st.subscription_id
-        WHERE s.id = st.subscription_id AND (st.first_failure IS NOT NULL OR s.failing_since IS NOT NULL)
+        WHERE s.id = st.subscription_id
        RETURNING s.id, s.status = 'disabled' AND s.disabled_at = now() AS disabled_now
      ),
      -- The subscriptions whose receivers answered 410 go, and with them (ON
@@ -170,6 +206,10 @@ export async function recordOutcomes(
       column((r) => r.responseBody),
       column((r) => r.outcome),
       disableAfterMs,
+      column((r) => r.health),
+      policy.maxInFlight,
+      policy.breakerThreshold,
+      policy.breakerWaitsMs,
     ],
   };
   const { rows } = await db.query<{ id: string; held: boolean; subscription_id: string; disabled_now: boolean }>(query);

@@ -16,6 +16,7 @@
 // WEBHOOK_TIMEOUT_MS and the lease lasts RECORD_MARGIN_MS longer at least.
 import { createGroupCommit } from '../../db/group-commit.ts';
 import type { Pool } from '../../db/pool.ts';
+import { healthPolicy, type HealthPolicy } from './endpoint-health.ts';
 import { recordOutcomes, type OutcomeRecord, type RecordedOutcome } from './record.queries.ts';
 import { DISABLE_AFTER_FAILING_MS } from './retry-policy.ts';
 
@@ -41,20 +42,22 @@ export interface OutcomeRecorder {
   idle(): Promise<void>;
 }
 
-/**
- * Writes one batch in one statement (a 410's subscription removal included).
- * `deadlineMs`: the statement fails after that long without an answer (a
- * connection that died silently), as the claim's do.
- */
-export function writeOutcomes(pool: Pool, outcomes: OutcomeRecord[], deadlineMs?: number): Promise<RecordedOutcome[]> {
-  return recordOutcomes(pool, outcomes, DISABLE_AFTER_FAILING_MS, deadlineMs);
+export interface RecorderOptions {
+  /** The statement fails after that long without an answer (a connection that died silently), as the claim's do. */
+  deadlineMs?: number;
+  /** The endpoint-health limits; unset: the defaults with a one-minute circuit wait. */
+  policy?: HealthPolicy;
 }
 
-export function createOutcomeRecorder(pool: Pool, options: { deadlineMs?: number } = {}): OutcomeRecorder {
-  const { deadlineMs } = options;
+/** Writes one batch in one statement (a 410's subscription removal included). */
+export function writeOutcomes(pool: Pool, outcomes: OutcomeRecord[], options: RecorderOptions = {}): Promise<RecordedOutcome[]> {
+  return recordOutcomes(pool, outcomes, DISABLE_AFTER_FAILING_MS, options.policy ?? healthPolicy([]), options.deadlineMs);
+}
+
+export function createOutcomeRecorder(pool: Pool, options: RecorderOptions = {}): OutcomeRecorder {
   const batches = createGroupCommit<OutcomeRecord, RecordedOutcome>({
-    alone: async (_key, outcome) => (await writeOutcomes(pool, [outcome], deadlineMs))[0]!,
-    together: (_key, outcomes) => writeOutcomes(pool, outcomes, deadlineMs),
+    alone: async (_key, outcome) => (await writeOutcomes(pool, [outcome], options))[0]!,
+    together: (_key, outcomes) => writeOutcomes(pool, outcomes, options),
   }, { maxBatch: MAX_BATCH, maxParallel: MAX_PARALLEL, parallelMin: PARALLEL_MIN });
   return {
     record: (outcome) => batches.write(KEY, outcome),

@@ -1,6 +1,7 @@
 // The delivery worker: claims due deliveries and attempts them, up to
-// `concurrency` at once in this process and MAX_IN_FLIGHT_PER_SUBSCRIPTION
-// per subscription across all processes.
+// `concurrency` at once in this process, of which degraded endpoints hold at
+// most a share, and per subscription as many as its endpoint's health allows
+// across all processes (endpoint-health.ts).
 //
 // It wakes on NOTIFY (a call completed, a delivery was requeued, a hook was
 // re-enabled), when a batch of its own outcomes is recorded (slots are free),
@@ -23,12 +24,12 @@ import type { SecretBox } from '../secret-box.ts';
 import { attemptDelivery, RECORD_MARGIN_MS, type AttemptDeps } from './attempt.ts';
 import { claimDue, type Claim, type ClaimedDelivery } from './claim.queries.ts';
 import { closeDeliveryAgents } from './deliver.ts';
+import { healthPolicy, MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS, slowSlots } from './endpoint-health.ts';
 import { handBackLeases } from './hand-back.queries.ts';
 import { listen, type Listener } from './listener.ts';
 import { createOutcomeRecorder } from './recorder.ts';
 import { leaseMsFor } from './retry-policy.ts';
 
-export const MAX_IN_FLIGHT_PER_SUBSCRIPTION = 10;
 const DEFAULT_CONCURRENCY = 64;
 const DEFAULT_POLL_INTERVAL_MS = 30_000;
 /** After a round that found due work it could not take (caps), look again this soon. */
@@ -67,18 +68,34 @@ export interface DeliveryWorkerOptions {
   statementDeadlineMs?: number;
 }
 
+interface RunningClaim {
+  id: string;
+  leaseToken: string;
+  subscriptionId: string;
+  /** Its subscription's cap on attempts in flight when claimed. */
+  cap: number;
+  /** Holds a slow slot. */
+  slow: boolean;
+  slowTimer?: NodeJS.Timeout;
+}
+
 export interface DeliveryWorker extends BackgroundTask {
   /** Look for due work now (what a NOTIFY does). */
   wake(): void;
 }
 
-/** One claim round trip: up to `limit` due deliveries leased, and when to look again. */
-export function claimBatch(pool: Pool, input: { limit: number; leaseMs: number; deadlineMs?: number }): Promise<Claim> {
+/**
+ * One claim round trip: up to `limit` due deliveries leased, at most
+ * `slowLimit` of them to degraded endpoints (default: any of them), and when to look again.
+ */
+export function claimBatch(pool: Pool, input: { limit: number; slowLimit?: number; leaseMs: number; deadlineMs?: number }): Promise<Claim> {
   return claimDue(pool, {
     limit: input.limit,
+    slowLimit: input.slowLimit ?? input.limit,
     maxSubscriptions: Math.min(MAX_SUBSCRIPTIONS_PER_CLAIM, input.limit),
     maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
     leaseMs: input.leaseMs,
+    slowMs: SLOW_ATTEMPT_MS,
     deadlineMs: input.deadlineMs,
   });
 }
@@ -116,9 +133,12 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
 
   const inFlight = new Set<Promise<void>>();
   // Outcomes are written in batches; each attempt ends (and wakes a claim for its slot) once its batch is committed.
-  const recorder = createOutcomeRecorder(pool, { deadlineMs });
+  const recorder = createOutcomeRecorder(pool, { deadlineMs, policy: healthPolicy(options.config.webhookRetryScheduleMs) });
+  const slowShare = slowSlots(concurrency);
   /** The claims of the running attempts, for handing them back when stopping (and counting them per subscription). */
-  const runningClaims = new Map<string, { id: string; leaseToken: string; subscriptionId: string }>();
+  const runningClaims = new Map<string, RunningClaim>();
+  /** Running attempts that hold a slow slot: degraded when claimed, or running longer than SLOW_ATTEMPT_MS. */
+  let slowRunning = 0;
   const outage = outageLog(pool, log, 'webhook-worker');
   let errorRetryMs = ERROR_RETRY_MS;
   let stopping = false;
@@ -147,8 +167,33 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   };
   const later = (delayMs: number) => wakeBy(new Date(Date.now() + Math.min(delayMs, pollIntervalMs)));
 
+  /**
+   * Free slots: attempts to healthy endpoints may take any of them; degraded
+   * ones hold at most `slowShare`. Attempts that turned slow while running
+   * stop counting once the share is full, so healthy endpoints always have
+   * concurrency - slowShare slots at least.
+   */
+  const freeSlots = () => {
+    const fast = runningClaims.size - slowRunning;
+    const limit = Math.max(0, concurrency - fast - Math.min(slowRunning, slowShare));
+    return { limit, slowLimit: Math.max(0, Math.min(slowShare - slowRunning, limit)) };
+  };
+
   const launch = (leaseDeadline: number, committed: Promise<unknown>) => (delivery: ClaimedDelivery) => {
-    runningClaims.set(delivery.id, { id: delivery.id, leaseToken: delivery.lease_token, subscriptionId: delivery.subscription_id });
+    const claim: RunningClaim = {
+      id: delivery.id, leaseToken: delivery.lease_token, subscriptionId: delivery.subscription_id, cap: delivery.cap, slow: delivery.degraded,
+    };
+    runningClaims.set(delivery.id, claim);
+    if (claim.slow) slowRunning++;
+    else {
+      // Still running after SLOW_ATTEMPT_MS: its slot counts as a slow one from now on, and the claim may fill the one it frees.
+      claim.slowTimer = setTimeout(() => {
+        claim.slow = true;
+        slowRunning++;
+        if (dueWorkLeft) wake();
+      }, SLOW_ATTEMPT_MS);
+      claim.slowTimer.unref();
+    }
     const task: Promise<void> = attemptDelivery(deps, delivery, leaseDeadline, { recorder, committed })
       .then((dueAgain) => {
         if (dueAgain) wakeBy(dueAgain);
@@ -159,6 +204,8 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
         else log.error({ err: error, delivery_id: delivery.id }, 'webhook delivery attempt could not be recorded; its lease will expire and it will be retried');
       })
       .finally(() => {
+        clearTimeout(claim.slowTimer);
+        if (claim.slow) slowRunning--;
         runningClaims.delete(delivery.id);
         inFlight.delete(task);
         // A freed slot matters only if the last claim left due work behind (slots or caps were
@@ -175,11 +222,11 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     try {
       do {
         again = false;
-        const free = concurrency - inFlight.size;
+        const { limit: free, slowLimit } = freeSlots();
         if (free <= 0) break; // a finishing attempt wakes us
         // The database set the lease after this moment, so it lasts at least until claimStarted + leaseMs.
         const claimStarted = performance.now();
-        const { claimed, committed } = await claimBatch(pool, { limit: free, leaseMs, deadlineMs });
+        const { claimed, committed } = await claimBatch(pool, { limit: free, slowLimit, leaseMs, deadlineMs });
         // The attempts start now; the commit, already sent, settles while they run and says when to look again.
         claimed.forEach(launch(claimStarted + leaseMs, committed));
         const { nextDueAt } = await committed;
@@ -259,16 +306,22 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
    */
   const onNotification = (payload?: string) => {
     const named = subscriptionsNamed(payload);
-    if (named && named.every((id) => attemptsRunningFor(id) >= MAX_IN_FLIGHT_PER_SUBSCRIPTION)) {
+    if (named && named.every(atCap)) {
       dueWorkLeft = true;
       return;
     }
     wake();
   };
-  const attemptsRunningFor = (subscriptionId: string) => {
+  /** This worker runs as many attempts of the subscription as its cap allowed when they were claimed. */
+  const atCap = (subscriptionId: string) => {
     let n = 0;
-    for (const claim of runningClaims.values()) if (claim.subscriptionId === subscriptionId) n++;
-    return n;
+    let cap = Infinity;
+    for (const claim of runningClaims.values()) {
+      if (claim.subscriptionId !== subscriptionId) continue;
+      n++;
+      cap = Math.min(cap, claim.cap);
+    }
+    return n > 0 && n >= cap;
   };
 
   const listener: Listener = await listen(options.databaseUrl, DELIVERIES_CHANNEL, onNotification, log, options.listenHeartbeatMs);

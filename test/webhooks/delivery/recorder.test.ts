@@ -18,13 +18,14 @@ describe('recording attempt outcomes in batches', () => {
   });
   after(() => t.close());
 
-  function outcome(claimed: ClaimedDelivery, result: 'succeeded' | 'retrying', attemptedAt = new Date()): OutcomeRecord {
+  /** A retrying outcome is a 500 (an unhealthy endpoint), or with `status` another answer. */
+  function outcome(claimed: ClaimedDelivery, result: 'succeeded' | 'retrying', attemptedAt = new Date(), status = 500): OutcomeRecord {
     return {
       deliveryId: claimed.id,
       leaseToken: claimed.lease_token,
       attempt: claimed.attempt,
       attemptedAt,
-      statusCode: result === 'succeeded' ? 200 : 500,
+      statusCode: result === 'succeeded' ? 200 : status,
       latencyMs: 3,
       error: null,
       errorMessage: null,
@@ -32,6 +33,7 @@ describe('recording attempt outcomes in batches', () => {
       outcome: result,
       status: result === 'succeeded' ? 'succeeded' : 'pending',
       nextAttemptAt: result === 'succeeded' ? null : new Date(Date.now() + 60_000),
+      health: result === 'succeeded' || status < 500 ? 'healthy' : 'unhealthy',
     };
   }
 
@@ -50,7 +52,8 @@ describe('recording attempt outcomes in batches', () => {
 
     let statements = 0;
     const counting = { query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)) } as unknown as Pool;
-    const recorded = await writeOutcomes(counting, [outcome(a, 'succeeded'), outcome(b, 'retrying')]);
+    // b's receiver refused it with a 400: the endpoint works, so its concurrency stays (endpoint-health.ts).
+    const recorded = await writeOutcomes(counting, [outcome(a, 'succeeded'), outcome(b, 'retrying', new Date(), 400)]);
     assert.equal(statements, 1, 'two outcomes, one statement');
     assert.deepEqual(recorded.map((r) => r.held), [true, true]);
 
@@ -65,7 +68,7 @@ describe('recording attempt outcomes in batches', () => {
     assert.equal(rows.get(b.id)!.status, 'pending');
     assert.equal(rows.get(b.id)!.lease_token, null);
     assert.deepEqual(await attemptsOf(t, a.id), [{ attempt: 1, status_code: 200, error: null, outcome: 'succeeded' }]);
-    assert.deepEqual(await attemptsOf(t, b.id), [{ attempt: 1, status_code: 500, error: null, outcome: 'retrying' }]);
+    assert.deepEqual(await attemptsOf(t, b.id), [{ attempt: 1, status_code: 400, error: null, outcome: 'retrying' }]);
     assert.deepEqual(await attemptsOf(t, c.id), [{ attempt: 1, status_code: null, error: 'lease_expired', outcome: 'retrying' }]);
 
     // The dead worker's outcome for c arrives late after all: superseded, the new holder's lease untouched.
