@@ -1,0 +1,130 @@
+// npm run bench:claim [-- --rows N --due D --subscriptions S --organizations O]
+//
+// The delivery claim's cost among many tenants: S subscriptions (default
+// 10,000) spread over O organizations (default 1,000), N rows in
+// webhook_deliveries (default 1,000,000), D of them due now (default
+// 100,000), spread over every subscription, the rest delivered, failed or
+// due tomorrow. One organization also holds a backlog of D/2 due rows of its
+// own on one subscription. It prints the claim's round trip (the median of
+// 21, each rolled back, as the worker sends it: both statements and the
+// next-due read) and each statement's EXPLAIN (ANALYZE) time; the goal is ≤ 5 ms.
+// BENCH_SHOW_PLANS=1 prints the plans. DATABASE_URL selects the server;
+// unset, an embedded PostgreSQL runs in a temporary directory.
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { migrate } from '../src/db/migrate.ts';
+import { createPool } from '../src/db/pool.ts';
+import { withTransaction } from '../src/db/transaction.ts';
+import { createClient } from '../src/oauth/clients.service.ts';
+import { createGrant } from '../src/oauth/tokens.service.ts';
+import { insertOrganization } from '../src/orgs/organizations.queries.ts';
+import { createUser } from '../src/orgs/orgs.service.ts';
+import { claimDue, claimStatements } from '../src/webhooks/delivery/claim.queries.ts';
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS, slowSlots } from '../src/webhooks/delivery/endpoint-health.ts';
+import { benchDatabase } from './bench-database.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '1000000' },
+    due: { type: 'string', default: '100000' },
+    subscriptions: { type: 'string', default: '10000' },
+    organizations: { type: 'string', default: '1000' },
+  },
+});
+const ROWS = Number(args.rows);
+const DUE = Number(args.due);
+const SUBSCRIPTIONS = Number(args.subscriptions);
+const ORGANIZATIONS = Number(args.organizations);
+const CONCURRENCY = 64;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function main() {
+  const database = await benchDatabase();
+  const pool = createPool(database.url, 4);
+  try {
+    await migrate(pool);
+    const org = await insertOrganization(pool, 'Claim Bench Org 0');
+    const user = await createUser(pool, { email: 'claim-bench@example.com', password: 'bench-password', organizationId: org.id, role: 'owner' });
+    const client = await createClient(pool, { name: 'Claim Bench Platform', redirectUris: ['https://bench.example/cb'] });
+    const grant = await withTransaction(pool, (tx) =>
+      createGrant(tx, { clientUuid: client.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] }));
+    process.stdout.write(`loading ${SUBSCRIPTIONS} subscriptions in ${ORGANIZATIONS} organizations, ${ROWS} deliveries (${DUE} due)...\n`);
+    // Every organization's subscriptions stand on the one grant: the claim tests the grant, not whose it is.
+    await pool.query(
+      `INSERT INTO organizations (name) SELECT 'Claim Bench Org ' || i FROM generate_series(1, $1) i`, [ORGANIZATIONS - 1]);
+    await pool.query(
+      `WITH orgs AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS k FROM organizations)
+       INSERT INTO webhook_subscriptions (organization_id, client_id, grant_id, event, callback_url)
+       SELECT orgs.id, $2, $3, 'call.completed', 'https://127.0.0.1:9/hook/' || i
+         FROM generate_series(0, $1 - 1) i JOIN orgs ON orgs.k = i % $4`,
+      [SUBSCRIPTIONS, client.client_id, grant.id, ORGANIZATIONS]);
+    const chunk = 100_000;
+    const backlog = Math.floor(DUE / 2);
+    for (let done = 0; done < ROWS; done += chunk) {
+      const size = Math.min(chunk, ROWS - done);
+      // Row n: the first `backlog` rows are one subscription's backlog, the next DUE - backlog are
+      // due for every subscription alike, the rest are finished or due tomorrow.
+      await pool.query(
+        `WITH subs AS (SELECT id, organization_id, row_number() OVER (ORDER BY id) - 1 AS k FROM webhook_subscriptions),
+         rows AS (SELECT n, CASE WHEN n < $3 THEN 0 ELSE n % $4 END AS k FROM generate_series($1::bigint, $1::bigint + $2 - 1) n),
+         c AS (
+           INSERT INTO calls (organization_id, status, completed_at, summary, duration_seconds)
+           SELECT subs.organization_id, 'completed', now(), 'backlog', 1 FROM rows JOIN subs USING (k)
+           RETURNING id, organization_id
+         ),
+         numbered AS (SELECT id, organization_id, $1::bigint - 1 + row_number() OVER () AS n FROM c)
+         INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body, status, attempts, next_attempt_at, finished_at)
+         SELECT numbered.organization_id, subs.id, numbered.id, 'call.completed', '{"id":"' || numbered.id || '"}',
+                CASE WHEN n < $5 OR n % 3 = 0 THEN 'pending' WHEN n % 3 = 1 THEN 'succeeded' ELSE 'failed' END,
+                CASE WHEN n < $5 THEN 0 ELSE 1 END,
+                CASE WHEN n < $5 THEN now() - interval '1 second' ELSE now() + interval '1 day' END,
+                CASE WHEN n < $5 OR n % 3 = 0 THEN NULL ELSE now() END
+           FROM numbered JOIN subs ON subs.organization_id = numbered.organization_id
+                AND subs.k = CASE WHEN numbered.n < $3 THEN 0 ELSE numbered.n % $4 END`,
+        [done, size, backlog, SUBSCRIPTIONS, DUE]);
+    }
+    await pool.query('VACUUM ANALYZE');
+    const input = {
+      limit: CONCURRENCY, slowLimit: slowSlots(CONCURRENCY), maxSubscriptions: 50, maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
+      leaseMs: 15_000, slowMs: SLOW_ATTEMPT_MS,
+    };
+    const client2 = await pool.connect();
+    try {
+      const times: number[] = [];
+      let leased = 0;
+      for (let i = 0; i < 21; i++) {
+        await client2.query('BEGIN');
+        const started = performance.now();
+        const { claimed } = await claimDue(client2, input);
+        times.push(performance.now() - started);
+        leased = claimed.length;
+        await client2.query('ROLLBACK');
+      }
+      const explained: number[] = [];
+      await client2.query('BEGIN');
+      for (const statement of claimStatements(input).split(/;\n\n/)) {
+        const { rows } = await client2.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement.replace(/;\s*$/, '')}`);
+        const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+        explained.push(Number(/Execution Time: ([\d.]+)/.exec(plan)?.[1]));
+        if (process.env.BENCH_SHOW_PLANS) process.stdout.write(`${plan}\n\n`);
+      }
+      await client2.query('ROLLBACK');
+      const roundTrip = median(times);
+      process.stdout.write(`claim, ${SUBSCRIPTIONS} subscriptions, ${ORGANIZATIONS} organizations, ${ROWS} rows (${DUE} due): `
+        + `round trip ${roundTrip.toFixed(2)} ms (median of 21, ${leased} leased); `
+        + `EXPLAIN ANALYZE lock ${explained[0]!.toFixed(2)} + lease ${explained[1]!.toFixed(2)} + next due ${explained[2]!.toFixed(2)} ms\n`);
+      process.stdout.write(`goal ≤ 5 ms: ${roundTrip <= 5 ? 'met' : 'not met'}\n`);
+    } finally {
+      client2.release();
+    }
+  } finally {
+    await pool.end();
+    await database.stop();
+  }
+}
+
+await main();
