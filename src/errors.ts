@@ -46,4 +46,5 @@ export const WEBHOOK_SUBSCRIPTION_NOT_FOUND = createError('WEBHOOK_SUBSCRIPTION_
 export const WEBHOOK_SUBSCRIPTION_DISABLED = createError('WEBHOOK_SUBSCRIPTION_DISABLED', 'Webhook subscription %s is disabled; enable it first', 409);
 export const WEBHOOK_SUBSCRIPTION_GRANT_ENDED = createError('WEBHOOK_SUBSCRIPTION_GRANT_ENDED', "Webhook subscription %s cannot be re-enabled: the app's access it was made under has ended; the app must be connected again and subscribe anew", 409);
 export const WEBHOOK_DELIVERY_NOT_FOUND = createError('WEBHOOK_DELIVERY_NOT_FOUND', 'Webhook delivery %s does not exist', 404);
+export const WEBHOOK_DELIVERY_ACCESS_ENDED = createError('WEBHOOK_DELIVERY_ACCESS_ENDED', "Webhook delivery %s was dropped unsent when the app's access ended; such a delivery is never sent, by redelivery or recover, even after the app connects again", 409);
 export const WEBHOOK_DELIVERY_IN_FLIGHT = createError('WEBHOOK_DELIVERY_IN_FLIGHT', 'Webhook delivery %s is being sent right now; try again when the attempt ends', 409);

@@ -2,7 +2,9 @@
 // evict(tags), called by the LISTEN connection for every notification
 // (migration 0012) and, synchronously, by this process right after it
 // commits a change of its own (evictLocally), so its next request never
-// waits for its own notification.
+// waits for its own notification. Besides the tags entries carry, a
+// notification may hold `flush` (everything) or `flush:<cache>` (one whole
+// cache, FLUSH_TARGETS: sent on TRUNCATE, which names no rows, migration 0024).
 import type { ActiveSession } from '../auth/sessions.queries.ts';
 import type { OAuthClientWithSecret } from '../oauth/clients.queries.ts';
 import type { ActiveAccessToken } from '../oauth/tokens.queries.ts';
@@ -27,6 +29,15 @@ export interface ProcessCaches {
 
 const live = new Set<ProcessCaches>();
 
+/** The cache a `flush:<name>` tag empties. */
+const FLUSH_TARGETS = {
+  access_tokens: 'accessTokens',
+  sessions: 'sessions',
+  clients: 'clients',
+  reads: 'reads',
+} as const;
+const FLUSH_PREFIX = 'flush:';
+
 export function createProcessCaches(options: { maxAgeMs: number }): ProcessCaches {
   const credentials = { maxEntries: 10_000, maxAgeMs: options.maxAgeMs };
   const all = {
@@ -44,7 +55,18 @@ export function createProcessCaches(options: { maxAgeMs: number }): ProcessCache
     },
     evict(tags) {
       if (tags.includes('flush')) return caches.flush();
-      for (const cache of each) cache.evict(tags);
+      const entryTags: string[] = [];
+      for (const tag of tags) {
+        if (!tag.startsWith(FLUSH_PREFIX)) {
+          entryTags.push(tag);
+          continue;
+        }
+        const name = tag.slice(FLUSH_PREFIX.length);
+        // A cache this version does not know (a newer migration's): everything, to be safe.
+        if (!Object.hasOwn(FLUSH_TARGETS, name)) return caches.flush();
+        all[FLUSH_TARGETS[name as keyof typeof FLUSH_TARGETS]].flush();
+      }
+      if (entryTags.length > 0) for (const cache of each) cache.evict(entryTags);
     },
     flush() {
       for (const cache of each) cache.flush();

@@ -31,6 +31,7 @@ const PROBLEMS = {
   in_flight: 'That delivery is being sent right now. Reload in a moment to see the attempt, then redeliver if needed.',
   disabled: 'The subscription is disabled: re-enable it first.',
   grant_ended: "The app's access this subscription was made under has ended: connect the app again; it subscribes anew.",
+  access_ended: "That delivery was dropped when the app's access ended: it is never sent, even after the app connects again.",
 };
 /** Why a recover time was refused, shown beside the field (fixed texts chosen by a code). */
 const RECOVER_PROBLEMS = {
@@ -125,7 +126,8 @@ export function webhookPages(csrf: Csrf) {
         try {
           await redeliver(app.db, ctx.principal, pathId(request.params.deliveryId, 'delivery'));
         } catch (error) {
-          // Both are states of the moment, not mistakes: said on the page the user came from.
+          // States of the delivery, not mistakes: said on the page the user came from.
+          if (error instanceof errors.WEBHOOK_DELIVERY_ACCESS_ENDED) return reply.redirect(`${back}?problem=access_ended`, 303);
           if (error instanceof errors.WEBHOOK_DELIVERY_IN_FLIGHT) return reply.redirect(`${back}?problem=in_flight`, 303);
           if (error instanceof errors.WEBHOOK_SUBSCRIPTION_DISABLED) return reply.redirect(`${back}?problem=disabled`, 303);
           throw error;

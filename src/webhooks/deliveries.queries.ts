@@ -112,9 +112,39 @@ export async function notifyDeliveriesDue(db: Queryable, deadlineMs?: number): P
   await db.query(query);
 }
 
-export async function findDelivery(db: Queryable, id: string): Promise<(Delivery & { client_id: string; subscription_status: string }) | undefined> {
-  const { rows } = await db.query<Delivery & { client_id: string; subscription_status: string }>(
-    `SELECT ${DELIVERY_COLUMNS}, s.client_id, s.status AS subscription_status
+
+/**
+ * A delivery recover may send again: failed for good after its retries, that
+ * is, its latest attempt ended 'failed'. A delivery dropped because its
+ * subscription's grant ended (migration 0007: failed with no such attempt) is
+ * not: the app whose access ended must not receive it later, even once it
+ * connects again (redeliver applies the same rule, REDELIVERABLE). `d` is the
+ * webhook_deliveries row.
+ */
+export const RECOVERABLE = `d.status = 'failed' AND (
+  SELECT a.outcome FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.attempt = d.attempts) = 'failed'`;
+// (A scalar subquery, not EXISTS: the planner may not turn it into a join that
+// scans the attempts; it is one lookup in webhook_attempts_delivery_attempt_key
+// per candidate delivery.)
+
+/**
+ * A delivery redeliver may send again: one that did not fail (pending, or
+ * succeeded), or a failed one that recover may send. So the two share one
+ * rule, RECOVERABLE: a delivery dropped when the app's access ended is sent by
+ * neither. NULL (a failed delivery without attempts) counts as false.
+ */
+const REDELIVERABLE = `(d.status <> 'failed' OR (${RECOVERABLE}))`;
+
+export interface FoundDelivery extends Delivery {
+  client_id: string;
+  subscription_status: string;
+  /** Dropped unsent when the app's access ended (not REDELIVERABLE): never sent again. */
+  access_ended: boolean;
+}
+
+export async function findDelivery(db: Queryable, id: string): Promise<FoundDelivery | undefined> {
+  const { rows } = await db.query<FoundDelivery>(
+    `SELECT ${DELIVERY_COLUMNS}, s.client_id, s.status AS subscription_status, NOT coalesce(${REDELIVERABLE}, false) AS access_ended
        FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
       WHERE d.id = $1`,
     [id],
@@ -124,31 +154,20 @@ export async function findDelivery(db: Queryable, id: string): Promise<(Delivery
 
 /**
  * Sends a delivery again now, with a fresh retry schedule; its id (and so
- * X-Delivery-Id) stays. Refused (undefined) while an attempt holds a live lease.
+ * X-Delivery-Id) stays. Refused (undefined) while an attempt holds a live
+ * lease, and for a delivery that is not REDELIVERABLE, checked again on the
+ * row as updated: a revocation that drops it after the caller looked wins.
  */
 export async function requeueDelivery(db: Queryable, id: string): Promise<Delivery | undefined> {
   const { rows } = await db.query<Delivery>(
     `UPDATE webhook_deliveries d
         SET status = 'pending', next_attempt_at = now(), schedule_start = d.attempts, finished_at = NULL, updated_at = now()
-      WHERE d.id = $1 AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
+      WHERE d.id = $1 AND (d.lease_token IS NULL OR d.lease_expires_at <= now()) AND ${REDELIVERABLE}
      RETURNING ${DELIVERY_COLUMNS}`,
     [id],
   );
   return rows[0];
 }
-
-/**
- * A delivery recover may send again: failed for good after its retries, that
- * is, its latest attempt ended 'failed'. A delivery dropped because its
- * subscription's grant ended (migration 0007: failed with no such attempt) is
- * not: the app whose access ended must not receive it later, even once it
- * connects again. `d` is the webhook_deliveries row.
- */
-export const RECOVERABLE = `d.status = 'failed' AND (
-  SELECT a.outcome FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.attempt = d.attempts) = 'failed'`;
-// (A scalar subquery, not EXISTS: the planner may not turn it into a join that
-// scans the attempts; it is one lookup in webhook_attempts_delivery_attempt_key
-// per candidate delivery.)
 
 /**
  * Recover: a subscription's recoverable deliveries created since `since`,

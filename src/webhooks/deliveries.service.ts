@@ -78,7 +78,9 @@ export async function listAttemptsPage(
 
 /**
  * Sends a delivery again (same X-Delivery-Id, next attempt number, a fresh
- * retry schedule). Refused while an attempt is in flight, and for a disabled
+ * retry schedule). Refused for a delivery dropped when the app's access ended
+ * (recover's rule: never sent again, even once the app connects again and its
+ * subscription is active), while an attempt is in flight, and for a disabled
  * subscription (enable it first).
  */
 export async function redeliver(pool: Pool, principal: Principal, deliveryId: string): Promise<DeliveryView> {
@@ -86,9 +88,14 @@ export async function redeliver(pool: Pool, principal: Principal, deliveryId: st
     const delivery = await findDelivery(db, deliveryId);
     const clientId = visibleClient(principal);
     if (!delivery || (clientId !== undefined && delivery.client_id !== clientId)) throw new errors.WEBHOOK_DELIVERY_NOT_FOUND(deliveryId);
+    if (delivery.access_ended) throw new errors.WEBHOOK_DELIVERY_ACCESS_ENDED(deliveryId);
     if (delivery.subscription_status !== 'active') throw new errors.WEBHOOK_SUBSCRIPTION_DISABLED(delivery.subscription_id);
     const requeued = await requeueDelivery(db, deliveryId);
-    if (!requeued) throw new errors.WEBHOOK_DELIVERY_IN_FLIGHT(deliveryId);
+    if (!requeued) {
+      // The requeue checks the rule again: a revocation may have dropped the delivery since it was read.
+      if ((await findDelivery(db, deliveryId))?.access_ended) throw new errors.WEBHOOK_DELIVERY_ACCESS_ENDED(deliveryId);
+      throw new errors.WEBHOOK_DELIVERY_IN_FLIGHT(deliveryId);
+    }
     await notifyDeliveriesDue(db);
     return deliveryView(requeued);
   });

@@ -5,6 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { buildApp } from '../../src/app.ts';
+import type { ProcessCaches } from '../../src/cache/process-caches.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { createPool, type Pool } from '../../src/db/pool.ts';
@@ -38,6 +39,8 @@ export interface TestAppOptions {
   rateLimitNamespace?: string;
   /** Serve requests on this pool instead of a switchboard_request pool of its own (the caller ends it). */
   pool?: Pool;
+  /** Process caches, as `serve` passes them (the caller keeps them true, e.g. with listenForInvalidations); none when absent. */
+  caches?: ProcessCaches;
   /** Adds test-only routes before the app starts serving (a listening app takes no new routes). */
   setup?: (app: FastifyInstance) => unknown;
 }
@@ -78,6 +81,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     logStream,
     rateLimitNamespace: options.rateLimitNamespace ?? db.name,
     ...(options.redis ? { redis: options.redis } : {}),
+    ...(options.caches ? { caches: options.caches } : {}),
   });
   await options.setup?.(app);
   if (server) {

@@ -1,9 +1,10 @@
 // GET /ui/calls.csv over real HTTP: streamed in keyset batches (chunked, no
 // Content-Length), every call exactly once across batch boundaries, newest
-// first, only the signed-in organization's calls, and bad filters refused.
+// first, only the signed-in organization's calls, and bad filters refused;
+// every cell inert text whichever separator a spreadsheet splits on.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { csvCell } from '../../src/calls/calls-csv.ts';
+import { CALLS_CSV_HEADER, csvCell, csvLine } from '../../src/calls/calls-csv.ts';
 import { EXPORT_BATCH } from '../../src/calls/calls.service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, type Member } from '../helpers/fixtures.ts';
@@ -37,9 +38,9 @@ describe('calls CSV export', () => {
     assert.equal(res.headers.get('transfer-encoding'), 'chunked');
     const lines = (await res.text()).split('\r\n').slice(1, -1);
     assert.equal(lines.length, total);
-    const ids = lines.map((line) => line.split(',')[0]);
+    const ids = lines.map((line) => line.split(',')[0]!.slice(1, -1));
     assert.equal(new Set(ids).size, total);
-    const times = lines.map((line) => line.split(',')[1]!);
+    const times = lines.map((line) => line.split(',')[1]!.slice(1, -1));
     assert.deepEqual(times, [...times].sort().reverse());
     const { rows } = await t.db.pool.query('SELECT id FROM calls WHERE organization_id = $1', [member.org.id]);
     assert.deepEqual(new Set(ids), new Set(rows.map((r) => r.id)));
@@ -55,14 +56,112 @@ describe('calls CSV export', () => {
     assert.match(visitor.location ?? '', /^\/login\?return_to=/);
   });
 
-  test('cells: quoted when needed, quotes doubled, formulas neutralised', () => {
-    assert.equal(csvCell('plain'), 'plain');
+  test('cells: text always quoted, quotes doubled, formula starts neutralised at every place a cell may begin', () => {
+    assert.equal(csvCell('plain'), '"plain"');
     assert.equal(csvCell(null), '');
     assert.equal(csvCell(42), '42');
     assert.equal(csvCell('a,b'), '"a,b"');
     assert.equal(csvCell('say "hi"'), '"say ""hi"""');
     assert.equal(csvCell('two\nlines'), '"two\nlines"');
-    for (const formula of ['=1+1', '+1', '-1', '@SUM(A1)', '\tx', '\rx']) assert.equal(csvCell(formula)[0] === '"' ? csvCell(formula)[1] : csvCell(formula)[0], "'", formula);
-    assert.equal(csvCell('=A1,B1'), `"'=A1,B1"`);
+    // [value, the text a spreadsheet honouring the quotes shows]
+    const cases: [string, string][] = [
+      // A formula start at the beginning of the cell.
+      ['=1+1', "'=1+1"], ['+1', "'+1"], ['-1', "'-1"], ['@SUM(A1)', "'@SUM(A1)"],
+      ['\tx', "'\tx"], ['\rx', "'\rx"], ['  =1+1', "  '=1+1"],
+      // After a separator of some locale or import: the cells a splitting reader would see.
+      ['x;=1+1;y', "x;'=1+1;y"], ['x,=1+1,y', "x,'=1+1,y"], ['x\t=1+1\ty', "x\t'=1+1\ty"],
+      ['x; +1', "x; '+1"], ['x;-1', "x;'-1"], ['x,@SUM(A1)', "x,'@SUM(A1)"],
+      ['x\r\n=1+1', "x\r\n'=1+1"], ['x\n@A1', "x\n'@A1"], ['x;\t=1', "x;'\t'=1"], ['x\t\r=1', "x\t'\r'=1"],
+      // A quote that a reader ignoring quotes could take as opening a cell.
+      ['x;"=1+1', `x;"'=1+1`],
+      // Inside text, not at a cell's start: left alone.
+      ['1+1=2', '1+1=2'], ['a - b', 'a - b'], ['mail@example.com', 'mail@example.com'],
+    ];
+    for (const [value, shown] of cases) assert.equal(csvCell(value), `"${shown.replace(/"/g, '""')}"`, JSON.stringify(value));
+    assert.equal(csvCell('=HYPERLINK("https://evil.example","click")'), `"'=HYPERLINK(""https://evil.example"",""click"")"`);
+    for (const value of PAYLOADS) assertInert(csvLine([value]));
+  });
+
+  test('the export over HTTP: every text cell quoted, and no separator exposes a formula', async () => {
+    const org = await createMember(t.db.pool);
+    const { rows: agents } = await t.db.pool.query<{ id: string }>(
+      'INSERT INTO agents (organization_id, name) SELECT $1, unnest($2::text[]) RETURNING id', [org.org.id, PAYLOADS],
+    );
+    await t.db.pool.query(
+      `INSERT INTO calls (organization_id, status, completed_at, summary, duration_seconds, agent_id)
+       SELECT $1, 'completed', now(), p.summary, 7, p.agent FROM unnest($2::text[], $3::uuid[]) AS p(summary, agent)`,
+      [org.org.id, PAYLOADS, agents.map((a) => a.id)],
+    );
+    const agent = await signedInAgent(t.url, org.email);
+    const res = await agent.get('/ui/calls.csv');
+    assert.equal(res.status, 200);
+    const records = parseCsv(res.body);
+    assert.deepEqual(records[0], CALLS_CSV_HEADER);
+    assert.equal(records.length - 1, PAYLOADS.length);
+    const summaries = new Set(records.slice(1).map((r) => r[7]));
+    const names = new Set(records.slice(1).map((r) => r[5]));
+    for (const [value, shown] of PAYLOADS.map((p, i) => [p, SHOWN[i]!])) {
+      assert.ok(summaries.has(shown), `summary ${JSON.stringify(value)}`);
+      assert.ok(names.has(shown), `agent name ${JSON.stringify(value)}`);
+    }
+    for (const record of records) assert.equal(record.length, CALLS_CSV_HEADER.length);
+    // Every text cell opens with a quote: cut at the separators between cells (a quote-aware split).
+    for (const [n, line] of splitRecords(res.body).entries()) {
+      for (const [i, cell] of line.entries()) {
+        if (n > 0 && CALLS_CSV_HEADER[i] === 'duration_seconds') assert.equal(cell, '7', 'a number is written bare');
+        else assert.match(cell, /^".*"$/s, `${CALLS_CSV_HEADER[i]}: ${cell}`);
+      }
+    }
+    assertInert(res.body);
   });
 });
+
+/** Payloads a caller could put in a summary or an agent could be named. */
+const PAYLOADS = [
+  'x;=1+1;y', 'x,=1+1,y', 'x\t=1+1\ty', '=1+1', '+1+1', '-1+1', '@SUM(1+1)', '\t=1+1', '\r=1+1', ' =1+1',
+  'ok; +cmd|" /C calc"!A0', 'a\n-2+3', 'x;"=1+1', '=HYPERLINK("https://evil.example","click")', 'Booked a visit; call back, please.',
+];
+/** What a spreadsheet honouring the quotes shows for each payload. */
+const SHOWN = [
+  "x;'=1+1;y", "x,'=1+1,y", "x\t'=1+1\ty", "'=1+1", "'+1+1", "'-1+1", "'@SUM(1+1)", "'\t'=1+1", "'\r'=1+1", " '=1+1",
+  `ok; '+cmd|" /C calc"!A0`, "a\n'-2+3", `x;"'=1+1`, `'=HYPERLINK("https://evil.example","click")`, 'Booked a visit; call back, please.',
+];
+
+/**
+ * Splits `text` as a reader ignoring quotes would, on each separator in turn
+ * (`,`, `;`, tab, line ends), dropping the spaces and quote characters such a
+ * reader may trim: no fragment may begin with a formula start.
+ */
+function assertInert(text: string): void {
+  for (const separator of [',', ';', '\t', /\r\n|\r|\n/]) {
+    for (const fragment of text.split(separator)) {
+      assert.doesNotMatch(fragment.replace(/^[ "]+/, ''), /^[=+\-@]/, `${JSON.stringify(fragment)} split on ${String(separator)}`);
+    }
+  }
+}
+
+/** The raw cells of each record (quotes kept), cut where RFC 4180 cuts them. */
+function splitRecords(text: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') quoted = !quoted;
+    else if (!quoted && c === ',') record.push(text.slice(start, i)), (start = i + 1);
+    else if (!quoted && c === '\r' && text[i + 1] === '\n') {
+      record.push(text.slice(start, i));
+      records.push(record);
+      record = [];
+      start = ++i + 1;
+    }
+  }
+  assert.equal(start, text.length, 'the file ends with CRLF');
+  return records;
+}
+
+/** RFC 4180 as a spreadsheet honouring the quotes reads it. */
+function parseCsv(text: string): string[][] {
+  return splitRecords(text).map((record) => record.map((cell) => (cell.startsWith('"') ? cell.slice(1, -1).replace(/""/g, '"') : cell)));
+}

@@ -160,7 +160,7 @@ describe('delivery health in headless Chromium', { skip: SKIP_WITHOUT_BROWSER },
     assert.match(all.suggestedFilename(), /^calls-\d{4}-\d{2}-\d{2}\.csv$/);
     const csv = await readFile((await all.path())!, 'utf8');
     const lines = csv.split('\r\n');
-    assert.equal(lines[0], 'id,created_at,completed_at,status,agent_id,agent_name,duration_seconds,summary');
+    assert.equal(lines[0], '"id","created_at","completed_at","status","agent_id","agent_name","duration_seconds","summary"');
     assert.equal(lines.at(-1), '', 'every line ends with CRLF');
     assert.equal(lines.length - 2, await countCalls());
     assert.ok(csv.includes(`,"'=HYPERLINK(""https://evil.example"",""click"")"\r\n`), 'quoted, quotes doubled, formula neutralised');
@@ -171,6 +171,6 @@ describe('delivery health in headless Chromium', { skip: SKIP_WITHOUT_BROWSER },
     const [filtered] = await Promise.all([page.waitForEvent('download'), page.click('text=Export CSV')]);
     const rows = (await readFile((await filtered.path())!, 'utf8')).split('\r\n').slice(1, -1);
     assert.equal(rows.length, await countCalls('agent_id IS NOT NULL'));
-    assert.ok(rows.every((row) => row.includes(',Ava (voice agent),')));
+    assert.ok(rows.every((row) => row.includes(',"Ava (voice agent)",')));
   });
 });
