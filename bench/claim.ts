@@ -13,7 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { migrate } from '../src/db/migrate.ts';
-import { createPool } from '../src/db/pool.ts';
+import { createPool, type Pool } from '../src/db/pool.ts';
 import { withTransaction } from '../src/db/transaction.ts';
 import { createClient } from '../src/oauth/clients.service.ts';
 import { createGrant } from '../src/oauth/tokens.service.ts';
@@ -21,6 +21,7 @@ import { insertOrganization } from '../src/orgs/organizations.queries.ts';
 import { createUser } from '../src/orgs/orgs.service.ts';
 import { claimDue, claimStatements } from '../src/webhooks/delivery/claim.queries.ts';
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS, slowSlots } from '../src/webhooks/delivery/endpoint-health.ts';
+import { WALK } from '../src/webhooks/delivery/claim-candidates.ts';
 import { benchDatabase } from './bench-database.ts';
 
 const { values: args } = parseArgs({
@@ -43,10 +44,23 @@ function median(values: number[]): number {
 }
 
 async function main() {
-  const database = await benchDatabase();
+  // BENCH_CLAIM_KEEP=1 leaves the loaded database behind and prints its address; BENCH_CLAIM_URL reuses it.
+  const reuse = process.env.BENCH_CLAIM_URL;
+  const database = reuse ? { url: reuse, stop: async () => {} } : await benchDatabase();
   const pool = createPool(database.url, 4);
   try {
     await migrate(pool);
+    if (!reuse) await load(pool);
+    await measure(pool);
+  } finally {
+    await pool.end();
+    if (process.env.BENCH_CLAIM_KEEP) process.stdout.write(`database kept: ${database.url}\n`);
+    else await database.stop();
+  }
+}
+
+async function load(pool: Pool) {
+  {
     const org = await insertOrganization(pool, 'Claim Bench Org 0');
     const user = await createUser(pool, { email: 'claim-bench@example.com', password: 'bench-password', organizationId: org.id, role: 'owner' });
     const client = await createClient(pool, { name: 'Claim Bench Platform', redirectUris: ['https://bench.example/cb'] });
@@ -88,9 +102,14 @@ async function main() {
         [done, size, backlog, SUBSCRIPTIONS, DUE]);
     }
     await pool.query('VACUUM ANALYZE');
+  }
+}
+
+async function measure(pool: Pool) {
+  {
     const input = {
       limit: CONCURRENCY, slowLimit: slowSlots(CONCURRENCY), maxSubscriptions: 50, maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
-      leaseMs: 15_000, slowMs: SLOW_ATTEMPT_MS,
+      leaseMs: 15_000, slowMs: SLOW_ATTEMPT_MS, hints: [], cursor: null, walk: WALK,
     };
     const client2 = await pool.connect();
     try {
@@ -121,9 +140,6 @@ async function main() {
     } finally {
       client2.release();
     }
-  } finally {
-    await pool.end();
-    await database.stop();
   }
 }
 

@@ -48,6 +48,7 @@ import { MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS } from '../src/webhooks
 import { createSecretBox } from '../src/webhooks/secret-box.ts';
 import { subscribe } from '../src/webhooks/subscriptions.service.ts';
 import { generateTestTls } from '../test/helpers/tls-certificates.ts';
+import { WALK } from '../src/webhooks/delivery/claim-candidates.ts';
 import { benchDatabase } from './bench-database.ts';
 import { cpuSeconds, postmasterOf, serverCpuSeconds } from './process-cpu.ts';
 import { runRawLoop } from './raw-loop.ts';
@@ -172,7 +173,7 @@ async function loadRows(pool: Pool, organizationId: string, subscriptionIds: str
 async function measureClaim(pool: Pool): Promise<{ roundTripMs: number; executionMs: number[]; seqScan: boolean }> {
   const input = {
     limit: CONCURRENCY, slowLimit: CONCURRENCY, maxSubscriptions: Math.min(50, CONCURRENCY), maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
-    leaseMs: 60_000, slowMs: SLOW_ATTEMPT_MS,
+    leaseMs: 60_000, slowMs: SLOW_ATTEMPT_MS, hints: [], cursor: null, walk: WALK,
   };
   const client = await pool.connect();
   try {

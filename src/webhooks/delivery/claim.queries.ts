@@ -41,7 +41,7 @@
 // above orders the two; the grant test here also covers a delivery enqueued
 // by a call that completed while the revocation committed. Any rewrite of
 // the claim must keep LIVE_GRANT in both the locking and the leasing statement.
-import type { DeadlineQueryConfig, Pool, PoolClient, Queryable } from '../../db/pool.ts';
+import type { DeadlineQueryConfig, Pool, PoolClient } from '../../db/pool.ts';
 
 /** The subscription `s` may be delivered to: its grant stands for an active principal. */
 const LIVE_GRANT = `EXISTS (SELECT 1 FROM oauth_grant_status g
@@ -68,10 +68,16 @@ export interface ClaimedDelivery {
   degraded: boolean;
   /** Attempts of its subscription allowed in flight when claimed (across all workers). */
   cap: number;
+  /** More of its subscription's deliveries were due than the claim took. */
+  backlogged: boolean;
 }
 
 export interface Claim {
   claimed: ClaimedDelivery[];
+  /** Where the next claim's walk goes on (null: it reached the end; the next starts from the first). */
+  cursor: string | null;
+  /** Subscriptions with due work this claim did not lock (limits, or locked by another worker): hints for the next. */
+  leftOver: string[];
   /**
    * Resolves once the claim's transaction has committed (the leases are
    * durable); rejects if it could not (they never existed). Attempts may be
@@ -81,7 +87,7 @@ export interface Claim {
 }
 
 export interface Committed {
-  /** The earliest scheduled attempt of an active subscription or lease to run out, after this claim. */
+  /** The earliest attempt scheduled later, open circuit's wait to end or lease to run out, after this claim. */
   nextDueAt: Date | null;
 }
 
@@ -110,28 +116,18 @@ const inFlight = (cap: number) => `
    ORDER BY l.lease_expires_at DESC LIMIT ${cap}) live`;
 
 /**
- * When to look again: per active subscription its first unleased pending
- * delivery and its first lease to run out (one probe of each index per
- * subscription, whatever the table holds); an open circuit's deliveries are
- * due when its wait is over. Without the live-grant test (it
- * costs more to plan than the rest): a revoked grant disables its
- * subscriptions, and an early look only costs an empty claim. Leases of
- * subscriptions that are not active are left out: no claim takes their
- * deliveries, and re-enabling a subscription wakes the workers.
+ * When to look again for work that is not due yet (work due now is found by
+ * the candidates: the hints and the walk): the first scheduled attempt, the
+ * first open circuit's end of wait and the first lease to run out, one probe
+ * of an index each, whatever the tables hold. Rows of subscriptions that are
+ * not active are not left out (that would cost a probe per subscription): an
+ * early look costs one claim.
  */
-const NEXT_DUE = `SELECT min(least(
-    CASE WHEN s.circuit_state = 'open' THEN greatest(due.next_attempt_at, s.circuit_retry_at) ELSE due.next_attempt_at END,
-    lease.lease_expires_at)) AS at
-  FROM webhook_subscriptions s
-  LEFT JOIN LATERAL (
-    SELECT d.next_attempt_at FROM webhook_deliveries d
-     WHERE d.subscription_id = s.id AND d.status = 'pending' AND d.lease_token IS NULL
-     ORDER BY d.next_attempt_at LIMIT 1) due ON true
-  LEFT JOIN LATERAL (
-    SELECT l.lease_expires_at FROM webhook_deliveries l
-     WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL
-     ORDER BY l.lease_expires_at LIMIT 1) lease ON true
- WHERE s.status = 'active'`;
+const NEXT_DUE = `SELECT least(
+    (SELECT min(d.next_attempt_at) FROM webhook_deliveries d
+      WHERE d.status = 'pending' AND d.lease_token IS NULL AND d.next_attempt_at > now()),
+    (SELECT min(s.circuit_retry_at) FROM webhook_subscriptions s WHERE s.circuit_state = 'open' AND s.circuit_retry_at > now()),
+    (SELECT min(l.lease_expires_at) FROM webhook_deliveries l WHERE l.lease_token IS NOT NULL)) AS at`;
 
 /** The limits of one claim. */
 export interface ClaimLimits {
@@ -148,20 +144,52 @@ export interface ClaimLimits {
   slowMs: number;
 }
 
-export function claimStatements(input: ClaimLimits): string {
+/** Where a claim looks for subscriptions with due work. */
+export interface ClaimCandidates {
+  /** Subscriptions known to have due work (named by a NOTIFY, left over by an earlier claim). */
+  hints: readonly string[];
+  /** The walk goes on after this subscription id (null: from the first). */
+  cursor: string | null;
+  /** Subscriptions with pending deliveries the walk visits, at most. */
+  walk: number;
+}
+
+export function claimStatements(input: ClaimLimits & ClaimCandidates): string {
   return statements({
     limit: String(whole('limit', input.limit)),
     slowLimit: String(whole('slowLimit', input.slowLimit)),
     leaseMs: String(whole('leaseMs', input.leaseMs)),
     maxSubscriptions: String(whole('maxSubscriptions', input.maxSubscriptions)),
     slowMs: String(whole('slowMs', input.slowMs)),
+    cursor: uuidLiteral(input.cursor),
+    hints: uuidArrayLiteral(input.hints),
+    walk: String(whole('walk', input.walk)),
   }, whole('maxInFlight', input.maxInFlight));
 }
 
-type Arguments = Record<'limit' | 'slowLimit' | 'leaseMs' | 'maxSubscriptions' | 'slowMs', string>;
+type Arguments = Record<'limit' | 'slowLimit' | 'leaseMs' | 'maxSubscriptions' | 'slowMs' | 'cursor' | 'hints' | 'walk', string>;
 
 /** The statements' arguments as parameter references, in this order (PREPARE). */
-const PARAMETERS: Arguments = { limit: '$1', slowLimit: '$2', leaseMs: '$3', maxSubscriptions: '$4', slowMs: '$5' };
+const PARAMETERS: Arguments = {
+  limit: '$1', slowLimit: '$2', leaseMs: '$3', maxSubscriptions: '$4', slowMs: '$5', cursor: '$6', hints: '$7', walk: '$8',
+};
+const PARAMETER_TYPES = '(int, int, int, int, int, uuid, uuid[], int)';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function uuid(value: string): string {
+  if (!UUID.test(value)) throw new TypeError(`claim: not a subscription id: ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** The only text inlined into the claim: ids this module checks against the uuid pattern first. */
+function uuidLiteral(value: string | null): string {
+  return value === null ? 'NULL::uuid' : `'${uuid(value)}'::uuid`;
+}
+
+function uuidArrayLiteral(values: readonly string[]): string {
+  return `'{${values.map(uuid).join(',')}}'::uuid[]`;
+}
 
 /**
  * A subscription the claim may take deliveries of: active, and its circuit
@@ -186,6 +214,10 @@ const degraded = (a: Arguments) => `(${DEGRADED_BY_RECORD} OR EXISTS (
      WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL AND l.lease_expires_at > now()
        AND l.lease_expires_at <= now() + (${a.leaseMs} - ${a.slowMs}) * interval '1 millisecond'))`;
 
+/** The next subscription id after `after` that has a pending delivery: one probe of webhook_deliveries_due_idx. */
+const nextWithPending = (after: string) => `SELECT d.subscription_id FROM webhook_deliveries d
+   WHERE d.status = 'pending' AND d.subscription_id > ${after} ORDER BY d.subscription_id LIMIT 1`;
+
 /**
  * The three statements. Fairness: subscriptions and deliveries are taken in
  * turns per organization (each organization's first, then each one's second,
@@ -197,24 +229,35 @@ const degraded = (a: Arguments) => `(${DEGRADED_BY_RECORD} OR EXISTS (
 function statements(a: Arguments, maxInFlight: number): string {
   const cap = capOf(maxInFlight);
   return `
-SELECT set_config('switchboard.claim_subscriptions', coalesce(string_agg(locked.id::text, ','), ''), true)
-  FROM (
-    SELECT s.id
-      FROM webhook_subscriptions s
-      JOIN (
-        SELECT c.id, c.next_attempt_at, row_number() OVER (PARTITION BY c.organization_id ORDER BY c.next_attempt_at) AS turn
-          FROM (
-            SELECT s.id, s.organization_id, due.next_attempt_at, ${degraded(a)} AS degraded
-              FROM webhook_subscriptions s CROSS JOIN LATERAL (${FIRST_DUE}) due
-             WHERE ${ELIGIBLE} AND (${a.slowLimit} > 0 OR NOT ${DEGRADED_BY_RECORD})
-               AND ${LIVE_GRANT} AND (${inFlight(maxInFlight)}) < ${cap}
-          ) c
-         WHERE CASE WHEN c.degraded THEN ${a.slowLimit} > 0 ELSE ${a.limit} > 0 END
-      ) candidate ON candidate.id = s.id
-     ORDER BY candidate.turn, candidate.next_attempt_at
-     LIMIT ${a.maxSubscriptions}
-       FOR NO KEY UPDATE OF s SKIP LOCKED
-  ) locked;
+WITH RECURSIVE walk (id, step) AS (
+  SELECT (${nextWithPending(`coalesce(${a.cursor}, '00000000-0000-0000-0000-000000000000'::uuid)`)}), 1
+  UNION ALL
+  SELECT (${nextWithPending('walk.id')}), walk.step + 1 FROM walk WHERE walk.id IS NOT NULL AND walk.step < ${a.walk}
+),
+candidate AS MATERIALIZED (
+  SELECT c.id, c.next_attempt_at, row_number() OVER (PARTITION BY c.organization_id ORDER BY c.next_attempt_at) AS turn
+    FROM (
+      SELECT s.id, s.organization_id, due.next_attempt_at, ${degraded(a)} AS degraded
+        FROM webhook_subscriptions s CROSS JOIN LATERAL (${FIRST_DUE}) due
+       WHERE s.id IN (SELECT walk.id FROM walk UNION SELECT unnest(${a.hints}))
+         AND ${ELIGIBLE} AND (${a.slowLimit} > 0 OR NOT ${DEGRADED_BY_RECORD})
+         AND ${LIVE_GRANT} AND (${inFlight(maxInFlight)}) < ${cap}
+    ) c
+   WHERE CASE WHEN c.degraded THEN ${a.slowLimit} > 0 ELSE ${a.limit} > 0 END
+),
+locked AS (
+  SELECT s.id
+    FROM webhook_subscriptions s JOIN candidate ON candidate.id = s.id
+   ORDER BY candidate.turn, candidate.next_attempt_at
+   LIMIT ${a.maxSubscriptions}
+     FOR NO KEY UPDATE OF s SKIP LOCKED
+)
+SELECT set_config('switchboard.claim_subscriptions', coalesce((SELECT string_agg(locked.id::text, ',') FROM locked), ''), true),
+       -- Where the next walk goes on (NULL: it reached the last subscription, the next starts again from the first).
+       (SELECT walk.id FROM walk ORDER BY walk.step DESC LIMIT 1) AS cursor,
+       -- Candidates with due work that this claim did not lock: the next claim's hints.
+       ARRAY(SELECT candidate.id FROM candidate WHERE candidate.id NOT IN (SELECT locked.id FROM locked)
+              ORDER BY candidate.turn, candidate.next_attempt_at LIMIT ${a.maxSubscriptions}) AS left_over;
 
 -- MATERIALIZED: each subscription's free slots are counted once, not once per candidate row.
 WITH slots AS MATERIALIZED (
@@ -230,16 +273,17 @@ WITH slots AS MATERIALIZED (
 -- other claimers away, and the UPDATE re-checks each row's state.
 candidates AS MATERIALIZED (
   SELECT c.id, c.ctid, c.lease_token AS old_token, c.attempts AS old_attempts, c.last_attempt_at AS old_attempt_at,
-         c.next_attempt_at, slots.callback_url, slots.secret_ciphertext, slots.degraded, slots.cap,
+         c.next_attempt_at, c.due, slots.callback_url, slots.secret_ciphertext, slots.degraded, slots.cap,
          row_number() OVER (PARTITION BY slots.organization_id ORDER BY c.n, c.next_attempt_at) AS turn
     FROM slots, LATERAL (
-      SELECT first.*, row_number() OVER (ORDER BY first.next_attempt_at) AS n
+      SELECT first.*, row_number() OVER (ORDER BY first.next_attempt_at) AS n, count(*) OVER () AS due
         FROM (SELECT d.id, d.ctid, d.lease_token, d.attempts, d.last_attempt_at, d.next_attempt_at
                 FROM webhook_deliveries d
                WHERE d.subscription_id = slots.id AND d.status = 'pending' AND d.next_attempt_at <= now()
                  AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
                ORDER BY d.next_attempt_at
-               LIMIT ${maxInFlight}) first
+               -- One more than the cap: whether more is due than a claim may take.
+               LIMIT ${maxInFlight + 1}) first
     ) c
    WHERE c.n <= slots.free
 ),
@@ -274,6 +318,8 @@ leased AS (
 ),
 claimed AS (
   SELECT leased.*, picked.callback_url, picked.secret_ciphertext, picked.degraded, picked.cap,
+         -- More of its deliveries are due than this claim took.
+         picked.due > count(*) OVER (PARTITION BY leased.subscription_id) AS backlogged,
          CASE WHEN picked.old_token IS NULL THEN NULL ELSE picked.old_attempts END AS lost_attempt,
          CASE WHEN picked.old_token IS NULL THEN NULL ELSE coalesce(picked.old_attempt_at, now()) END AS lost_attempt_at
     FROM leased JOIN picked ON picked.id = leased.id
@@ -306,8 +352,8 @@ const DUPLICATE_PREPARED_STATEMENT = '42P05';
 
 function prepareStatements(maxInFlight: number): string {
   const [lock, lease, next] = statements(PARAMETERS, maxInFlight).split(/;\n\n/).map((sql) => sql.replace(/;\s*$/, ''));
-  return `PREPARE switchboard_claim_lock_${maxInFlight} (int, int, int, int, int) AS ${lock};
-PREPARE switchboard_claim_lease_${maxInFlight} (int, int, int, int, int) AS ${lease};
+  return `PREPARE switchboard_claim_lock_${maxInFlight} ${PARAMETER_TYPES} AS ${lock};
+PREPARE switchboard_claim_lease_${maxInFlight} ${PARAMETER_TYPES} AS ${lease};
 PREPARE switchboard_claim_next_${maxInFlight} AS ${next}`;
 }
 
@@ -329,7 +375,7 @@ async function ensurePrepared(client: PoolClient, maxInFlight: number, deadlineM
 
 export async function claimDue(
   db: Pool | PoolClient,
-  input: ClaimLimits & {
+  input: ClaimLimits & ClaimCandidates & {
     /**
      * Each round trip fails after this long without an answer (its connection
      * is then dropped, so the transaction ends): a connection that died
@@ -343,10 +389,15 @@ export async function claimDue(
   // In the order of PARAMETERS.
   const args = `(${[
     whole('limit', input.limit), whole('slowLimit', input.slowLimit), whole('leaseMs', input.leaseMs),
-    whole('maxSubscriptions', input.maxSubscriptions), whole('slowMs', input.slowMs),
+    whole('maxSubscriptions', input.maxSubscriptions), whole('slowMs', input.slowMs), uuidLiteral(input.cursor),
+    uuidArrayLiteral(input.hints), whole('walk', input.walk),
   ].join(', ')})`;
   // No values: the simple query protocol, which allows several statements.
-  const lease = `EXECUTE switchboard_claim_lock_${maxInFlight} ${args}; EXECUTE switchboard_claim_lease_${maxInFlight} ${args}`;
+  // Planned once per connection: a custom plan per claim (PostgreSQL's
+  // default for the first executions, and for good when the generic plan's
+  // estimate looks worse) costs more than running the claim.
+  const lease = `SET LOCAL plan_cache_mode = force_generic_plan; EXECUTE switchboard_claim_lock_${maxInFlight} ${args}; `
+    + `EXECUTE switchboard_claim_lease_${maxInFlight} ${args}`;
   // With a deadline, the server ends the transaction too if the COMMIT never
   // comes (the route to it died silently after the leases were read): its
   // subscription locks would otherwise stay held, and other workers skip
@@ -354,14 +405,18 @@ export async function claimDue(
   const begin = deadlineMs ? `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${whole('deadlineMs', deadlineMs)}` : 'BEGIN';
   const beginStatements = deadlineMs ? 2 : 1;
   const next = `EXECUTE switchboard_claim_next_${maxInFlight}`;
-  const claimedIn = (results: MultiResult[], offset: number) => results[offset + 1]!.rows as unknown as ClaimedDelivery[];
+  // The results after BEGIN (and its SET) and the plan setting: the lock statement's, then the leases.
+  const claimIn = (results: MultiResult[], offset: number) => {
+    const lock = results[offset + 1]!.rows[0] as { cursor: string | null; left_over: string[] };
+    return { claimed: results[offset + 2]!.rows as unknown as ClaimedDelivery[], cursor: lock.cursor, leftOver: lock.left_over };
+  };
   const nextDueIn = (result: MultiResult): Committed => ({ nextDueAt: (result.rows[0]?.at as Date | null | undefined) ?? null });
 
   if ('release' in db) {
     // A client of the caller's (a test, the benchmark): one implicit transaction, or part of the caller's.
     await ensurePrepared(db, maxInFlight, deadlineMs);
     const results = (await simpleQuery(db, `${lease}; ${next}`, deadlineMs)) as unknown as MultiResult[];
-    return { claimed: claimedIn(results, 0), committed: Promise.resolve(nextDueIn(results[2]!)) };
+    return { ...claimIn(results, 0), committed: Promise.resolve(nextDueIn(results[3]!)) };
   }
   const client = await db.connect();
   let results: MultiResult[];
@@ -385,14 +440,5 @@ export async function claimDue(
   );
   // Marked handled here; every holder of the claim awaits it and sees the rejection.
   committed.catch(() => {});
-  return { claimed: claimedIn(results, beginStatements), committed };
-}
-
-/**
- * When the worker should look again, without claiming: the earliest
- * scheduled attempt of an active subscription, or the earliest lease to run out.
- */
-export async function nextDueAt(db: Queryable): Promise<Date | null> {
-  const { rows } = await db.query<{ at: Date | null }>(NEXT_DUE);
-  return rows[0]?.at ?? null;
+  return { ...claimIn(results, beginStatements), committed };
 }

@@ -22,7 +22,8 @@ import type { Metrics } from '../../metrics/metrics.ts';
 import { DELIVERIES_CHANNEL, notifyDeliveriesDue, subscriptionsNamed } from '../deliveries.queries.ts';
 import type { SecretBox } from '../secret-box.ts';
 import { attemptDelivery, RECORD_MARGIN_MS, type AttemptDeps } from './attempt.ts';
-import { claimDue, type Claim, type ClaimedDelivery } from './claim.queries.ts';
+import { createClaimCandidates } from './claim-candidates.ts';
+import { claimDue, type Claim, type ClaimCandidates, type ClaimedDelivery } from './claim.queries.ts';
 import { closeDeliveryAgents } from './deliver.ts';
 import { healthPolicy, MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS, slowSlots } from './endpoint-health.ts';
 import { handBackLeases } from './hand-back.queries.ts';
@@ -38,6 +39,8 @@ const BLOCKED_RETRY_MS = 1000;
 const ERROR_RETRY_MS = 1000;
 const ERROR_RETRY_MAX_MS = 10_000;
 const MAX_SUBSCRIPTIONS_PER_CLAIM = 50;
+/** A walk long enough to visit every subscription (claimBatch without candidates). */
+const WALK_EVERYTHING = 1_000_000;
 
 export interface DeliveryWorkerOptions {
   pool: Pool;
@@ -86,9 +89,14 @@ export interface DeliveryWorker extends BackgroundTask {
 
 /**
  * One claim round trip: up to `limit` due deliveries leased, at most
- * `slowLimit` of them to degraded endpoints (default: any of them), and when to look again.
+ * `slowLimit` of them to degraded endpoints (default: any of them), and when
+ * to look again. Candidates: the given ones (claim-candidates.ts); unset,
+ * every subscription with pending deliveries (tests, tools).
  */
-export function claimBatch(pool: Pool, input: { limit: number; slowLimit?: number; leaseMs: number; deadlineMs?: number }): Promise<Claim> {
+export function claimBatch(
+  pool: Pool,
+  input: { limit: number; slowLimit?: number; leaseMs: number; deadlineMs?: number; candidates?: ClaimCandidates },
+): Promise<Claim> {
   return claimDue(pool, {
     limit: input.limit,
     slowLimit: input.slowLimit ?? input.limit,
@@ -97,6 +105,7 @@ export function claimBatch(pool: Pool, input: { limit: number; slowLimit?: numbe
     leaseMs: input.leaseMs,
     slowMs: SLOW_ATTEMPT_MS,
     deadlineMs: input.deadlineMs,
+    ...(input.candidates ?? { hints: [], cursor: null, walk: WALK_EVERYTHING }),
   });
 }
 
@@ -145,7 +154,11 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   let running = false;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
-  let dueWorkLeft = true;
+  /** The last claim took as many deliveries as it had free slots: more may be due. */
+  let filled = true;
+  const candidates = createClaimCandidates();
+  /** A freed slot is worth a claim when more work may be due than the last claim could take. */
+  const moreDue = () => filled || candidates.hasDueHints();
   let round: Promise<void> = Promise.resolve();
 
   let timerAt = Infinity;
@@ -186,17 +199,20 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     runningClaims.set(delivery.id, claim);
     if (claim.slow) slowRunning++;
     else {
-      // Still running after SLOW_ATTEMPT_MS: its slot counts as a slow one from now on, and the claim may fill the one it frees.
+      // Still running after SLOW_ATTEMPT_MS: its slot counts as a slow one from now on.
       claim.slowTimer = setTimeout(() => {
         claim.slow = true;
         slowRunning++;
-        if (dueWorkLeft) wake();
+        // Past the slow share, a slot turning slow frees one for the others.
+        if (slowRunning > slowShare && moreDue()) wake();
       }, SLOW_ATTEMPT_MS);
       claim.slowTimer.unref();
     }
     const task: Promise<void> = attemptDelivery(deps, delivery, leaseDeadline, { recorder, committed })
       .then((dueAgain) => {
-        if (dueAgain) wakeBy(dueAgain);
+        if (!dueAgain) return;
+        candidates.hint(delivery.subscription_id, dueAgain.getTime());
+        wakeBy(dueAgain);
       })
       .catch((error) => {
         // Its lease will expire and it will be retried. A database outage is logged once, not per attempt.
@@ -204,46 +220,55 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
         else log.error({ err: error, delivery_id: delivery.id }, 'webhook delivery attempt could not be recorded; its lease will expire and it will be retried');
       })
       .finally(() => {
+        // Its subscription may have more due than its cap let the claims take: look at it again.
+        if (delivery.backlogged || atCap(delivery.subscription_id)) candidates.hint(delivery.subscription_id);
         clearTimeout(claim.slowTimer);
         if (claim.slow) slowRunning--;
         runningClaims.delete(delivery.id);
         inFlight.delete(task);
-        // A freed slot matters only if the last claim left due work behind (slots or caps were
-        // full); new work announces itself by NOTIFY, this worker's retries through wakeBy, and
-        // other workers' retries and lease expiries through the next due time every claim reads.
-        if (dueWorkLeft) wake();
+        // A freed slot matters only if due work may be waiting for one; new work announces
+        // itself by NOTIFY, retries through hints, and the rest through sweeps.
+        if (moreDue()) wake();
       });
     inFlight.add(task);
   };
 
   const runRound = async () => {
-    let blocked = false;
     let due: Date | null | undefined;
+    let leftOver = false;
     try {
       do {
         again = false;
         const { limit: free, slowLimit } = freeSlots();
         if (free <= 0) break; // a finishing attempt wakes us
+        const looking = candidates.next();
         // The database set the lease after this moment, so it lasts at least until claimStarted + leaseMs.
         const claimStarted = performance.now();
-        const { claimed, committed } = await claimBatch(pool, { limit: free, slowLimit, leaseMs, deadlineMs });
+        const { claimed, cursor, leftOver: left, committed } = await claimBatch(pool, { limit: free, slowLimit, leaseMs, deadlineMs, candidates: looking });
         // The attempts start now; the commit, already sent, settles while they run and says when to look again.
         claimed.forEach(launch(claimStarted + leaseMs, committed));
+        const sweeping = candidates.claimed({ passed: looking.hints, cursor, leftOver: left });
         const { nextDueAt } = await committed;
         due = nextDueAt;
-        dueWorkLeft = claimed.length === free || (nextDueAt !== null && nextDueAt.getTime() <= Date.now());
+        filled = claimed.length === free;
+        leftOver = left.length > 0;
         // Claimed while stopping: attempted anyway; stop() waits for them.
         if (stopping) break;
-        if (claimed.length === 0) blocked = true;
-        else if (claimed.length === free) again = true;
+        // More to look at: every slot was filled, or more subscriptions have due work than one claim locks, or a sweep goes on.
+        again = filled || (leftOver && claimed.length > 0) || sweeping;
       } while (again && !stopping);
-      // No claim this round (every slot busy): a finishing batch wakes us, and the safety poll remains.
-      if (due === undefined) later(pollIntervalMs);
-      else if (due) {
-        const delay = due.getTime() - Date.now();
-        later(delay > 0 ? delay : blocked ? BLOCKED_RETRY_MS : 0);
-      } else {
+      // Work due later: the database's next due time (it asks for a sweep, since it may not be this
+      // worker's), this worker's hints, a sweep waiting for its interval, left-over work locked by
+      // another worker's claim; else the safety poll (a sweep too).
+      const now = Date.now();
+      const dueAt = due ? due.getTime() : Infinity;
+      const next = Math.min(dueAt, candidates.nextHintAt(), candidates.sweepAt(), leftOver ? now + BLOCKED_RETRY_MS : Infinity);
+      if (next === Infinity) {
+        candidates.sweep();
         later(pollIntervalMs);
+      } else {
+        if (next === dueAt) candidates.sweep();
+        later(Math.max(0, next - now));
       }
       errorRetryMs = ERROR_RETRY_MS;
     } catch (error) {
@@ -251,8 +276,9 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
       if (isDatabaseUnavailable(error)) outage.failed(error);
       else log.error({ err: error }, 'webhook delivery worker round failed');
       // A claim whose commit failed ends here too: its attempts were cut and are not recorded, and
-      // the deliveries, still pending, are looked for after this pause, not as each cut attempt ends.
-      dueWorkLeft = false;
+      // the deliveries, still pending, are looked for after this pause (a sweep), not as each cut attempt ends.
+      filled = false;
+      candidates.sweep(true);
       later(errorRetryMs);
       errorRetryMs = Math.min(ERROR_RETRY_MAX_MS, errorRetryMs * 2);
     }
@@ -301,15 +327,14 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
    * many attempts as the cap allows needs no claim: the cap counts live leases
    * across all workers, so no claim can lease anything of theirs until one of
    * these attempts ends (a slow receiver otherwise costs an empty claim per
-   * completed call). Their new work is remembered as due work left, so the
-   * next attempt to finish claims it; the timers and the safety poll stay.
+   * completed call). Their new work is remembered as hints, so the next
+   * attempt to finish claims it. A NOTIFY that names none asks for a sweep.
    */
   const onNotification = (payload?: string) => {
     const named = subscriptionsNamed(payload);
-    if (named && named.every(atCap)) {
-      dueWorkLeft = true;
-      return;
-    }
+    if (!named) candidates.sweep(true);
+    for (const id of named ?? []) candidates.hint(id);
+    if (named && named.every(atCap)) return;
     wake();
   };
   /** This worker runs as many attempts of the subscription as its cap allowed when they were claimed. */
