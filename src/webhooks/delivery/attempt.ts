@@ -96,9 +96,10 @@ export interface AttemptClaim {
  * `leaseDeadline` is when (on performance.now()'s clock) the lease runs out at
  * the latest. An attempt that could outlive it is not sent at all: another
  * worker could claim the delivery meanwhile and send the same attempt again.
- * Resolves to when the delivery is due again if it stays pending (a retry,
- * or a claim given back), so the worker can look for it then; else null (also
- * when the claim did not commit: the worker looks again after that failure).
+ * Resolves to when its subscription has work due again that this attempt
+ * knows of (its retry, a claim given back, the end of the wait of a circuit it
+ * opened), so the worker can look for it then; else null (also when the claim
+ * did not commit: the worker looks again after that failure).
  */
 export async function attemptDelivery(
   deps: AttemptDeps,
@@ -150,5 +151,9 @@ export async function attemptDelivery(
     },
     'webhook delivery attempt',
   );
-  return recorded.held && record.status === 'pending' ? record.nextAttemptAt : null;
+  // When its subscription has work again: this delivery's retry, or the end of a circuit it opened, whichever is later.
+  const retryAt = recorded.held && record.status === 'pending' ? record.nextAttemptAt : null;
+  const circuitAt = recorded.circuitRetryAt;
+  if (retryAt && circuitAt) return retryAt > circuitAt ? retryAt : circuitAt;
+  return retryAt ?? circuitAt;
 }

@@ -39,6 +39,8 @@ export interface RecordedOutcome {
   subscriptionId: string | null;
   /** This record disabled the subscription (five days of only failures). */
   disabledNow: boolean;
+  /** The subscription's circuit is open until then (as this batch left it), if it changed in this batch. */
+  circuitRetryAt: Date | null;
 }
 
 /**
@@ -182,7 +184,7 @@ export async function recordOutcomes(
               updated_at = CASE WHEN st.first_failure IS NULL THEN s.updated_at ELSE now() END
          FROM streaks st JOIN ordered o ON o.id = st.subscription_id
         WHERE s.id = st.subscription_id
-       RETURNING s.id, s.status = 'disabled' AND s.disabled_at = now() AS disabled_now
+       RETURNING s.id, s.status = 'disabled' AND s.disabled_at = now() AS disabled_now, s.circuit_retry_at
      ),
      -- The subscriptions whose receivers answered 410 go, and with them (ON
      -- DELETE CASCADE, at the end of this statement) their deliveries and their
@@ -190,7 +192,7 @@ export async function recordOutcomes(
      removed AS (
        DELETE FROM webhook_subscriptions s WHERE s.id IN (SELECT g.subscription_id FROM gone g)
      )
-     SELECT l.id, l.held, l.subscription_id, coalesce(m.disabled_now, false) AS disabled_now
+     SELECT l.id, l.held, l.subscription_id, coalesce(m.disabled_now, false) AS disabled_now, m.circuit_retry_at
        FROM logged l LEFT JOIN marked m ON m.id = l.subscription_id`,
     values: [
       column((r) => r.deliveryId),
@@ -212,11 +214,14 @@ export async function recordOutcomes(
       policy.breakerWaitsMs,
     ],
   };
-  const { rows } = await db.query<{ id: string; held: boolean; subscription_id: string; disabled_now: boolean }>(query);
+  const { rows } = await db.query<{ id: string; held: boolean; subscription_id: string; disabled_now: boolean; circuit_retry_at: Date | null }>(query);
   const byId = new Map(rows.map((row) => [row.id, row]));
   return records.map((record) => {
     const row = byId.get(record.deliveryId);
-    return { deliveryId: record.deliveryId, held: row?.held ?? false, subscriptionId: row?.subscription_id ?? null, disabledNow: row?.disabled_now ?? false };
+    return {
+      deliveryId: record.deliveryId, held: row?.held ?? false, subscriptionId: row?.subscription_id ?? null,
+      disabledNow: row?.disabled_now ?? false, circuitRetryAt: row?.circuit_retry_at ?? null,
+    };
   });
 }
 

@@ -162,6 +162,8 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   let round: Promise<void> = Promise.resolve();
 
   let timerAt = Infinity;
+  /** When a sweep is due: work no hint names comes due, or the safety poll. */
+  let sweepAt = Infinity;
   const schedule = (delayMs: number) => {
     clearTimeout(timer);
     timerAt = Infinity;
@@ -170,6 +172,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     timerAt = Date.now() + delay;
     timer = setTimeout(() => {
       timerAt = Infinity;
+      if (Date.now() >= sweepAt) candidates.sweep();
       wake();
     }, delay);
     timer.unref();
@@ -257,19 +260,15 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
         // More to look at: every slot was filled, or more subscriptions have due work than one claim locks, or a sweep goes on.
         again = filled || (leftOver && claimed.length > 0) || sweeping;
       } while (again && !stopping);
-      // Work due later: the database's next due time (it asks for a sweep, since it may not be this
-      // worker's), this worker's hints, a sweep waiting for its interval, left-over work locked by
-      // another worker's claim; else the safety poll (a sweep too).
+      // Look again at the first of: this worker's hints, due work no hint of its own names (the
+      // database's next due time, when it is sooner: a sweep finds it), a sweep waiting for its
+      // interval, left-over work another worker's claim held locked; else at the safety poll (a sweep).
       const now = Date.now();
-      const dueAt = due ? due.getTime() : Infinity;
-      const next = Math.min(dueAt, candidates.nextHintAt(), candidates.sweepAt(), leftOver ? now + BLOCKED_RETRY_MS : Infinity);
-      if (next === Infinity) {
-        candidates.sweep();
-        later(pollIntervalMs);
-      } else {
-        if (next === dueAt) candidates.sweep();
-        later(Math.max(0, next - now));
-      }
+      const hintAt = candidates.nextHintAt();
+      const unknownAt = due && due.getTime() < hintAt ? due.getTime() : Infinity;
+      const next = Math.min(hintAt, unknownAt, candidates.sweepAt(), leftOver ? now + BLOCKED_RETRY_MS : Infinity);
+      sweepAt = Math.min(unknownAt, now + pollIntervalMs);
+      later(next === Infinity ? pollIntervalMs : Math.max(0, next - now));
       errorRetryMs = ERROR_RETRY_MS;
     } catch (error) {
       // A database outage is logged once (the pool's reconnection ends it), not every round.
