@@ -5,8 +5,9 @@
 //
 // It wakes on NOTIFY (a call completed, a delivery was requeued, a hook was
 // re-enabled), when a batch of its own outcomes is recorded (slots are free),
-// at the next scheduled retry or lease expiry (read by every claim), and on a
-// slow safety poll. It never holds a transaction across HTTP: one claim
+// when a retry it scheduled comes due, when the database's next due time
+// (read by every claim) passes, and on a slow safety poll; each claim looks at
+// a few candidate subscriptions (claim-candidates.ts). It never holds a transaction across HTTP: one claim
 // statement batch leases as many deliveries as there are free slots, its
 // COMMIT is sent at once, and the attempts start while that commit is being
 // flushed (it waits for no answer); their outcomes are recorded in batches
