@@ -546,8 +546,13 @@ async function main() {
     await database?.stop();
     await rm(tmp, { recursive: true, force: true });
   })());
+  // `on`, not `once`: a second signal (tsx relays one to this process when it
+  // does not hear back at once) must not end the process before the cleanup has.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void cleanup().finally(() => process.exit(130)));
+    process.on(signal, () => {
+      if (!cleaned) process.stderr.write(`bench:neighbour: ${signal}, stopping the processes it started\n`);
+      void cleanup().finally(() => process.exit(130));
+    });
   }
   try {
     database = await benchDatabase();
@@ -631,7 +636,7 @@ async function main() {
         const [generator, serve, postgres, receivers] = cpu().map((value, i) => value - cpuBefore[i]!) as [number, number, number, number];
         const busy = ([generator, serve, postgres, receivers].filter((v) => !Number.isNaN(v)).reduce((x, y) => x + y, 0) / (elapsed * os.cpus().length)) * 100;
         const cpuLine = `CPU s over B's runs (${elapsed.toFixed(1)} s): serve ${serve.toFixed(1)}, PostgreSQL ${postgres.toFixed(1)}, receivers ${receivers.toFixed(1)},`
-          + ` load generator ${generator.toFixed(1)} = ${busy.toFixed(0)} % of ${os.cpus().length} CPUs`;
+          + ` load generator ${generator.toFixed(1)} = ${busy.toFixed(0)} % of ${os.cpus().length} CPUs; machine load average ${os.loadavg()[0]!.toFixed(1)}`;
 
         await aLoad?.stop();
         const targetRequests = aTargets ? await aTargets.requests() : 0;
