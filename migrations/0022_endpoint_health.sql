@@ -78,3 +78,16 @@ CREATE FUNCTION app_circuit_shown(state text, retry_at timestamptz) RETURNS text
 LANGUAGE sql STABLE AS $$
   SELECT CASE WHEN state = 'closed' THEN 'closed' WHEN retry_at > now() THEN 'open' ELSE 'probing' END
 $$;
+
+-- The claim finds work due now through its candidates (claim-candidates.ts);
+-- these two tell it, in one probe each, when work no candidate names comes
+-- due: a retry scheduled by any worker, and a lease that runs out (its worker
+-- may have died). A fresh delivery (no attempt yet) is announced by NOTIFY
+-- and never enters the first; the outbox insert writes neither.
+CREATE INDEX webhook_deliveries_retry_due_idx ON webhook_deliveries (next_attempt_at)
+  WHERE status = 'pending' AND lease_token IS NULL AND attempts > 0;
+-- (A leased delivery is always pending; the predicate says so, so that the claim's
+-- per-subscription lease probes, which do not, cannot pick this index over
+-- webhook_deliveries_live_leases_idx.)
+CREATE INDEX webhook_deliveries_lease_expiry_idx ON webhook_deliveries (lease_expires_at)
+  WHERE status = 'pending' AND lease_token IS NOT NULL;

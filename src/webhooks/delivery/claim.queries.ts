@@ -117,17 +117,17 @@ const inFlight = (cap: number) => `
 
 /**
  * When to look again for work that is not due yet (work due now is found by
- * the candidates: the hints and the walk): the first scheduled attempt, the
- * first open circuit's end of wait and the first lease to run out, one probe
- * of an index each, whatever the tables hold. Rows of subscriptions that are
- * not active are not left out (that would cost a probe per subscription): an
- * early look costs one claim.
+ * the candidates: the hints and the walk): the first retry, the first open
+ * circuit's end of wait and the first lease to run out, one probe of an index
+ * each (migration 0022), whatever the tables hold. Rows of subscriptions that
+ * are not active are not left out (that would cost a probe per subscription):
+ * an early look costs one claim.
  */
 const NEXT_DUE = `SELECT least(
     (SELECT min(d.next_attempt_at) FROM webhook_deliveries d
-      WHERE d.status = 'pending' AND d.lease_token IS NULL AND d.next_attempt_at > now()),
+      WHERE d.status = 'pending' AND d.lease_token IS NULL AND d.attempts > 0 AND d.next_attempt_at > now()),
     (SELECT min(s.circuit_retry_at) FROM webhook_subscriptions s WHERE s.circuit_state = 'open' AND s.circuit_retry_at > now()),
-    (SELECT min(l.lease_expires_at) FROM webhook_deliveries l WHERE l.lease_token IS NOT NULL)) AS at`;
+    (SELECT min(l.lease_expires_at) FROM webhook_deliveries l WHERE l.status = 'pending' AND l.lease_token IS NOT NULL)) AS at`;
 
 /** The limits of one claim. */
 export interface ClaimLimits {
@@ -209,10 +209,12 @@ const DEGRADED_BY_RECORD = `(s.circuit_state = 'open' OR s.consecutive_failures 
  * the slow threshold (its lease was taken more than slowMs ago; one probe of
  * the live-leases index). Such endpoints share the worker's slow slots.
  */
-const degraded = (a: Arguments) => `(${DEGRADED_BY_RECORD} OR EXISTS (
-    SELECT 1 FROM webhook_deliveries l
+const degraded = (a: Arguments) => `(${DEGRADED_BY_RECORD} OR (
+    SELECT true FROM webhook_deliveries l
      WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL AND l.lease_expires_at > now()
-       AND l.lease_expires_at <= now() + (${a.leaseMs} - ${a.slowMs}) * interval '1 millisecond'))`;
+       AND l.lease_expires_at <= now() + (${a.leaseMs} - ${a.slowMs}) * interval '1 millisecond'
+     -- A LIMIT keeps it one probe per subscription: as EXISTS it was planned as one scan of every live lease.
+     LIMIT 1) IS NOT NULL)`;
 
 /** The next subscription id after `after` that has a pending delivery: one probe of webhook_deliveries_due_idx. */
 const nextWithPending = (after: string) => `SELECT d.subscription_id FROM webhook_deliveries d
