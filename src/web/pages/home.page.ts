@@ -4,7 +4,7 @@ import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { barChart, shareBar } from '../charts/bar-chart.ts';
 import { html } from '../html.ts';
 import { layout, type Navigation } from '../layout.ts';
-import { circuitPhrase, circuitTripped } from './circuit.ts';
+import { circuitPhrase } from './circuit.ts';
 import { formatTime } from './format.ts';
 import { disabledBecause, subscriptionStatus } from './webhooks.page.ts';
 
@@ -61,7 +61,7 @@ function deliveriesChart(figures: DashboardFigures) {
 function troubleInWords(s: SubscriptionView): string {
   if (s.status === 'disabled') return `disabled ${formatTime(s.disabled_at)}: ${disabledBecause(s)}`;
   const failing = s.failing_since ? `failing since ${formatTime(s.failing_since)}` : '';
-  return [failing, circuitTripped(s) ? circuitPhrase(s) : ''].filter(Boolean).join('; ');
+  return [failing, circuitPhrase(s)].filter(Boolean).join('; ');
 }
 
 function troubledList(input: HomePageInput) {
