@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { countQueuedDeliveries } from '../webhooks/deliveries.queries.ts';
+import { countCircuitStates } from '../webhooks/subscriptions.queries.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 
 declare module 'fastify' {
@@ -14,6 +15,7 @@ async function metricsPlugin(app: FastifyInstance, options: { metrics?: Metrics 
   const metrics = options.metrics ?? createMetrics();
   app.decorate('metrics', metrics);
   metrics.queueDepthSource = () => countQueuedDeliveries(app.ownerDb);
+  metrics.circuitStateSource = () => countCircuitStates(app.ownerDb);
 
   // Route templates (/locations/:id), never raw URLs, keep the label set small.
   app.addHook('onResponse', (request, reply, done) => {

@@ -18,6 +18,8 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route'>;
   /** Where the queue-depth gauge reads from at scrape time (set by the HTTP app, which has the database). */
   queueDepthSource?: () => Promise<{ pending: number; in_flight: number }>;
+  /** Where the circuit-state gauge reads from at scrape time (set with queueDepthSource). */
+  circuitStateSource?: () => Promise<{ closed: number; open: number; probing: number }>;
 }
 
 export function createMetrics(options: { processMetrics?: boolean } = {}): Metrics {
@@ -62,6 +64,17 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       const depth = await metrics.queueDepthSource();
       this.set({ state: 'pending' }, depth.pending);
       this.set({ state: 'in_flight' }, depth.in_flight);
+    },
+  });
+  new Gauge({
+    name: 'switchboard_webhook_circuit_state',
+    help: 'Active webhook subscriptions by circuit state: closed (delivering), open (nothing sent until its wait is over), probing (its wait is over: one probe at a time)',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      if (!metrics.circuitStateSource) return;
+      const counts = await metrics.circuitStateSource();
+      for (const state of ['closed', 'open', 'probing'] as const) this.set({ state }, counts[state]);
     },
   });
   return metrics;

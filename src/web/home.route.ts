@@ -30,7 +30,7 @@ export function homeRoutes(csrf: Csrf) {
       if (!ctx) return reply;
       const figures = await dashboardFigures(app.db, ctx.organizationId);
       const subscriptions = await listVisibleSubscriptions(app.db, ctx.principal);
-      const troubled = subscriptions.filter((s) => s.status !== 'active' || s.failing_since !== null);
+      const troubled = subscriptions.filter((s) => s.status !== 'active' || s.failing_since !== null || s.circuit.state !== 'closed');
       const clients = new Map<string, string>();
       for (const clientId of new Set(troubled.map((s) => s.client_id))) {
         const client = await findClient(app.db, clientId);

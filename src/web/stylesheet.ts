@@ -45,6 +45,8 @@ form.inline { display: inline; margin: 0; }
 td.row-actions { text-align: right; white-space: nowrap; width: 1%; }
 td.row-actions > * + * { margin-left: 6px; }
 .error { background: #fef3f2; border: 1px solid #fecdca; color: var(--danger); padding: 10px 12px; border-radius: 6px; }
+.warning { background: #fffaeb; border: 1px solid #fedf89; color: #b54708; padding: 10px 12px; border-radius: 6px; }
+p.circuit { margin: 0 0 12px; }
 .notice { background: #ecfdf3; border: 1px solid #abefc6; color: var(--ok); padding: 10px 12px; border-radius: 6px; }
 .badge { display: inline-block; white-space: nowrap; font-size: 12px; font-weight: 600; padding: 1px 8px; border-radius: 999px; background: #e8eefc; color: var(--accent); vertical-align: middle; margin-left: 6px; }
 .badge.ok { background: #ecfdf3; color: var(--ok); }
@@ -75,6 +77,8 @@ svg.chart.share { height: 28px; max-width: none; border-radius: 4px; }
 svg.chart .grid { stroke: var(--line); stroke-width: 1; }
 svg.chart .axis { font-size: 12px; fill: var(--muted); }
 svg.chart .empty { fill: var(--line); }
+svg.chart .mark line { stroke: var(--danger); stroke-width: 2; stroke-dasharray: 5 3; }
+svg.chart .mark text { font-size: 12px; font-weight: 600; fill: var(--danger); }
 svg .s-ok { fill: var(--ok); } svg .s-warn { fill: #c4590a; } svg .s-bad { fill: var(--danger); } svg .s-accent { fill: var(--accent); }
 .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 3px; margin-right: 6px; vertical-align: -1px; }
 .swatch.s-ok { background: var(--ok); } .swatch.s-warn { background: #c4590a; } .swatch.s-bad { background: var(--danger); } .swatch.s-accent { background: var(--accent); }
@@ -104,5 +108,5 @@ h3 { font-size: 16px; margin: 8px 0; }
 .grid-2.charts { margin-top: 8px; }
 .last-error p { margin: 0 0 4px; }
 .pager { display: flex; justify-content: space-between; margin-top: 16px; }
-@media (max-width: 640px) { .row, .grid-2 { grid-template-columns: 1fr; } svg.chart .axis { font-size: 17px; } main.wide table:not(.fit) { display: block; overflow-x: auto; } main.wide table:not(.fit) td.wrap { min-width: 14em; } .card { padding: 18px 14px; } .page-head { flex-wrap: wrap; } header { padding: 10px 12px; } main.wide { padding: 0 8px; } td.row-actions { white-space: normal; } }
+@media (max-width: 640px) { .row, .grid-2 { grid-template-columns: 1fr; } svg.chart .axis, svg.chart .mark text { font-size: 17px; } main.wide table:not(.fit) { display: block; overflow-x: auto; } main.wide table:not(.fit) td.wrap { min-width: 14em; } .card { padding: 18px 14px; } .page-head { flex-wrap: wrap; } header { padding: 10px 12px; } main.wide { padding: 0 8px; } td.row-actions { white-space: normal; } }
 `;

@@ -1,4 +1,5 @@
-// call.completed subscriptions of the current organization (inside withOrg).
+// call.completed subscriptions of the current organization (inside withOrg;
+// only countCircuitStates, for /metrics, reads every organization's as owner).
 // `clientId` narrows a query to one OAuth client's subscriptions; undefined
 // means every subscription of the organization (an x-user-token caller).
 import type { Queryable } from '../db/pool.ts';
@@ -6,6 +7,8 @@ import type { Queryable } from '../db/pool.ts';
 export type SubscriptionStatus = 'active' | 'disabled';
 /** Why a subscription is disabled (migration 0007): its deliveries failed for five days, or its grant stopped standing. */
 export type DisabledReason = 'delivery_failures' | 'grant_revoked' | 'user_deactivated' | 'organization_deactivated' | 'membership_removed';
+/** The circuit as shown (app_circuit_shown, migration 0022): 'probing' is an open circuit whose wait is over. */
+export type CircuitShown = 'closed' | 'open' | 'probing';
 
 export interface Subscription {
   id: string;
@@ -20,17 +23,46 @@ export interface Subscription {
   disabled_reason: DisabledReason | null;
   created_at: Date;
   updated_at: Date;
+  circuit_shown: CircuitShown;
+  circuit_changed_at: Date | null;
+  /** NULL while closed. */
+  circuit_retry_at: Date | null;
+  consecutive_failures: number;
+  /** NULL: no limit of its own (the worker's cap). */
+  concurrency_limit: number | null;
 }
 
 const COLUMNS = `id, organization_id, client_id, event, callback_url, secret_ciphertext IS NOT NULL AS has_secret,
   status, failing_since, disabled_at,
-  CASE WHEN status = 'disabled' THEN coalesce(disabled_reason, 'delivery_failures') END AS disabled_reason, created_at, updated_at`;
+  CASE WHEN status = 'disabled' THEN coalesce(disabled_reason, 'delivery_failures') END AS disabled_reason, created_at, updated_at,
+  app_circuit_shown(circuit_state, circuit_retry_at) AS circuit_shown, circuit_changed_at, circuit_retry_at,
+  consecutive_failures, concurrency_limit`;
+
+// A fresh start for the endpoint's health (migration 0022) when the subscription
+// is asked for again: the circuit closed, the failure run forgotten, and one
+// attempt at a time until healthy answers raise the limit again. `when` limits
+// it to the rows where it holds. Right-hand sides read the row as it was; they
+// are qualified because in ON CONFLICT, EXCLUDED has the same columns.
+function healthReset(when?: string): string {
+  const reset = (column: string, value: string) =>
+    when ? `${column} = CASE WHEN ${when} THEN ${value} ELSE webhook_subscriptions.${column} END` : `${column} = ${value}`;
+  return [
+    reset('concurrency_limit', '1'),
+    reset('consecutive_failures', '0'),
+    reset('slow', 'false'),
+    reset('circuit_changed_at', "CASE WHEN webhook_subscriptions.circuit_state = 'open' THEN now() ELSE webhook_subscriptions.circuit_changed_at END"),
+    reset('circuit_state', "'closed'"),
+    reset('circuit_retry_at', 'NULL'),
+    reset('circuit_opens', '0'),
+  ].join(', ');
+}
 
 /**
  * Creates the subscription, or returns the existing one for the same
  * organization, client, event and URL (`inserted` false). Subscribing again
- * replaces the secret when one is given and re-activates a disabled hook: the
- * platform is asking for deliveries, under the grant it asks with now.
+ * replaces the secret when one is given, re-activates a disabled hook and
+ * resets its endpoint health: the platform is asking for deliveries, under the
+ * grant it asks with now.
  */
 export async function upsertSubscription(
   db: Queryable,
@@ -42,7 +74,8 @@ export async function upsertSubscription(
      ON CONFLICT (organization_id, client_id, event, md5(callback_url)) DO UPDATE
         SET secret_ciphertext = COALESCE(EXCLUDED.secret_ciphertext, webhook_subscriptions.secret_ciphertext),
             grant_id = EXCLUDED.grant_id,
-            status = 'active', disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, updated_at = now()
+            status = 'active', disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, updated_at = now(),
+            ${healthReset()}
      RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
     [input.clientId, input.grantId, input.event, input.callbackUrl, input.secretCiphertext],
   );
@@ -84,8 +117,9 @@ export async function deleteSubscription(db: Queryable, input: { id: string; cli
 }
 
 /**
- * Re-enables a disabled subscription (a no-op on an active one); its paused
- * deliveries resume. Only while its grant still stands: undefined when the
+ * Re-enables a disabled subscription (a no-op on an active one, so its endpoint
+ * health stays as it is); its paused deliveries resume, with the endpoint
+ * health reset. Only while its grant still stands: undefined when the
  * subscription is not visible or its grant has ended (findSubscription tells which).
  */
 export async function enableSubscription(db: Queryable, input: { id: string; clientId: string | undefined }): Promise<Subscription | undefined> {
@@ -93,10 +127,26 @@ export async function enableSubscription(db: Queryable, input: { id: string; cli
     `UPDATE webhook_subscriptions
         SET status = 'active', disabled_at = NULL, disabled_reason = NULL,
             failing_since = CASE WHEN status = 'disabled' THEN NULL ELSE failing_since END,
-            updated_at = CASE WHEN status = 'disabled' THEN now() ELSE updated_at END
+            updated_at = CASE WHEN status = 'disabled' THEN now() ELSE updated_at END,
+            ${healthReset("webhook_subscriptions.status = 'disabled'")}
       WHERE id = $1 AND ($2::text IS NULL OR client_id = $2) AND app_grant_is_live(grant_id)
      RETURNING ${COLUMNS}`,
     [input.id, input.clientId ?? null],
   );
   return rows[0];
+}
+
+/**
+ * Active subscriptions per circuit state, across every organization (owner
+ * role, for /metrics). Zeros included, so a state that empties reads 0.
+ */
+export async function countCircuitStates(db: Queryable): Promise<Record<CircuitShown, number>> {
+  const { rows } = await db.query<{ state: CircuitShown; count: number }>(
+    `SELECT app_circuit_shown(circuit_state, circuit_retry_at) AS state, count(*)::int AS count
+       FROM webhook_subscriptions WHERE status = 'active'
+      GROUP BY 1`,
+  );
+  const counts: Record<CircuitShown, number> = { closed: 0, open: 0, probing: 0 };
+  for (const row of rows) counts[row.state] = row.count;
+  return counts;
 }

@@ -9,6 +9,7 @@ import { withOrg } from '../db/with-org.ts';
 import * as errors from '../errors.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { notifyDeliveriesDue } from './deliveries.queries.ts';
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from './delivery/endpoint-health.ts';
 import type { SecretBox } from './secret-box.ts';
 import { checkHookUrl, checkUrlShape, type CheckHookUrlOptions, type HookUrlCheck } from './ssrf/check-hook-url.ts';
 import {
@@ -18,6 +19,7 @@ import {
   findSubscription,
   listSubscriptions,
   upsertSubscription,
+  type CircuitShown,
   type DisabledReason,
   type Subscription,
   type SubscriptionStatus,
@@ -29,6 +31,15 @@ export interface SubscriptionSummary {
   callback_url: string;
 }
 
+/** The endpoint's health as the delivery workers see it (webhooks.schemas.ts, CircuitSchema, says what each means). */
+export interface CircuitView {
+  state: CircuitShown;
+  since: string | null;
+  next_probe_at: string | null;
+  consecutive_failures: number;
+  concurrency_limit: number;
+}
+
 export interface SubscriptionView extends SubscriptionSummary {
   client_id: string;
   status: SubscriptionStatus;
@@ -38,6 +49,7 @@ export interface SubscriptionView extends SubscriptionSummary {
   disabled_reason: DisabledReason | null;
   created_at: string;
   updated_at: string;
+  circuit: CircuitView;
 }
 
 export interface SubscribeDeps {
@@ -59,6 +71,13 @@ export function subscriptionView(row: Subscription): SubscriptionView {
     disabled_reason: row.disabled_reason,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+    circuit: {
+      state: row.circuit_shown,
+      since: row.circuit_changed_at?.toISOString() ?? null,
+      next_probe_at: row.circuit_shown === 'closed' ? null : row.circuit_retry_at?.toISOString() ?? null,
+      consecutive_failures: row.consecutive_failures,
+      concurrency_limit: row.concurrency_limit ?? MAX_IN_FLIGHT_PER_SUBSCRIPTION,
+    },
   };
 }
 

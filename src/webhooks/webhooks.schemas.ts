@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { IdParams, ProblemSchema, Uuid } from '../http/schemas.ts';
+import { BREAKER_THRESHOLD, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from './delivery/endpoint-health.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
@@ -33,6 +34,24 @@ export const SubscriptionSummarySchema = Type.Object({
   callback_url: Type.String(),
 });
 
+export const CircuitSchema = Type.Object({
+  state: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('probing')], {
+    description: `closed: deliveries are sent. open: after ${BREAKER_THRESHOLD} unhealthy attempts in a row (time-out, no connection, TLS failure, `
+      + '429 or 5xx) nothing is sent to this URL until next_probe_at. probing: that wait is over, and one attempt at a time '
+      + 'is sent as a probe; a healthy answer closes the circuit, another failure opens it again for the next retry delay',
+  }),
+  since: Type.Union([Timestamp, Type.Null()], { description: 'when the circuit entered its current state; null if it never opened' }),
+  next_probe_at: Type.Union([Timestamp, Type.Null()], {
+    description: 'while open: when the next attempt (a probe) may be sent; while probing: when the wait ended (a probe is due or under way); null while closed',
+  }),
+  consecutive_failures: Type.Integer({ minimum: 0, description: 'unhealthy attempts since the last healthy answer' }),
+  concurrency_limit: Type.Integer({
+    minimum: 1,
+    description: 'attempts to this URL allowed in flight at once now, across all workers: 1 after an unhealthy attempt, '
+      + `one more per healthy answer, up to ${MAX_IN_FLIGHT_PER_SUBSCRIPTION} (the full cap)`,
+  }),
+}, { description: "the receiver's health as the delivery workers see it: the circuit breaker and the adaptive concurrency limit" });
+
 export const SubscriptionSchema = Type.Object({
   id: Uuid,
   event: Type.String(),
@@ -48,6 +67,7 @@ export const SubscriptionSchema = Type.Object({
   ], { description: "why the subscription is disabled: five days of failed deliveries, or the app's access ended (grant revoked; user or organization deactivated; membership removed)" }),
   created_at: Timestamp,
   updated_at: Timestamp,
+  circuit: CircuitSchema,
 });
 
 export const UnsubscribeResponse = Type.Object({ success: Type.Boolean() });

@@ -56,6 +56,8 @@ export async function seedTour(rig: DeliveryRig): Promise<Tour> {
   await settled(t, failing.id, 2);
   await settled(t, healthy.id, 2);
   await backdatedCalls(rig, data.org.id, agent.id);
+  // Its six 503s in a row opened its circuit (the worker's breaker): the pages show it open or, once the
+  // short test wait is over, probing.
   // The subscription's failures began now: what the delivery worker records after a failed attempt.
   await t.db.pool.query('UPDATE webhook_subscriptions SET failing_since = now() - interval \'2 hours\' WHERE id = $1', [failing.id]);
 

@@ -32,4 +32,33 @@ describe('/metrics', () => {
     await completeCall(t, connection.member);
     assert.match(await scrape(), /switchboard_webhook_deliveries_queued\{state="pending"\} 1/);
   });
+
+  test('counts active subscriptions per circuit state at scrape time', async () => {
+    const gauge = (text: string, state: string) =>
+      Number(new RegExp(`^switchboard_webhook_circuit_state\\{state="${state}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+    const counts = (text: string) => ({ closed: gauge(text, 'closed'), open: gauge(text, 'open'), probing: gauge(text, 'probing') });
+    const before = counts(await scrape());
+    assert.ok(Object.values(before).every(Number.isInteger), 'all three states are reported, zeros included');
+
+    const connection = await connectPlatform(t);
+    const ids: string[] = [];
+    for (const name of ['closed', 'open', 'probing', 'open-disabled']) {
+      ids.push((await subscribeHook(t, connection, { hookUrl: `https://127.0.0.1:9/circuit-${name}` })).id);
+    }
+    const open = (id: string, retryAt: string) => t.db.pool.query(
+      `UPDATE webhook_subscriptions SET circuit_state = 'open', circuit_changed_at = now(), circuit_retry_at = ${retryAt}, consecutive_failures = 5
+        WHERE id = $1`, [id]);
+    await open(ids[1]!, "now() + interval '1 hour'");
+    await open(ids[2]!, "now() - interval '1 second'");
+    // A disabled subscription is not counted, whatever its circuit.
+    await open(ids[3]!, "now() + interval '1 hour'");
+    await t.db.pool.query("UPDATE webhook_subscriptions SET status = 'disabled', disabled_at = now() WHERE id = $1", [ids[3]]);
+
+    assert.deepEqual(counts(await scrape()), { closed: before.closed + 1, open: before.open + 1, probing: before.probing + 1 });
+    assert.match(await scrape(), /# TYPE switchboard_webhook_circuit_state gauge/);
+
+    // The wait of the open one ends: it counts as probing from then on.
+    await t.db.pool.query("UPDATE webhook_subscriptions SET circuit_retry_at = now() - interval '1 second' WHERE id = $1", [ids[1]]);
+    assert.deepEqual(counts(await scrape()), { closed: before.closed + 1, open: before.open, probing: before.probing + 2 });
+  });
 });

@@ -51,7 +51,22 @@ describe('OpenAPI document', () => {
     assert.deepEqual(recover.security, paths['/webhooks/{id}']!.get!.security, 'the same credentials as the other /webhooks/{id} routes');
   });
 
-  test('the authorize endpoint documents its query parameters but still answers errors by redirect', async () => {
+  test('a subscription documents its circuit: each field with a description', () => {
+    const [path, method, status] = ['/webhooks/{id}', 'get', '200'] as const;
+    const subscription = paths[path]![method]!.responses![status].content['application/json'].schema;
+    assert.ok(subscription.required.includes('circuit'));
+    const circuit = subscription.properties.circuit;
+    assert.match(circuit.description, /circuit breaker/);
+    assert.deepEqual(Object.keys(circuit.properties).sort(), ['concurrency_limit', 'consecutive_failures', 'next_probe_at', 'since', 'state']);
+    assert.deepEqual([...circuit.required].sort(), Object.keys(circuit.properties).sort());
+    for (const [name, field] of Object.entries<{ description?: string }>(circuit.properties)) assert.ok(field.description, `circuit.${name} has a description`);
+    assert.deepEqual(circuit.properties.state.anyOf.flatMap((s: { enum: string[] }) => s.enum), ['closed', 'open', 'probing']);
+    assert.match(circuit.properties.state.description, /probing: that wait is over/);
+    const listed = paths['/webhooks']!.get!.responses!['200'].content['application/json'].schema.items;
+    assert.deepEqual(listed.properties.circuit, circuit, 'GET /webhooks lists the same shape');
+  });
+
+    test('the authorize endpoint documents its query parameters but still answers errors by redirect', async () => {
     const names = paths['/oauth/authorize']!.get!.parameters!.map((p) => p.name).sort();
     assert.deepEqual(names, ['client_id', 'code_challenge', 'code_challenge_method', 'redirect_uri', 'response_type', 'scope', 'state']);
     const res = await t.app.inject({ url: '/oauth/authorize?response_type=token' });

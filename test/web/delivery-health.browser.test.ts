@@ -56,7 +56,8 @@ describe('delivery health in headless Chromium', { skip: SKIP_WITHOUT_BROWSER },
 
     const attention = page.locator('section[aria-labelledby=attention]');
     assert.equal(await attention.locator('li').count(), 1, 'the failing subscription, not the healthy one');
-    assert.match(await attention.textContent() ?? '', /failing-crm-endpoint.*Failing.*Zap Platform.*failing since/s);
+    // Six 503s in a row opened its circuit (the worker's breaker), and it says so.
+    assert.match(await attention.textContent() ?? '', /failing-crm-endpoint.*Failing\s*(Circuit open|Probing).*Zap Platform.*failing since .*; circuit open since /s);
     assert.match(await page.locator('section[aria-labelledby=apps]').textContent() ?? '', /Zap Platform/);
     await screenshot(page, 'home');
 
@@ -68,7 +69,17 @@ describe('delivery health in headless Chromium', { skip: SKIP_WITHOUT_BROWSER },
     const base = `${rig.t.url}/ui/webhooks/${tour.failingHookId}`;
     await page.goto(base);
     const hourly = page.locator('svg[role=img]', { has: page.locator('title', { hasText: 'Delivery attempts per hour, last 24 hours' }) });
-    assert.equal(await hourly.locator('desc').textContent(), '6 attempts in the last 24 hours: 0 succeeded, 4 failed and will be retried, 2 failed for good.');
+    // Its six failures in a row opened the circuit: over the charts, in them (a dashed line at that hour) and in their text.
+    const { rows: [circuit] } = await rig.t.db.pool.query<{ since: Date }>('SELECT circuit_changed_at AS since FROM webhook_subscriptions WHERE id = $1', [tour.failingHookId]);
+    const hour = `${circuit!.since.toISOString().slice(0, 13).replace('T', ' ')}:00 UTC`;
+    assert.match(await hourly.locator('desc').textContent() ?? '', new RegExp(
+      `^6 attempts in the last 24 hours: 0 succeeded, 4 failed and will be retried, 2 failed for good\\. The circuit opened in the hour of ${hour} \\(marked with a dashed line\\) and is (still open|probing)\\.$`));
+    assert.equal(await hourly.locator('g.mark line').count(), 1);
+    assert.equal(await hourly.locator('g.mark text').textContent(), 'circuit opened');
+    assert.ok(await hourly.locator('g.mark text').isVisible());
+    assert.match(await page.locator('p.circuit').textContent() ?? '', /^Circuit open since \d{4}-\d\d-\d\d [\d:]+ UTC — (next probe at|its wait ended at) /);
+    assert.match(await page.locator('dl.facts').textContent() ?? '', /Circuit\s*(Open since|Probing open since) .*Failures in a row\s*[5-9]\s*Concurrency limit\s*1 attempt at a time/s);
+    assert.match(await page.locator('h1').textContent() ?? '', /Failing\s*(Circuit open|Probing)/);
     const daily = page.locator('svg[role=img]', { has: page.locator('title', { hasText: 'Delivery attempts per day, last 7 days' }) });
     assert.match(await daily.locator('desc').textContent() ?? '', /^6 attempts in the last 7 days/);
     assert.equal(await page.locator('figure.chart', { has: daily }).locator('tbody tr').count(), 7);
@@ -108,6 +119,10 @@ describe('delivery health in headless Chromium', { skip: SKIP_WITHOUT_BROWSER },
     assert.equal(rig.target.requests.filter((r) => r.url === path).length, sentBefore + 2);
     await page.goto(base);
     assert.match(await page.locator('#recover-title + p').textContent() ?? '', /No delivery has failed for good/);
+    // The healthy answers closed the circuit: no line, no mark, and the limit climbing back.
+    assert.equal(await page.locator('p.circuit').count(), 0);
+    assert.equal(await page.locator('g.mark').count(), 0);
+    assert.match(await page.locator('dl.facts').textContent() ?? '', /Circuit\s*Closed\s*since .*Failures in a row\s*0\s*Concurrency limit\s*\d+ attempts? at a time/s);
     await screenshot(page, 'webhook-health');
   });
 

@@ -32,6 +32,8 @@ export interface BarChartInput {
   labelEvery?: number;
   /** Header of the category column in the data table ("Day", "Hour (UTC)"). */
   categoryHeader: string;
+  /** A dashed line through one category with a short label and a tooltip (a circuit that opened then); the summary should say it too. */
+  mark?: { index: number; label: string; title: string };
 }
 
 const WIDTH = 480;
@@ -98,11 +100,18 @@ export function barChart(input: BarChartInput): SafeHtml {
     return html`<g><title>${tip}</title>${parts}</g>${label}`;
   });
 
+  let mark: SafeHtml | '' = '';
+  if (input.mark && input.mark.index >= 0 && input.mark.index < input.categories.length) {
+    const cx = fixed(LEFT + input.mark.index * slot + slot / 2);
+    const nearRight = input.mark.index > input.categories.length * 0.7;
+    mark = html`<g class="mark"><title>${input.mark.title}</title><line x1="${cx}" x2="${cx}" y1="${TOP}" y2="${TOP + plotHeight}"></line><text x="${nearRight ? fixed(Number(cx) - 4) : fixed(Number(cx) + 4)}" y="${TOP + 12}" text-anchor="${nearRight ? 'end' : 'start'}">${input.mark.label}</text></g>`;
+  }
+
   return html`<figure class="chart">
   <svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${input.id}-title ${input.id}-desc" focusable="false">
     <title id="${input.id}-title">${input.title}</title>
     <desc id="${input.id}-desc">${input.summary}</desc>
-    ${grid}${bars}
+    ${grid}${bars}${mark}
   </svg>
   ${input.series.length > 1 ? legend(input.series) : ''}
   ${dataTable(input)}

@@ -4,13 +4,14 @@ import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { barChart, shareBar } from '../charts/bar-chart.ts';
 import { html } from '../html.ts';
 import { layout, type Navigation } from '../layout.ts';
+import { circuitPhrase } from './circuit.ts';
 import { formatTime } from './format.ts';
 import { disabledBecause, subscriptionStatus } from './webhooks.page.ts';
 
 export interface HomePageInput {
   nav: Navigation;
   figures: DashboardFigures;
-  /** Subscriptions failing or disabled. */
+  /** Subscriptions failing, disabled, or with their circuit open or probing. */
   troubled: SubscriptionView[];
   clients: Map<string, string>;
   apps: ConnectedApp[];
@@ -57,13 +58,17 @@ function deliveriesChart(figures: DashboardFigures) {
   <p class="muted">Webhook deliveries of completed calls, by where they stand now. Retrying includes deliveries waiting for their first attempt.</p>`;
 }
 
+function troubleInWords(s: SubscriptionView): string {
+  if (s.status === 'disabled') return `disabled ${formatTime(s.disabled_at)}: ${disabledBecause(s)}`;
+  const failing = s.failing_since ? `failing since ${formatTime(s.failing_since)}` : '';
+  return [failing, circuitPhrase(s)].filter(Boolean).join('; ');
+}
+
 function troubledList(input: HomePageInput) {
   if (input.troubled.length === 0) return html`<p class="muted">Every subscription is delivering. <a href="/ui/webhooks">All webhooks</a></p>`;
   return html`<ul class="plain-list">${input.troubled.map((s) => html`<li>
     <a class="wrap" href="/ui/webhooks/${s.id}">${s.callback_url}</a> ${subscriptionStatus(s)}
-    <br><span class="muted">${input.clients.get(s.client_id) ?? s.client_id} · ${s.status === 'disabled'
-      ? `disabled ${formatTime(s.disabled_at)}: ${disabledBecause(s)}`
-      : `failing since ${formatTime(s.failing_since)}`}</span>
+    <br><span class="muted">${input.clients.get(s.client_id) ?? s.client_id} · ${troubleInWords(s)}</span>
   </li>`)}</ul>`;
 }
 

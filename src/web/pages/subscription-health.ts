@@ -1,11 +1,13 @@
-// The health part of a subscription's page: attempt outcomes per hour and per
-// day, latency, the last error in words, and Recover.
+// The health part of a subscription's page: the circuit breaker when it is
+// open or probing, attempt outcomes per hour and per day (the hour and day the
+// circuit opened marked), latency, the last error in words, and Recover.
 import type { OutcomeBucket, SubscriptionHealth } from '../../webhooks/health.service.ts';
 import type { LatencyPercentiles } from '../../webhooks/health.queries.ts';
 import { RECOVER_BATCH } from '../../webhooks/recovery.service.ts';
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { barChart, type Series } from '../charts/bar-chart.ts';
 import { html } from '../html.ts';
+import { circuitLine, circuitTripped } from './circuit.ts';
 import { hiddenCsrf } from './fields.ts';
 import { formatTime } from './format.ts';
 
@@ -23,11 +25,28 @@ function summarize(buckets: OutcomeBucket[], span: string): string {
   return `${total} attempts in the last ${span}: ${ok} succeeded, ${retry} failed and will be retried, ${failed} failed for good.`;
 }
 
-function chart(id: string, title: string, span: string, buckets: OutcomeBucket[], hourly: boolean) {
+/** Where the circuit opened, when it is open or probing and that hour (or day) is in the chart. */
+function circuitMark(subscription: SubscriptionView, buckets: OutcomeBucket[], hourly: boolean) {
+  const since = subscription.circuit.since;
+  if (!circuitTripped(subscription) || !since) return undefined;
+  const index = buckets.findIndex((b) => b.label === since.slice(0, hourly ? 13 : 10));
+  if (index < 0) return undefined;
+  const when = hourly ? `${since.slice(0, 13).replace('T', ' ')}:00 UTC` : since.slice(0, 10);
+  return {
+    index,
+    label: 'circuit opened',
+    title: `Circuit opened ${formatTime(since)}`,
+    sentence: ` The circuit opened ${hourly ? 'in the hour of' : 'on'} ${when} (marked with a dashed line) and is ${subscription.circuit.state === 'open' ? 'still open' : 'probing'}.`,
+  };
+}
+
+function chart(id: string, title: string, span: string, buckets: OutcomeBucket[], hourly: boolean, subscription: SubscriptionView) {
+  const mark = circuitMark(subscription, buckets, hourly);
   return barChart({
     id,
     title,
-    summary: summarize(buckets, span),
+    summary: summarize(buckets, span) + (mark?.sentence ?? ''),
+    ...(mark ? { mark: { index: mark.index, label: mark.label, title: mark.title } } : {}),
     series: SERIES,
     categories: buckets.map((b) => ({
       label: hourly ? `${b.label.replace('T', ' ')}:00 UTC` : b.label,
@@ -86,6 +105,7 @@ export function subscriptionHealthSection(subscription: SubscriptionView, health
   const lastError = health.lastError;
   return html`<section class="card" aria-labelledby="health-title">
   <h2 id="health-title">Delivery health</h2>
+  ${circuitLine(subscription)}
   ${lastError
     ? html`<div class="last-error ${subscription.failing_since ? 'error' : ''}">
       <p><strong>Last error</strong> (${formatTime(lastError.at)}, attempt ${lastError.attempt}): ${lastError.words}</p>
@@ -94,8 +114,8 @@ export function subscriptionHealthSection(subscription: SubscriptionView, health
     : html`<p class="muted">No failed attempts in the delivery log.</p>`}
   <dl class="stats">${latency('24 h', health.latency24h)}<div><dt>Answered, 24 h</dt><dd>${health.latency24h.answered}</dd></div></dl>
   <div class="grid-2 charts">
-    <div><h3>Last 24 hours, per hour</h3>${chart('attempts-hourly', 'Delivery attempts per hour, last 24 hours', '24 hours', health.perHour, true)}</div>
-    <div><h3>Last 7 days, per day</h3>${chart('attempts-daily', 'Delivery attempts per day, last 7 days', '7 days', health.perDay, false)}</div>
+    <div><h3>Last 24 hours, per hour</h3>${chart('attempts-hourly', 'Delivery attempts per hour, last 24 hours', '24 hours', health.perHour, true, subscription)}</div>
+    <div><h3>Last 7 days, per day</h3>${chart('attempts-daily', 'Delivery attempts per day, last 7 days', '7 days', health.perDay, false, subscription)}</div>
   </div>
 </section>
 ${recoverForm(health, form)}`;

@@ -2,6 +2,7 @@ import type { AttemptView } from '../../webhooks/deliveries.service.ts';
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { html } from '../html.ts';
 import { layout, type Navigation } from '../layout.ts';
+import { circuitFacts } from './circuit.ts';
 import { notice, postButton } from './fields.ts';
 import { dash, excerpt, formatTime } from './format.ts';
 import { canReenable, disabledBecause, subscriptionStatus } from './webhooks.page.ts';
@@ -83,6 +84,7 @@ ${input.problem ? html`<p class="error" role="alert">${input.problem}</p>` : ''}
     ${s.failing_since ? html`<dt>Failing since</dt><dd>${formatTime(s.failing_since)}</dd>` : ''}
     ${s.disabled_at ? html`<dt>Disabled at</dt><dd>${formatTime(s.disabled_at)}</dd>` : ''}
     ${s.status === 'disabled' ? html`<dt>Disabled because</dt><dd>${disabledBecause(s)}</dd>` : ''}
+    ${circuitFacts(s)}
   </dl>
   <div class="actions">
     ${canReenable(s) ? postButton({ action: `${base}/enable`, csrf: nav.csrf, label: 'Re-enable', className: '' }) : ''}

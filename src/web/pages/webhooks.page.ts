@@ -1,6 +1,7 @@
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { html } from '../html.ts';
 import { layout, type Navigation } from '../layout.ts';
+import { circuitBadge, circuitPhrase, circuitTripped } from './circuit.ts';
 import { notice, postButton } from './fields.ts';
 import { formatTime } from './format.ts';
 
@@ -22,10 +23,11 @@ export function canReenable(subscription: SubscriptionView): boolean {
   return subscription.status === 'disabled' && subscription.disabled_reason === 'delivery_failures';
 }
 
+/** The status badge, and beside it the circuit's while it is open or probing. */
 export function subscriptionStatus(subscription: SubscriptionView) {
   if (subscription.status === 'disabled') return html`<span class="badge bad" title="Disabled: ${disabledBecause(subscription)}">Disabled</span>`;
-  if (subscription.failing_since) return html`<span class="badge warn" title="failing since ${formatTime(subscription.failing_since)}">Failing</span>`;
-  return html`<span class="badge ok">Active</span>`;
+  if (subscription.failing_since) return html`<span class="badge warn" title="failing since ${formatTime(subscription.failing_since)}">Failing</span>${circuitBadge(subscription)}`;
+  return html`<span class="badge ok">Active</span>${circuitBadge(subscription)}`;
 }
 
 /** The organization's webhook subscriptions, each with its status and a way to its delivery attempts. */
@@ -34,7 +36,7 @@ export function webhooksPage(input: { nav: Navigation; subscriptions: Subscripti
   const rows = input.subscriptions.map((s) => html`<tr>
       <td class="wrap"><a href="/ui/webhooks/${s.id}">${s.callback_url}</a></td>
       <td><code>${s.event}</code></td>
-      <td>${subscriptionStatus(s)}${s.status === 'disabled' ? html`<br><span class="muted">${disabledBecause(s)}</span>` : ''}</td>
+      <td>${subscriptionStatus(s)}${s.status === 'disabled' ? html`<br><span class="muted">${disabledBecause(s)}</span>` : ''}${circuitTripped(s) ? html`<br><span class="muted">${circuitPhrase(s)}</span>` : ''}</td>
       <td class="wrap">${input.clients.get(s.client_id) ?? s.client_id}</td>
       <td class="nowrap">${formatTime(s.created_at).slice(0, 10)}</td>
       <td class="row-actions">
