@@ -38,9 +38,9 @@
 //   after its run's last answer is lost, and a lost sample fails the goal. They
 //   are awaited while the burst runs (it starts once they have all arrived, or
 //   2 s after that last answer), so that waiting costs no extra time. Beside A,
-//   the burst stops posting, and its deliveries are no longer awaited, at twice
-//   the time its goal allows (2 × M / (0.8 × B's rate alone)): past that the
-//   goal is missed whatever comes after.
+//   the burst stops posting, and its deliveries are no longer awaited, 1.25 ×
+//   the time its goal allows after its first POST (1.25 × M / (0.8 × B's rate
+//   alone)): past the time the goal allows, it is missed whatever comes after.
 //   3. A's side, read from the database (owner connection) once the server is
 //      stopped: every call A was answered 201 for has one delivery per A
 //      subscription, no retry came earlier than 0.9 × its WEBHOOK_RETRY_SCHEDULE
@@ -126,6 +126,10 @@ const B_WARM_UP_BURST = 200;
 const B_WARM_UP_ONE_BY_ONE = 20;
 const P99_FLOOR_MS = 50;
 const BURST_RATIO_GOAL = 0.8;
+/** Beside A, B's burst ends this many times the time its goal allows after its first POST (see main). */
+const BURST_LIMIT_FACTOR = 1.25;
+/** Setup's connections: K subscriptions are made this many at a time. */
+const SETUP_CONNECTIONS = 8;
 const CALL_BODY = JSON.stringify({ summary: 'Customer booked a visit for next Tuesday', duration_seconds: 184 });
 
 const now = () => performance.timeOrigin + performance.now();
@@ -461,9 +465,13 @@ async function setUpOrg(pool: Pool, secretBox: SecretBox, platform: { client: { 
   const session = await issueSession(pool, user, org.id);
   const grant = await withTransaction(pool, (tx) => createGrant(tx, { clientUuid: platform.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] }));
   const principal = { kind: 'oauth' as const, userId: user.id, organizationId: org.id, scopes: ['calls:read'], clientId: platform.client_id, grantId: grant.id };
-  for (const url of urls) {
-    await subscribe({ pool, secretBox, urlCheck: { allowPrivate: true, allowedPorts: '*' } }, principal, { hookUrl: url, secret: 'bench-secret' });
-  }
+  let next = 0;
+  await Promise.all(Array.from({ length: SETUP_CONNECTIONS }, async () => {
+    while (next < urls.length) {
+      const url = urls[next++]!;
+      await subscribe({ pool, secretBox, urlCheck: { allowPrivate: true, allowedPorts: '*' } }, principal, { hookUrl: url, secret: 'bench-secret' });
+    }
+  }));
   return { id: org.id, token: session.token };
 }
 
@@ -587,7 +595,7 @@ async function main() {
       const label = a ? `${a.mode}-${a.k}` : 'alone';
       const runStarted = performance.now();
       const db = await database!.another(database!.name);
-      const pool = createPool(db.url, 4);
+      const pool = createPool(db.url, SETUP_CONNECTIONS);
       let aTargets: Targets | undefined;
       let server: Server | undefined;
       let aLoad: ALoad | undefined;
@@ -685,9 +693,9 @@ async function main() {
     const alone = await run();
     process.stdout.write(describe(alone));
     // Beside A, B's burst meets its goal only if all of it is delivered within
-    // BURST / (0.8 × the rate alone): it is given twice that, posting included.
-    const burstLimitMs = (2 * BURST * 1000) / (BURST_RATIO_GOAL * alone.burst.rate);
-    process.stdout.write(`(beside A, B's burst posts and is awaited for at most ${(burstLimitMs / 1000).toFixed(1)} s: twice the time its goal allows)\n`);
+    // BURST / (0.8 × the rate alone) of its first POST: it is given a quarter more.
+    const burstLimitMs = (BURST_LIMIT_FACTOR * BURST * 1000) / (BURST_RATIO_GOAL * alone.burst.rate);
+    process.stdout.write(`(beside A, B's burst posts and is awaited for at most ${(burstLimitMs / 1000).toFixed(1)} s: ${BURST_LIMIT_FACTOR} × the time its goal allows)\n`);
     const results: Result[] = [];
     for (const combination of combinations) {
       const result = await run(combination, burstLimitMs);
