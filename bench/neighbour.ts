@@ -57,8 +57,9 @@
 //
 // The server is stopped with SIGKILL at the end of each run (a graceful stop
 // would wait for A's attempts; nothing acknowledged is lost either way). The
-// default run takes about 10 minutes on 2 CPUs, most of it in the runs where
-// B's samples are lost (each waits --wait).
+// default run took 10 minutes on 2 CPUs, and 18 with the machine's load
+// average at 12–20 from other work; most of it goes to the runs where B's
+// samples are lost (each waits --wait).
 //
 // DATABASE_URL selects the PostgreSQL server (its CPU figure then counts every
 // backend of that server, other users' too); unset, an embedded one runs in a
