@@ -38,9 +38,9 @@
 //   after its run's last answer is lost, and a lost sample fails the goal. They
 //   are awaited while the burst runs (it starts once they have all arrived, or
 //   2 s after that last answer), so that waiting costs no extra time. Beside A,
-//   the burst stops posting, and its deliveries are no longer awaited, at twice
-//   the time its goal allows (2 × M / (0.8 × B's rate alone)): past that the
-//   goal is missed whatever comes after.
+//   the burst stops posting, and its deliveries are no longer awaited, 1.25 ×
+//   the time its goal allows after its first POST (1.25 × M / (0.8 × B's rate
+//   alone)): past the time the goal allows, it is missed whatever comes after.
 //   3. A's side, read from the database (owner connection) once the server is
 //      stopped: every call A was answered 201 for has one delivery per A
 //      subscription, no retry came earlier than 0.9 × its WEBHOOK_RETRY_SCHEDULE
@@ -50,12 +50,16 @@
 //      succeeded and failed.
 // Goals, per mode and K: B's p99 beside A ≤ max(2 × B's p99 alone, 50 ms)
 // with no sample lost; B's burst beside A ≥ 0.8 × B's burst alone with every
-// delivery arrived. A final table gives both, and a line per goal.
+// delivery arrived. A final table gives both, and a line per goal. The goals
+// are set from B alone, measured once: on a machine busy with other work it is
+// slow, and the goals loose; a last line says so when the load average passed
+// the number of CPUs.
 //
 // The server is stopped with SIGKILL at the end of each run (a graceful stop
 // would wait for A's attempts; nothing acknowledged is lost either way). The
-// default run takes about 10 minutes on 2 CPUs, most of it in the runs where
-// B's samples are lost (each waits --wait).
+// default run took 10 minutes on 2 CPUs, and 18 with the machine's load
+// average at 12–20 from other work; most of it goes to the runs where B's
+// samples are lost (each waits --wait).
 //
 // DATABASE_URL selects the PostgreSQL server (its CPU figure then counts every
 // backend of that server, other users' too); unset, an embedded one runs in a
@@ -126,6 +130,10 @@ const B_WARM_UP_BURST = 200;
 const B_WARM_UP_ONE_BY_ONE = 20;
 const P99_FLOOR_MS = 50;
 const BURST_RATIO_GOAL = 0.8;
+/** Beside A, B's burst ends this many times the time its goal allows after its first POST (see main). */
+const BURST_LIMIT_FACTOR = 1.25;
+/** Setup's connections: K subscriptions are made this many at a time. */
+const SETUP_CONNECTIONS = 8;
 const CALL_BODY = JSON.stringify({ summary: 'Customer booked a visit for next Tuesday', duration_seconds: 184 });
 
 const now = () => performance.timeOrigin + performance.now();
@@ -461,9 +469,13 @@ async function setUpOrg(pool: Pool, secretBox: SecretBox, platform: { client: { 
   const session = await issueSession(pool, user, org.id);
   const grant = await withTransaction(pool, (tx) => createGrant(tx, { clientUuid: platform.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] }));
   const principal = { kind: 'oauth' as const, userId: user.id, organizationId: org.id, scopes: ['calls:read'], clientId: platform.client_id, grantId: grant.id };
-  for (const url of urls) {
-    await subscribe({ pool, secretBox, urlCheck: { allowPrivate: true, allowedPorts: '*' } }, principal, { hookUrl: url, secret: 'bench-secret' });
-  }
+  let next = 0;
+  await Promise.all(Array.from({ length: SETUP_CONNECTIONS }, async () => {
+    while (next < urls.length) {
+      const url = urls[next++]!;
+      await subscribe({ pool, secretBox, urlCheck: { allowPrivate: true, allowedPorts: '*' } }, principal, { hookUrl: url, secret: 'bench-secret' });
+    }
+  }));
   return { id: org.id, token: session.token };
 }
 
@@ -534,6 +546,8 @@ interface Result {
   burst: BurstRun;
   a?: { side: ASide; created: number; failed: number; ticks: number; skipped: number; postP99: number; targetRequests: number };
   cpu: string;
+  /** The machine's 1-minute load average at the end of B's runs. */
+  load: number;
   /** The run's wall time, setup and teardown included. */
   seconds: number;
 }
@@ -587,7 +601,7 @@ async function main() {
       const label = a ? `${a.mode}-${a.k}` : 'alone';
       const runStarted = performance.now();
       const db = await database!.another(database!.name);
-      const pool = createPool(db.url, 4);
+      const pool = createPool(db.url, SETUP_CONNECTIONS);
       let aTargets: Targets | undefined;
       let server: Server | undefined;
       let aLoad: ALoad | undefined;
@@ -635,9 +649,10 @@ async function main() {
         const latency = await received;
         const elapsed = (performance.now() - started) / 1000;
         const [generator, serve, postgres, receivers] = cpu().map((value, i) => value - cpuBefore[i]!) as [number, number, number, number];
+        const load = os.loadavg()[0]!;
         const busy = ([generator, serve, postgres, receivers].filter((v) => !Number.isNaN(v)).reduce((x, y) => x + y, 0) / (elapsed * os.cpus().length)) * 100;
         const cpuLine = `CPU s over B's runs (${elapsed.toFixed(1)} s): serve ${serve.toFixed(1)}, PostgreSQL ${postgres.toFixed(1)}, receivers ${receivers.toFixed(1)},`
-          + ` load generator ${generator.toFixed(1)} = ${busy.toFixed(0)} % of ${os.cpus().length} CPUs; machine load average ${os.loadavg()[0]!.toFixed(1)}`;
+          + ` load generator ${generator.toFixed(1)} = ${busy.toFixed(0)} % of ${os.cpus().length} CPUs; machine load average ${load.toFixed(1)}`;
 
         await aLoad?.stop();
         const targetRequests = aTargets ? await aTargets.requests() : 0;
@@ -648,7 +663,7 @@ async function main() {
           const postMs = [...aLoad.postMs].sort((x, y) => x - y);
           aResult = { side, created: aLoad.created, failed: aLoad.failed, ticks: aLoad.ticks, skipped: aLoad.skipped, postP99: percentile(postMs, 99), targetRequests };
         }
-        return { mode: a?.mode ?? 'alone', k: a?.k ?? 0, latency, burst, a: aResult, cpu: cpuLine, seconds: (performance.now() - runStarted) / 1000 };
+        return { mode: a?.mode ?? 'alone', k: a?.k ?? 0, latency, burst, a: aResult, cpu: cpuLine, load, seconds: (performance.now() - runStarted) / 1000 };
       } finally {
         await aLoad?.stop();
         await server?.kill();
@@ -685,9 +700,9 @@ async function main() {
     const alone = await run();
     process.stdout.write(describe(alone));
     // Beside A, B's burst meets its goal only if all of it is delivered within
-    // BURST / (0.8 × the rate alone): it is given twice that, posting included.
-    const burstLimitMs = (2 * BURST * 1000) / (BURST_RATIO_GOAL * alone.burst.rate);
-    process.stdout.write(`(beside A, B's burst posts and is awaited for at most ${(burstLimitMs / 1000).toFixed(1)} s: twice the time its goal allows)\n`);
+    // BURST / (0.8 × the rate alone) of its first POST: it is given a quarter more.
+    const burstLimitMs = (BURST_LIMIT_FACTOR * BURST * 1000) / (BURST_RATIO_GOAL * alone.burst.rate);
+    process.stdout.write(`(beside A, B's burst posts and is awaited for at most ${(burstLimitMs / 1000).toFixed(1)} s: ${BURST_LIMIT_FACTOR} × the time its goal allows)\n`);
     const results: Result[] = [];
     for (const combination of combinations) {
       const result = await run(combination, burstLimitMs);
@@ -717,15 +732,22 @@ async function main() {
       const misses = results.filter((r) => !met(r)).map((r) => `${r.mode} K=${r.k}`);
       return `met in ${results.length - misses.length} of ${results.length}${misses.length ? ` (not met: ${misses.join(', ')})` : ''}`;
     };
+    const busiest = Math.max(alone.load, ...results.map((r) => r.load));
     const aFailures = results.filter((r) => !r.a?.side.ok).map((r) => `${r.mode} K=${r.k}`);
     process.stdout.write([
       '',
       table.join('\n'),
-      `(* the burst did not complete: not every call was posted and delivered within its limit; the rate counts the deliveries that arrived)`,
+      ...([alone, ...results].some((r) => !r.burst.complete)
+        ? ['(* the burst did not complete: not every call was posted and delivered within its limit; the rate counts the deliveries that arrived)']
+        : []),
       '',
       ...(baseline ? [] : ['B ALONE DID NOT GET EVERY DELIVERY: no baseline, so no goal counts as met (see its lines above)']),
       `goal p99: B's p99 beside A ≤ max(2 × ${ms(alone.latency.p99)} alone, ${P99_FLOOR_MS} ms) = ${ms(p99Goal)}, no sample lost: ${missed(p99Met)}`,
       `goal burst: B's burst beside A ≥ ${BURST_RATIO_GOAL} × ${alone.burst.rate.toFixed(0)}/s alone = ${burstGoal.toFixed(0)}/s, every delivery arrived: ${missed(burstMet)}`,
+      ...(busiest > os.cpus().length
+        ? [`machine: load average up to ${busiest.toFixed(1)} on ${os.cpus().length} CPUs: other work competed for the CPUs, so B alone (the baseline)`
+          + ' and every figure beside A are slower than on a quiet machine, and the goals, set from B alone, looser; rerun when it is quiet']
+        : []),
       `A's side: ${aFailures.length === 0 ? `none lost, schedule kept in all ${results.length} runs` : `FAILED in ${aFailures.join(', ')}`}`,
       '',
     ].join('\n'));
