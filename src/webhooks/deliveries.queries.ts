@@ -77,6 +77,19 @@ const CALL_COMPLETED_BODY = `'{"id":"' || call.id || '","organization_id":"' || 
  * when the surrounding transaction commits, naming the subscriptions (see
  * subscriptionsNamed). Returns each call's columns plus `deliveries_enqueued`
  * (for the whole statement); no row when `callStatement` returned none.
+ *
+ * A subscription removed while this runs gets no delivery, and the call is
+ * stored all the same: each subscription read is locked FOR KEY SHARE (the
+ * lock the deliveries' foreign-key check takes anyway, taken here first),
+ * SKIP LOCKED. A subscription being deleted holds a lock that conflicts, so
+ * it is skipped instead of waited for; one deleted since this statement's
+ * snapshot is skipped too (READ COMMITTED returns no row for it). Any other
+ * is held until commit, so its deletion waits for this transaction and then
+ * takes the new deliveries with it (ON DELETE CASCADE). Nothing else locks a
+ * subscription that strongly: claims, outcomes and updates take FOR NO KEY
+ * UPDATE at most, which does not conflict. Reading the rows without the lock,
+ * the foreign-key check at the end of the statement (which reads the newest
+ * version) failed for a subscription deleted after the read.
  */
 export function withCallCompletedOutbox(callStatement: string): string {
   return `WITH call AS (${callStatement}),
@@ -86,6 +99,7 @@ export function withCallCompletedOutbox(callStatement: string): string {
          FROM webhook_subscriptions s
         WHERE s.organization_id IN (SELECT call.organization_id FROM call)
           AND s.event = 'call.completed' AND s.status = 'active' AND app_grant_is_live(s.grant_id)
+          FOR KEY SHARE OF s SKIP LOCKED
      ),
      deliveries AS (
        INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body)
