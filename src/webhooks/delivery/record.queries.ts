@@ -31,11 +31,13 @@ export interface OutcomeRecord extends AttemptRecord {
 
 export interface RecordedOutcome {
   deliveryId: string;
-  /** False when the lease was lost (or the delivery is gone): the attempt was logged as superseded, nothing else changed. */
+  /** False when the lease was lost (the attempt was logged as superseded, nothing else changed) or the outcome was dropped. */
   held: boolean;
   subscriptionId: string | null;
   /** This record disabled the subscription (five days of only failures). */
   disabledNow: boolean;
+  /** The delivery or its subscription is gone (or being deleted): nothing was written for this attempt. */
+  dropped: boolean;
 }
 
 /**
@@ -45,9 +47,10 @@ export interface RecordedOutcome {
  * placeholder for the same attempt number); each subscription's failing
  * streak is ended by a success or started/continued by failures after its
  * last success in the batch, disabling it after `disableAfterMs`. Deliveries
- * that are gone (subscription deleted) log nothing. A 410 under a held lease
- * deletes its subscription in the same statement: one round trip under the
- * same deadline as every other outcome, never a transaction of several.
+ * that are gone, or whose subscription is being deleted, log nothing
+ * (dropped). A 410 under a held lease deletes its subscription in the same
+ * statement: one round trip under the same deadline as every other outcome,
+ * never a transaction of several.
  */
 export async function recordOutcomes(
   db: Queryable,
@@ -72,10 +75,21 @@ export async function recordOutcomes(
      -- another worker after it ran out, or handed back) has moved: the
      -- re-check of its newest version fails on the tuple id and it is logged
      -- as superseded, as the lease test alone would have logged it.
+     -- Its subscription is locked FOR KEY SHARE, SKIP LOCKED, which conflicts
+     -- only with deleting it: a subscription being deleted, or deleted since
+     -- this statement's snapshot, leaves its records out (dropped: nothing is
+     -- written for them, and this statement does not wait for the deletion,
+     -- which waits for the deliveries it updates); any other stays until this
+     -- transaction ends, and with it the delivery (deleted only by cascade from
+     -- it), so the attempts' foreign-key check, which reads the newest
+     -- version, finds the delivery that this snapshot found.
      current AS MATERIALIZED (
        SELECT i.id, d.ctid, d.organization_id, d.subscription_id
          FROM input i CROSS JOIN LATERAL (
-           SELECT d.ctid, d.organization_id, d.subscription_id FROM webhook_deliveries d WHERE d.id = i.id LIMIT 1) d
+           SELECT d.ctid, d.organization_id, d.subscription_id
+             FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.organization_id = d.organization_id AND s.id = d.subscription_id
+            WHERE d.id = i.id LIMIT 1
+              FOR KEY SHARE OF s SKIP LOCKED) d
      ),
      released AS (
        UPDATE webhook_deliveries d
@@ -176,7 +190,10 @@ export async function recordOutcomes(
   const byId = new Map(rows.map((row) => [row.id, row]));
   return records.map((record) => {
     const row = byId.get(record.deliveryId);
-    return { deliveryId: record.deliveryId, held: row?.held ?? false, subscriptionId: row?.subscription_id ?? null, disabledNow: row?.disabled_now ?? false };
+    return {
+      deliveryId: record.deliveryId, held: row?.held ?? false, subscriptionId: row?.subscription_id ?? null,
+      disabledNow: row?.disabled_now ?? false, dropped: row === undefined,
+    };
   });
 }
 

@@ -1,0 +1,121 @@
+// Attempt outcomes recorded while their subscription (and with it the
+// delivery, by cascade) is deleted: the worker's recordOutcomes reads the
+// delivery, then logs the attempt, whose foreign key needs the delivery still
+// there. An attempt that finishes after its delivery or subscription is gone
+// is dropped quietly (debug, counted), never retried, and never costs the
+// other outcomes of its batch their record.
+import assert from 'node:assert/strict';
+import type { Logger } from 'pino';
+import { after, before, describe, test } from 'node:test';
+import type { TestApp } from '../helpers/app.ts';
+import { startHttpsTarget } from '../helpers/https-target.ts';
+import { assertNo5xx, assertNoErrorLogs, race } from '../helpers/races.ts';
+import {
+  completeCall, connectPlatform, startWebhookApp, startTestWorker, subscribeHook, type Connection,
+} from '../helpers/webhooks.ts';
+import type { ClaimedDelivery } from '../../src/webhooks/delivery/claim.queries.ts';
+import type { OutcomeRecord } from '../../src/webhooks/delivery/record.queries.ts';
+import { writeOutcomes } from '../../src/webhooks/delivery/recorder.ts';
+import { claimDueDeliveries, type DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
+
+function outcome(claimed: ClaimedDelivery, result: 'succeeded' | 'retrying' | 'subscription_removed'): OutcomeRecord {
+  return {
+    deliveryId: claimed.id,
+    leaseToken: claimed.lease_token,
+    attempt: claimed.attempt,
+    attemptedAt: new Date(),
+    statusCode: result === 'succeeded' ? 200 : result === 'retrying' ? 500 : 410,
+    latencyMs: 3,
+    error: null,
+    errorMessage: null,
+    responseBody: null,
+    outcome: result,
+    status: result === 'succeeded' ? 'succeeded' : result === 'retrying' ? 'pending' : 'failed',
+    nextAttemptAt: result === 'retrying' ? new Date(Date.now() + 60_000) : null,
+  };
+}
+
+describe('attempt outcomes while their subscriptions are deleted', () => {
+  let t: TestApp;
+
+  before(async () => {
+    t = await startWebhookApp();
+  });
+  after(() => t.close());
+
+  async function dropped(): Promise<number> {
+    const metric = await t.app.metrics.registry.getSingleMetric('switchboard_webhook_outcomes_dropped_total')?.get();
+    return metric?.values.reduce((sum, v) => sum + v.value, 0) ?? 0;
+  }
+
+  test('an outcome whose subscription was deleted is dropped; the rest of its batch is recorded', async () => {
+    const org = await connectPlatform(t);
+    const going = await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/going' });
+    const staying = await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/staying' });
+    await completeCall(t, org.member);
+    const claimed = await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 });
+    assert.equal(claimed.length, 2);
+    await t.db.pool.query('DELETE FROM webhook_subscriptions WHERE id = $1', [going.id]);
+    const recorded = await writeOutcomes(t.db.pool, claimed.map((c) => outcome(c, 'retrying')));
+    const bySubscription = new Map(claimed.map((c, i) => [c.subscription_id, recorded[i]!]));
+    assert.deepEqual(bySubscription.get(going.id), { deliveryId: claimed.find((c) => c.subscription_id === going.id)!.id, held: false, subscriptionId: null, disabledNow: false, dropped: true });
+    assert.equal(bySubscription.get(staying.id)!.held, true);
+    assert.equal(bySubscription.get(staying.id)!.dropped, false);
+    const { rows } = await t.db.pool.query('SELECT subscription_id, outcome FROM webhook_attempts WHERE subscription_id = ANY ($1)', [[going.id, staying.id]]);
+    assert.deepEqual(rows, [{ subscription_id: staying.id, outcome: 'retrying' }]);
+  });
+
+  test('an outcome whose subscription is being deleted (not committed) is dropped at once, without waiting', async () => {
+    const org = await connectPlatform(t);
+    const hook = await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/being-deleted' });
+    await completeCall(t, org.member);
+    const [claimed] = await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 });
+    const deleting = await t.db.pool.connect();
+    try {
+      await deleting.query('BEGIN');
+      await deleting.query('DELETE FROM webhook_subscriptions WHERE id = $1', [hook.id]);
+      // A failure would lock the subscription to mark its failing streak: with
+      // the deletion holding it and waiting for the delivery, that deadlocked.
+      const [recorded] = await writeOutcomes(t.db.pool, [outcome(claimed!, 'retrying')], 5000);
+      assert.equal(recorded!.dropped, true);
+      await deleting.query('COMMIT');
+    } finally {
+      deleting.release();
+    }
+  });
+
+  test('the worker delivers while the platform unsubscribes and subscribes again, and calls keep completing', async (ctx) => {
+    const target = await startHttpsTarget(async (_request, index) => ({ status: 200, delayMs: index % 7 }));
+    let worker: DeliveryWorker | undefined;
+    try {
+      worker = await startTestWorker(t, { log: t.app.log as unknown as Logger });
+      const org: Connection = await connectPlatform(t, { scopes: ['calls:read', 'calls:write'] });
+      const hookUrl = `${target.url}/comes-and-goes`;
+      const before = await dropped();
+      const rounds = await race({ rounds: 300, maxMs: 5000 },
+        async (round) => {
+          await subscribeHook(t, org, { hookUrl });
+          await new Promise((resolve) => setTimeout(resolve, round % 11));
+          const res = await t.app.inject({ method: 'DELETE', url: '/webhooks/subscribe', headers: org.headers, payload: { hookUrl } });
+          assertNo5xx('DELETE /webhooks/subscribe', res);
+        },
+        async (round) => {
+          const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => t.app.inject({
+            method: 'POST', url: '/calls', headers: org.headers, payload: { summary: `round ${round} call ${i}`, duration_seconds: i },
+          })));
+          for (const res of answers) assert.equal(res.statusCode, 201, res.body);
+        },
+      );
+      ctx.diagnostic(`rounds: ${rounds.join(', ')}; outcomes dropped: ${(await dropped()) - before}; requests: ${target.requests.length}`);
+      await worker.stop();
+      worker = undefined;
+      assertNoErrorLogs(t.logs);
+      // Nothing was left leased: every attempt's outcome was recorded or dropped.
+      const { rows } = await t.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE lease_token IS NOT NULL');
+      assert.equal(rows[0]!.n, 0);
+    } finally {
+      await worker?.stop();
+      await target.close();
+    }
+  });
+});
