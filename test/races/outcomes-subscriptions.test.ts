@@ -65,20 +65,28 @@ describe('attempt outcomes while their subscriptions are deleted', () => {
     assert.deepEqual(rows, [{ subscription_id: staying.id, outcome: 'retrying' }]);
   });
 
-  test('an outcome whose subscription is being deleted (not committed) is dropped at once, without waiting', async () => {
+  test('an outcome recorded while its subscription is being deleted waits for the deletion, then is dropped', async () => {
     const org = await connectPlatform(t);
     const hook = await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/being-deleted' });
     await completeCall(t, org.member);
-    const [claimed] = await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 });
+    await completeCall(t, org.member);
+    const claimed = await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 });
+    assert.equal(claimed.length, 2);
     const deleting = await t.db.pool.connect();
     try {
       await deleting.query('BEGIN');
       await deleting.query('DELETE FROM webhook_subscriptions WHERE id = $1', [hook.id]);
-      // A failure would lock the subscription to mark its failing streak: with
-      // the deletion holding it and waiting for the delivery, that deadlocked.
-      const [recorded] = await writeOutcomes(t.db.pool, [outcome(claimed!, 'retrying')], 5000);
-      assert.equal(recorded!.dropped, true);
+      // Failures lock the subscription to mark its failing streak: read without
+      // a lock of its own first, the record updated the deliveries and then
+      // waited for the subscription, which the deletion held while waiting for
+      // those deliveries (a deadlock), or logged attempts of deleted deliveries.
+      let settled = false;
+      const recording = writeOutcomes(t.db.pool, claimed.map((c) => outcome(c, 'retrying')), 5000).finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(settled, false, 'the record waits for the deletion');
       await deleting.query('COMMIT');
+      const recorded = await recording;
+      assert.deepEqual(recorded.map((r) => r.dropped), [true, true]);
     } finally {
       deleting.release();
     }

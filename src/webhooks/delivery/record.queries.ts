@@ -47,10 +47,10 @@ export interface RecordedOutcome {
  * placeholder for the same attempt number); each subscription's failing
  * streak is ended by a success or started/continued by failures after its
  * last success in the batch, disabling it after `disableAfterMs`. Deliveries
- * that are gone, or whose subscription is being deleted, log nothing
- * (dropped). A 410 under a held lease deletes its subscription in the same
- * statement: one round trip under the same deadline as every other outcome,
- * never a transaction of several.
+ * that are gone, or whose subscription is deleted while this runs, log
+ * nothing (dropped). A 410 under a held lease deletes its subscription in the
+ * same statement: one round trip under the same deadline as every other
+ * outcome, never a transaction of several.
  */
 export async function recordOutcomes(
   db: Queryable,
@@ -69,27 +69,34 @@ export async function recordOutcomes(
          AS i(id, lease_token, status, next_attempt_at, attempt, attempted_at, status_code, latency_ms, error, error_message,
               response_body, outcome)
      ),
+     -- The records' subscriptions are locked first, FOR KEY SHARE in id order:
+     -- the lock a deletion (FOR UPDATE, then ON DELETE CASCADE to the
+     -- deliveries) and the stopping of a grant's subscriptions (FOR UPDATE in
+     -- id order, migration 0025) conflict with, and nothing else does (claims
+     -- and the updates below take FOR NO KEY UPDATE). A subscription deleted
+     -- meanwhile leaves its records out: nothing is written for them (dropped).
+     -- Any other stays, with its deliveries, until this transaction ends, so
+     -- the attempts' foreign-key check (which reads the newest version) finds
+     -- the delivery this statement's snapshot found. Subscriptions before
+     -- deliveries, as a deletion and a grant's stop take them: waiting here
+     -- holds no delivery another transaction could be waiting for.
+     subscribed AS MATERIALIZED (
+       SELECT s.id FROM webhook_subscriptions s
+        WHERE s.id IN (SELECT d.subscription_id FROM input i JOIN webhook_deliveries d ON d.id = i.id)
+        ORDER BY s.id
+          FOR KEY SHARE OF s
+     ),
      -- Each delivery is looked up by id on its own (LIMIT 1: an index probe
      -- per record, never a scan of the table, whatever its statistics say),
      -- and updated by tuple id. A row updated meanwhile (its lease taken by
      -- another worker after it ran out, or handed back) has moved: the
      -- re-check of its newest version fails on the tuple id and it is logged
      -- as superseded, as the lease test alone would have logged it.
-     -- Its subscription is locked FOR KEY SHARE, SKIP LOCKED, which conflicts
-     -- only with deleting it: a subscription being deleted, or deleted since
-     -- this statement's snapshot, leaves its records out (dropped: nothing is
-     -- written for them, and this statement does not wait for the deletion,
-     -- which waits for the deliveries it updates); any other stays until this
-     -- transaction ends, and with it the delivery (deleted only by cascade from
-     -- it), so the attempts' foreign-key check, which reads the newest
-     -- version, finds the delivery that this snapshot found.
      current AS MATERIALIZED (
        SELECT i.id, d.ctid, d.organization_id, d.subscription_id
          FROM input i CROSS JOIN LATERAL (
-           SELECT d.ctid, d.organization_id, d.subscription_id
-             FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.organization_id = d.organization_id AND s.id = d.subscription_id
-            WHERE d.id = i.id LIMIT 1
-              FOR KEY SHARE OF s SKIP LOCKED) d
+           SELECT d.ctid, d.organization_id, d.subscription_id FROM webhook_deliveries d WHERE d.id = i.id LIMIT 1) d
+        WHERE d.subscription_id IN (SELECT id FROM subscribed)
      ),
      released AS (
        UPDATE webhook_deliveries d
@@ -165,8 +172,11 @@ export async function recordOutcomes(
      -- The subscriptions whose receivers answered 410 go, and with them (ON
      -- DELETE CASCADE, at the end of this statement) their deliveries and their
      -- log. Their rows are not also updated above: streaks leaves them out.
+     -- Locked for deletion in id order, the order every statement waiting for
+     -- subscription locks takes them in.
      removed AS (
-       DELETE FROM webhook_subscriptions s WHERE s.id IN (SELECT g.subscription_id FROM gone g)
+       DELETE FROM webhook_subscriptions s
+        WHERE s.id IN (SELECT r.id FROM webhook_subscriptions r WHERE r.id IN (SELECT g.subscription_id FROM gone g) ORDER BY r.id FOR UPDATE)
      )
      SELECT l.id, l.held, l.subscription_id, coalesce(m.disabled_now, false) AS disabled_now
        FROM logged l LEFT JOIN marked m ON m.id = l.subscription_id`,
