@@ -41,8 +41,28 @@ export async function findClient(db: Queryable, clientId: string): Promise<OAuth
   return rows[0];
 }
 
+/**
+ * Deletes the client; its grants (with their codes and tokens) and its
+ * webhook subscriptions (with their deliveries and attempts) go by ON DELETE
+ * CASCADE. Before that, in the same statement, its grants and then its
+ * subscriptions are locked FOR UPDATE in id order (each step's subquery waits
+ * for the one before it): the order a grant's revocation takes them in (the
+ * grant, then its subscriptions in id order, migration 0025), and the order in
+ * which recording outcomes waits for subscriptions. Left to the cascade, they
+ * were deleted in scan order, which could deadlock with either.
+ */
 export async function deleteClient(db: Queryable, clientId: string): Promise<boolean> {
-  const { rowCount } = await db.query('DELETE FROM oauth_clients WHERE client_id = $1', [clientId]);
+  const { rowCount } = await db.query(
+    `WITH grants AS MATERIALIZED (
+       SELECT g.id FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
+        WHERE c.client_id = $1 ORDER BY g.id FOR UPDATE OF g
+     ), subscriptions AS MATERIALIZED (
+       SELECT s.id FROM webhook_subscriptions s
+        WHERE s.client_id = $1 AND (SELECT count(*) FROM grants) >= 0 ORDER BY s.id FOR UPDATE
+     )
+     DELETE FROM oauth_clients WHERE client_id = $1 AND (SELECT count(*) FROM subscriptions) >= 0`,
+    [clientId],
+  );
   return (rowCount ?? 0) > 0;
 }
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { startTestApp, type TestApp } from './app.ts';
+import { adminQuery, createTestDatabase } from './db.ts';
 import { startHttpsTarget, type HttpsTarget, type TargetHandler } from './https-target.ts';
 import { startTestWorker, WEBHOOK_TEST_ENV } from './webhooks.ts';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
@@ -74,29 +75,54 @@ export interface RaceRig {
   t: TestApp;
   target: HttpsTarget;
   worker: DeliveryWorker;
-  close(): Promise<void>;
 }
 
 /**
- * An app with the webhook test settings, a real HTTPS target on 127.0.0.1 and
- * a delivery worker that logs into the app's captured log (so its error lines
- * count too). The target answers as `respond` says (200 by default).
+ * Runs `body` with an app (webhook test settings), a real HTTPS target on
+ * 127.0.0.1 answering as `respond` says (200 by default), and a delivery
+ * worker that logs into the app's captured log (so its error lines count
+ * too). Afterwards everything is stopped and, once every connection to the
+ * test database has ended (its backends then report their statistics),
+ * PostgreSQL's deadlock count for the database must be 0: a deadlock the
+ * group commit retries away, or one whose loser answers nothing to a client,
+ * shows up nowhere else.
  */
-export async function startRaceRig(options: { env?: Record<string, string>; respond?: TargetHandler; listen?: boolean } = {}): Promise<RaceRig> {
-  const t = await startTestApp({ listen: options.listen ?? false, env: { ...WEBHOOK_TEST_ENV, ...options.env } });
-  const target = await startHttpsTarget(options.respond);
-  const worker = await startTestWorker(t, { log: t.app.log as unknown as Logger });
-  let closed = false;
-  return {
-    t,
-    target,
-    worker,
-    async close() {
-      if (closed) return;
-      closed = true;
-      await worker.stop();
-      await target.close();
-      await t.close();
-    },
-  };
+export async function withRaceRig(
+  options: { env?: Record<string, string>; respond?: TargetHandler; listen?: boolean },
+  body: (rig: RaceRig) => Promise<void>,
+): Promise<void> {
+  const db = await createTestDatabase();
+  let t: TestApp | undefined;
+  let target: HttpsTarget | undefined;
+  let worker: DeliveryWorker | undefined;
+  try {
+    t = await startTestApp({ db, listen: options.listen ?? false, env: { ...WEBHOOK_TEST_ENV, ...options.env } });
+    target = await startHttpsTarget(options.respond);
+    worker = await startTestWorker(t, { log: t.app.log as unknown as Logger });
+    await body({ t, target, worker });
+    await worker.stop();
+    worker = undefined;
+    await t.close();
+    t = undefined;
+    await db.pool.end();
+    const deadlocks = await deadlocksOf(db.name);
+    assert.equal(deadlocks, 0, `PostgreSQL detected ${deadlocks} deadlock(s) in the test database`);
+  } finally {
+    await worker?.stop();
+    await target?.close();
+    await t?.close();
+    await db.drop().catch(() => {});
+  }
+}
+
+/** pg_stat_database.deadlocks of a database, once no backend is connected to it (each reports as it exits). */
+async function deadlocksOf(database: string): Promise<number> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { rows: [connected] } = await adminQuery('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [database]);
+    if (connected.n === 0 || Date.now() > deadline) break;
+    await pause(50);
+  }
+  const { rows: [stats] } = await adminQuery('SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = $1', [database]);
+  return stats.n;
 }

