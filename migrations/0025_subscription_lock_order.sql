@@ -4,8 +4,8 @@
 -- Subscriptions before deliveries is the order every other writer takes:
 -- a deletion (the subscription, then ON DELETE CASCADE), a claim (FOR NO KEY
 -- UPDATE, then the leases), recording outcomes (FOR KEY SHARE in id order,
--- then the deliveries), recover and redeliver (FOR KEY SHARE, then the
--- deliveries). Failing the deliveries first, a stop waited for the
+-- then the deliveries), recover (FOR SHARE) and redeliver (FOR KEY SHARE),
+-- then the deliveries. Failing the deliveries first, a stop waited for the
 -- subscription that a claim held while the claim waited for a delivery the
 -- stop had updated: a deadlock.
 --

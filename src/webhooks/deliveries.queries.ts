@@ -126,11 +126,18 @@ export async function notifyDeliveriesDue(db: Queryable, deadlineMs?: number): P
   await db.query(query);
 }
 
+/**
+ * The delivery with its subscription, which is locked FOR KEY SHARE until the
+ * transaction ends: a deletion of it (and so of the delivery) or a stop of its
+ * grant (migration 0025) waits for a requeue, or the requeue waits for them
+ * and then sees the delivery gone or the subscription disabled.
+ */
 export async function findDelivery(db: Queryable, id: string): Promise<(Delivery & { client_id: string; subscription_status: string }) | undefined> {
   const { rows } = await db.query<Delivery & { client_id: string; subscription_status: string }>(
     `SELECT ${DELIVERY_COLUMNS}, s.client_id, s.status AS subscription_status
        FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-      WHERE d.id = $1`,
+      WHERE d.id = $1
+        FOR KEY SHARE OF s`,
     [id],
   );
   return rows[0];
@@ -138,13 +145,16 @@ export async function findDelivery(db: Queryable, id: string): Promise<(Delivery
 
 /**
  * Sends a delivery again now, with a fresh retry schedule; its id (and so
- * X-Delivery-Id) stays. Refused (undefined) while an attempt holds a live lease.
+ * X-Delivery-Id) stays. Refused (undefined) while an attempt holds a lease,
+ * even one run out that no claim has taken over yet: its worker may still
+ * record the attempt under that lease, which would overwrite this requeue
+ * (the next claim takes such a delivery over at once).
  */
 export async function requeueDelivery(db: Queryable, id: string): Promise<Delivery | undefined> {
   const { rows } = await db.query<Delivery>(
     `UPDATE webhook_deliveries d
         SET status = 'pending', next_attempt_at = now(), schedule_start = d.attempts, finished_at = NULL, updated_at = now()
-      WHERE d.id = $1 AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
+      WHERE d.id = $1 AND d.lease_token IS NULL
      RETURNING ${DELIVERY_COLUMNS}`,
     [id],
   );

@@ -98,12 +98,18 @@ export async function recordOutcomes(
            SELECT d.ctid, d.organization_id, d.subscription_id FROM webhook_deliveries d WHERE d.id = i.id LIMIT 1) d
         WHERE d.subscription_id IN (SELECT id FROM subscribed)
      ),
+     -- A lease that has run out is no longer held, even before another claim
+     -- takes the delivery over: that claim's UPDATE may already be waiting,
+     -- with its subscription locked, for the row this one would update, while
+     -- this statement goes on to lock that subscription for the failing
+     -- streak. Left alone, such a row is neither locked nor waited for here.
      released AS (
        UPDATE webhook_deliveries d
           SET status = i.status, next_attempt_at = coalesce(i.next_attempt_at, d.next_attempt_at), lease_token = NULL,
               lease_expires_at = NULL, finished_at = CASE WHEN i.status = 'pending' THEN NULL ELSE now() END, updated_at = now()
          FROM input i
         WHERE d.ctid = ANY (ARRAY(SELECT c.ctid FROM current c)) AND d.id = i.id AND d.lease_token = i.lease_token
+          AND d.lease_expires_at > now()
        RETURNING d.id
      ),
      logged AS (
