@@ -9,6 +9,7 @@ import { adminQuery, createTestDatabase } from './db.ts';
 import { startHttpsTarget, type HttpsTarget, type TargetHandler } from './https-target.ts';
 import { startTestWorker, WEBHOOK_TEST_ENV } from './webhooks.ts';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
+import type { Pool } from '../../src/db/pool.ts';
 
 export interface RaceOptions {
   /** Each side stops after this many rounds… */
@@ -125,4 +126,16 @@ async function deadlocksOf(database: string): Promise<number> {
   }
   const { rows: [stats] } = await adminQuery('SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = $1', [database]);
   return stats.n;
+}
+
+/** Resolves once some statement on the database of `pool` waits for a lock. */
+export async function waitForLockWait(pool: Pool): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { rows: [waiting] } = await pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+    if (waiting!.n > 0) return;
+    if (Date.now() > deadline) throw new Error('no statement waited for a lock within 10 s');
+    await pause(10);
+  }
 }

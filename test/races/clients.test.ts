@@ -10,8 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createMember, type Member } from '../helpers/fixtures.ts';
 import { createClient, issueTokens, platformHeaders } from '../helpers/oauth.ts';
-import { waitFor } from '../helpers/webhooks.ts';
-import { assertNo5xx, assertNoErrorLogs, pause, race, withRaceRig, type RaceRig } from '../helpers/races.ts';
+import { assertNo5xx, assertNoErrorLogs, pause, race, waitForLockWait, withRaceRig, type RaceRig } from '../helpers/races.ts';
 import { deleteClient, rotateClientSecret } from '../../src/oauth/clients.service.ts';
 
 describe('OAuth clients deleted or re-keyed while their platforms ingest and receive calls', () => {
@@ -26,15 +25,6 @@ describe('OAuth clients deleted or re-keyed while their platforms ingest and rec
       await body();
     },
   );
-
-  /** Resolves once some statement of the test database waits for a lock. */
-  async function waitForLockWait(r: RaceRig) {
-    await waitFor('a statement waiting for a lock', async () => {
-      const { rows: [waiting] } = await r.t.db.pool.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
-      return waiting!.n > 0;
-    });
-  }
 
   async function stored(ids: string[]) {
     const { rows } = await rig.t.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM calls WHERE id = ANY ($1)', [ids]);
@@ -114,7 +104,7 @@ describe('OAuth clients deleted or re-keyed while their platforms ingest and rec
       await recorder.query('BEGIN');
       await recorder.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR KEY SHARE', [low]);
       const deleting = deleteClient(rig.t.db.pool, client.client_id);
-      await waitForLockWait(rig);
+      await waitForLockWait(rig.t.db.pool);
       await recorder.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR KEY SHARE', [high]);
       await recorder.query('COMMIT');
       assert.equal(await deleting, true);

@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createMember, type Member } from '../helpers/fixtures.ts';
 import { createClient, issueTokens, platformHeaders, tokenRequest, type TestClient } from '../helpers/oauth.ts';
-import { assertNo5xx, assertNoErrorLogs, pause, race, withRaceRig, type RaceRig } from '../helpers/races.ts';
+import { assertNo5xx, assertNoErrorLogs, pause, race, waitForLockWait, withRaceRig, type RaceRig } from '../helpers/races.ts';
+import { revokeConnectedApp } from '../../src/oauth/connected-apps.service.ts';
 import { setOrganizationActive } from '../../src/orgs/organizations.queries.ts';
 import { setUserActiveByEmail } from '../../src/orgs/users.queries.ts';
 
@@ -108,6 +109,33 @@ describe('subscriptions stopped with their grant while calls are ingested and de
     assert.ok(rounds.every((n) => n >= 5), `both sides ran many rounds (${rounds})`);
     await assertNoAttemptsWhileStopped(subscriptionId, stopped);
     assertNoErrorLogs(rig.t.logs);
+  }));
+
+  test('revoking a connected app with two grants locks their subscriptions in id order, as recording outcomes waits for them', () => racing(async () => {
+    const x = await tenant('two-grants');
+    const first = await connect(x);
+    x.hookUrl = `${rig.target.url}/two-grants-second`;
+    const second = await connect(x);
+    // The first grant's subscription gets the higher id: grant by grant, it would be locked first.
+    const high = 'ffffffff-ffff-4fff-bfff-ffffffffffff';
+    const low = '00000000-0000-4000-8000-000000000000';
+    await rig.t.db.pool.query('UPDATE webhook_subscriptions SET id = $2 WHERE id = $1', [first.subscriptionId, high]);
+    await rig.t.db.pool.query('UPDATE webhook_subscriptions SET id = $2 WHERE id = $1', [second.subscriptionId, low]);
+    // What recordOutcomes does for a batch with attempts of both: FOR KEY SHARE in id order, the low one first.
+    const recorder = await rig.t.db.pool.connect();
+    try {
+      await recorder.query('BEGIN');
+      await recorder.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR KEY SHARE', [low]);
+      const revoking = revokeConnectedApp(rig.t.db.pool, x.owner.org.id, x.client.client_id);
+      await waitForLockWait(rig.t.db.pool);
+      await recorder.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR KEY SHARE', [high]);
+      await recorder.query('COMMIT');
+      assert.equal(await revoking, true);
+    } finally {
+      recorder.release();
+    }
+    await assertStopped(high, 'grant_revoked');
+    await assertStopped(low, 'grant_revoked');
   }));
 
   test('the user who connected the platform is deactivated, reactivated and the hook re-enabled, again and again', (ctx) => racing(async () => {
