@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../../src/config/config.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 import { createPool, type Pool } from '../../src/db/pool.ts';
 import { requestRoleUrl } from '../../src/db/request-pool.ts';
+import type { ProcessCaches } from '../../src/cache/process-caches.ts';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -40,6 +41,8 @@ export interface TestAppOptions {
   pool?: Pool;
   /** Adds test-only routes before the app starts serving (a listening app takes no new routes). */
   setup?: (app: FastifyInstance) => unknown;
+  /** Credential and read caches, as `serve` runs with (the caller keeps them true and closes them). */
+  caches?: ProcessCaches;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -78,6 +81,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     logStream,
     rateLimitNamespace: options.rateLimitNamespace ?? db.name,
     ...(options.redis ? { redis: options.redis } : {}),
+    ...(options.caches ? { caches: options.caches } : {}),
   });
   await options.setup?.(app);
   if (server) {

@@ -2,7 +2,9 @@
 // time, each in a loop, for a bounded number of rounds and a bounded time,
 // and read the app's captured pino log for error-level lines.
 import assert from 'node:assert/strict';
-import type { Logger } from 'pino';
+import { pino, type Logger } from 'pino';
+import { createProcessCaches, type ProcessCaches } from '../../src/cache/process-caches.ts';
+import { listenForInvalidations, type CacheListener } from '../../src/cache/cache-listener.ts';
 import type { Registry } from 'prom-client';
 import { startTestApp, type TestApp } from './app.ts';
 import { adminQuery, createTestDatabase } from './db.ts';
@@ -89,15 +91,27 @@ export interface RaceRig {
  * shows up nowhere else.
  */
 export async function withRaceRig(
-  options: { env?: Record<string, string>; respond?: TargetHandler; listen?: boolean },
+  options: {
+    env?: Record<string, string>; respond?: TargetHandler; listen?: boolean;
+    /** Run with the credential and read caches kept true by their LISTEN connection, as `serve` does. */
+    caches?: boolean;
+  },
   body: (rig: RaceRig) => Promise<void>,
 ): Promise<void> {
   const db = await createTestDatabase();
   let t: TestApp | undefined;
   let target: HttpsTarget | undefined;
   let worker: DeliveryWorker | undefined;
+  let caches: ProcessCaches | undefined;
+  let cacheListener: CacheListener | undefined;
   try {
-    t = await startTestApp({ db, listen: options.listen ?? false, env: { ...WEBHOOK_TEST_ENV, ...options.env } });
+    if (options.caches) {
+      caches = createProcessCaches({ maxAgeMs: 10_000 });
+      cacheListener = await listenForInvalidations(db.url, caches, pino({ level: 'silent' }));
+    }
+    t = await startTestApp({
+      db, listen: options.listen ?? false, env: { ...WEBHOOK_TEST_ENV, ...options.env }, ...(caches ? { caches } : {}),
+    });
     target = await startHttpsTarget(options.respond);
     worker = await startTestWorker(t, { log: t.app.log as unknown as Logger });
     await body({ t, target, worker });
@@ -105,6 +119,8 @@ export async function withRaceRig(
     worker = undefined;
     await t.close();
     t = undefined;
+    await cacheListener?.close();
+    cacheListener = undefined;
     await db.pool.end();
     const deadlocks = await deadlocksOf(db.name);
     assert.equal(deadlocks, 0, `PostgreSQL detected ${deadlocks} deadlock(s) in the test database`);
@@ -112,6 +128,8 @@ export async function withRaceRig(
     await worker?.stop();
     await target?.close();
     await t?.close();
+    await cacheListener?.close();
+    caches?.close();
     await db.drop().catch(() => {});
   }
 }
