@@ -157,3 +157,12 @@ export async function waitForLockWait(pool: Pool): Promise<void> {
     await pause(10);
   }
 }
+
+/**
+ * Both sides really ran beside each other: each did a few rounds. (On an idle
+ * machine they do hundreds; the bound is low because a loaded machine does
+ * far fewer in the same time, and the invariants, not the count, are the test.)
+ */
+export function assertRaced(rounds: number[], atLeast = 2): void {
+  assert.ok(rounds.every((n) => n >= atLeast), `every side ran at least ${atLeast} rounds (${rounds.join(', ')})`);
+}

@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createMember, type Member } from '../helpers/fixtures.ts';
-import { createClient, issueTokens, platformHeaders } from '../helpers/oauth.ts';
-import { assertNo5xx, assertNoErrorLogs, pause, race, waitForLockWait, withRaceRig, type RaceRig } from '../helpers/races.ts';
+import { createClient, issueTokens, platformHeaders, tokenRequest } from '../helpers/oauth.ts';
+import { assertNo5xx, assertNoErrorLogs, assertRaced, pause, race, waitForLockWait, withRaceRig, type RaceRig } from '../helpers/races.ts';
 import { deleteClient, rotateClientSecret } from '../../src/oauth/clients.service.ts';
 
 describe('OAuth clients deleted or re-keyed while their platforms ingest and receive calls', () => {
@@ -79,8 +79,55 @@ describe('OAuth clients deleted or re-keyed while their platforms ingest and rec
       },
     );
     ctx.diagnostic(`rounds: ${rounds.join(', ')}; requests received: ${rig.target.requests.length}; slowest deletion: ${slowestDelete} ms`);
-    assert.ok(rounds.every((n) => n >= 5), `both sides ran many rounds (${rounds})`);
+    assertRaced(rounds);
     assert.equal(await stored(calls), calls.length, 'every call answered 201 is stored');
+    assertNoErrorLogs(rig.t.logs);
+  }));
+
+  test('a client is deleted while its platform rotates refresh tokens of several connections', (ctx) => racing(async () => {
+    let refreshed = 0;
+    let refused = 0;
+    const rounds = await race({ rounds: 300, maxMs: 5000 },
+      async (round) => {
+        const client = await createClient(rig.t.db.pool, { name: `Refreshing ${round}`, scopes: ['calls:read'] });
+        const connections = await Promise.all(Array.from({ length: 3 }, async () => {
+          const other = await createMember(rig.t.db.pool, { org: member.org });
+          return issueTokens(rig.t.db.pool, { client, userId: other.user.id, organizationId: member.org.id, scopes: ['calls:read'] });
+        }));
+        const before = refreshed;
+        const refreshing = connections.map(async (tokens) => {
+          let refreshToken = tokens.refresh_token;
+          for (let i = 0; i < 20; i++) {
+            const res = await tokenRequest(rig.t.app, {
+              grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.client_id, client_secret: client.client_secret,
+            });
+            assertNo5xx('POST /oauth/token', res);
+            if (res.statusCode !== 200) {
+              // The client is gone: its credentials or its grant are refused.
+              assert.ok(res.statusCode === 400 || res.statusCode === 401, res.body);
+              refused++;
+              return;
+            }
+            refreshed++;
+            refreshToken = res.json().refresh_token;
+          }
+        });
+        // Deleted once the refreshes are under way, at a different moment each round.
+        for (let waited = 0; refreshed === before && waited < 1000; waited += 5) await pause(5);
+        await pause(round % 13);
+        assert.equal(await deleteClient(rig.t.db.pool, client.client_id), true);
+        await Promise.all(refreshing);
+      },
+      async (round) => {
+        const res = await rig.t.app.inject({
+          method: 'POST', url: '/calls', headers: { 'x-user-token': member.token }, payload: { summary: `r${round}`, duration_seconds: 1 },
+        });
+        assertNo5xx('POST /calls', res);
+        assert.equal(res.statusCode, 201, res.body);
+      },
+    );
+    ctx.diagnostic(`rounds: ${rounds.join(', ')}; refreshed ${refreshed}, refused ${refused}`);
+    assertRaced(rounds);
     assertNoErrorLogs(rig.t.logs);
   }));
 
@@ -153,7 +200,7 @@ describe('OAuth clients deleted or re-keyed while their platforms ingest and rec
       },
     );
     ctx.diagnostic(`rounds: ${rounds.join(', ')}; calls stored: ${calls.length}`);
-    assert.ok(rounds.every((n) => n >= 5), `both sides ran many rounds (${rounds})`);
+    assertRaced(rounds);
     assert.equal(await stored(calls), calls.length, 'every call answered 201 is stored');
     assertNoErrorLogs(rig.t.logs);
   }));
