@@ -16,23 +16,43 @@ import type { Pool } from '../../src/db/pool.ts';
 export interface RaceOptions {
   /** Each side stops after this many rounds… */
   rounds: number;
-  /** …or once this long has passed since the race began, whichever comes first. */
+  /** …or once this long has passed since the race began, whichever comes first… */
   maxMs: number;
+  /**
+   * …unless some side has done fewer than this many rounds (default 20): then
+   * every side goes on until each has, or `hardMaxMs` (default 30 s) has
+   * passed. An idle machine runs hundreds of rounds in `maxMs`; a loaded one
+   * still races the sides this many times instead of a handful.
+   */
+  minRounds?: number;
+  hardMaxMs?: number;
 }
 
 /**
  * Runs every side concurrently; each side loops on its own (round = 0, 1, …)
- * until it has done `rounds` rounds or `maxMs` is up. Resolves to how many
- * rounds each side did; rejects with the first error a side throws (the
- * other sides stop at their next round).
+ * within the bounds of `options`. Resolves to how many rounds each side did;
+ * rejects with the first error a side throws (the other sides stop at their
+ * next round).
  */
 export async function race(options: RaceOptions, ...sides: ((round: number) => Promise<unknown>)[]): Promise<number[]> {
-  const deadline = Date.now() + options.maxMs;
+  const started = Date.now();
+  const minRounds = Math.min(options.minRounds ?? 20, options.rounds);
+  const hardMaxMs = Math.max(options.hardMaxMs ?? 30_000, options.maxMs);
+  const done = sides.map(() => 0);
   let failed = false;
-  return Promise.all(sides.map(async (side) => {
+  const goOn = (round: number) => {
+    if (failed || round >= options.rounds) return false;
+    const elapsed = Date.now() - started;
+    if (elapsed < options.maxMs) return true;
+    return elapsed < hardMaxMs && Math.min(...done) < minRounds;
+  };
+  return Promise.all(sides.map(async (side, index) => {
     let round = 0;
     try {
-      while (!failed && round < options.rounds && Date.now() < deadline) await side(round++);
+      while (goOn(round)) {
+        await side(round++);
+        done[index] = round;
+      }
     } catch (error) {
       failed = true;
       throw error;

@@ -142,7 +142,14 @@ describe('churn: subscriptions come and go while calls, reads, locations and tok
         for (const request of staysTarget.requests) byDelivery.set(String(request.headers['x-delivery-id']), JSON.parse(request.body).id);
         return new Set(byDelivery.values());
       };
-      await waitFor('every delivery owed to the subscription that stayed', async () => [...owed].every((id) => received().has(id)), 30_000);
+      try {
+        await waitFor('every delivery owed to the subscription that stayed', async () => [...owed].every((id) => received().has(id)), 60_000);
+      } catch (error) {
+        const { rows } = await t.db.pool.query<{ status: string; n: number }>(
+          "SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = $1 GROUP BY 1", [staying.json().id]);
+        const missing = [...owed].filter((id) => !received().has(id)).length;
+        throw new Error(`${(error as Error).message}: ${missing} of ${owed.size} not received; deliveries ${JSON.stringify(rows)}`);
+      }
       const deliveryIds = new Set(staysTarget.requests.map((r) => String(r.headers['x-delivery-id'])));
       assert.equal(deliveryIds.size, owed.size, 'one delivery per call');
       ctx.diagnostic(`calls ${calls.length}; stays received ${staysTarget.requests.length} requests (${deliveryIds.size} deliveries); `

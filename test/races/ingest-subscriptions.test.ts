@@ -1,26 +1,26 @@
 // POST /calls while the organization's webhook subscriptions come and go: the
 // outbox insert reads the active subscriptions and writes one delivery per
 // subscription in the same statement, while unsubscribe and DELETE
-// /webhooks/{id} remove them. A call is stored whatever they do meanwhile; a
-// subscription that stayed gets a delivery for every call.
+// /webhooks/{id} remove them, and the worker delivers. A call is stored
+// whatever they do meanwhile; a subscription that stayed gets a delivery for
+// every call; no deadlock.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
-import { assertNo5xx, assertNoErrorLogs, assertRaced, race } from '../helpers/races.ts';
-import { connectPlatform, startWebhookApp, subscribeHook, type Connection } from '../helpers/webhooks.ts';
+import { assertNo5xx, assertNoErrorLogs, assertRaced, race, withRaceRig } from '../helpers/races.ts';
+import { connectPlatform, subscribeHook, type Connection } from '../helpers/webhooks.ts';
 
 describe('completed calls while subscriptions come and go', () => {
   let t: TestApp;
   let org: Connection;
   let stayingId: string;
-
-  before(async () => {
-    t = await startWebhookApp();
+  /** An app with its worker delivering to a receiver; the organization's hook that stays subscribed throughout. */
+  const racing = (body: (hookBase: string) => Promise<void>) => withRaceRig({}, async (rig) => {
+    t = rig.t;
     org = await connectPlatform(t, { scopes: ['calls:read', 'calls:write'] });
-    // No worker: the deliveries stay in the outbox, to be counted.
-    stayingId = (await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/stays' })).id;
+    stayingId = (await subscribeHook(t, org, { hookUrl: `${rig.target.url}/stays` })).id;
+    await body(rig.target.url);
   });
-  after(() => t.close());
 
   /** Eight completed calls at once (the group commit writes most of them together), all answered 201. */
   async function completeEight(round: number, calls: string[]) {
@@ -43,9 +43,9 @@ describe('completed calls while subscriptions come and go', () => {
     assert.equal(delivered[0]!.n, calls.length, 'the subscription that stayed has a delivery for every call');
   }
 
-  test('the platform subscribes and unsubscribes a hook while calls complete', async (ctx) => {
+  test('the platform subscribes and unsubscribes a hook while calls complete', (ctx) => racing(async (hookBase) => {
     const calls: string[] = [];
-    const hookUrl = 'https://127.0.0.1:9/comes-and-goes';
+    const hookUrl = `${hookBase}/comes-and-goes`;
     const rounds = await race({ rounds: 400, maxMs: 5000 },
       async (round) => {
         await subscribeHook(t, org, { hookUrl, secret: `s${round}` });
@@ -59,13 +59,13 @@ describe('completed calls while subscriptions come and go', () => {
     assertRaced(rounds);
     await assertStoredWithDeliveries(calls);
     assertNoErrorLogs(t.logs);
-  });
+  }));
 
-  test('an organization user deletes subscriptions by id while calls complete', async (ctx) => {
+  test('an organization user deletes subscriptions by id while calls complete', (ctx) => racing(async (hookBase) => {
     const calls: string[] = [];
     const rounds = await race({ rounds: 400, maxMs: 5000 },
       async (round) => {
-        const { id } = await subscribeHook(t, org, { hookUrl: `https://127.0.0.1:9/by-id-${round % 3}` });
+        const { id } = await subscribeHook(t, org, { hookUrl: `${hookBase}/by-id-${round % 3}` });
         const res = await t.app.inject({ method: 'DELETE', url: `/webhooks/${id}`, headers: { 'x-user-token': org.member.token } });
         assertNo5xx('DELETE /webhooks/{id}', res);
         assert.equal(res.statusCode, 204, res.body);
@@ -76,5 +76,5 @@ describe('completed calls while subscriptions come and go', () => {
     assertRaced(rounds);
     await assertStoredWithDeliveries(calls);
     assertNoErrorLogs(t.logs);
-  });
+  }));
 });

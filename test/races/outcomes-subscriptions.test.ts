@@ -5,18 +5,16 @@
 // is dropped quietly (debug, counted), never retried, and never costs the
 // other outcomes of its batch their record.
 import assert from 'node:assert/strict';
-import type { Logger } from 'pino';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
-import { startHttpsTarget } from '../helpers/https-target.ts';
-import { assertNo5xx, assertNoErrorLogs, race } from '../helpers/races.ts';
+import { assertNo5xx, assertNoErrorLogs, assertRaced, counterTotal, pause, race, withRaceRig } from '../helpers/races.ts';
 import {
-  completeCall, connectPlatform, startWebhookApp, startTestWorker, subscribeHook, type Connection,
+  completeCall, connectPlatform, startWebhookApp, subscribeHook, waitFor, type Connection,
 } from '../helpers/webhooks.ts';
 import type { ClaimedDelivery } from '../../src/webhooks/delivery/claim.queries.ts';
 import type { OutcomeRecord } from '../../src/webhooks/delivery/record.queries.ts';
 import { writeOutcomes } from '../../src/webhooks/delivery/recorder.ts';
-import { claimDueDeliveries, type DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
+import { claimDueDeliveries } from '../../src/webhooks/delivery/worker.ts';
 
 function outcome(claimed: ClaimedDelivery, result: 'succeeded' | 'retrying' | 'subscription_removed'): OutcomeRecord {
   return {
@@ -43,10 +41,6 @@ describe('attempt outcomes while their subscriptions are deleted', () => {
   });
   after(() => t.close());
 
-  async function dropped(): Promise<number> {
-    const metric = await t.app.metrics.registry.getSingleMetric('switchboard_webhook_outcomes_dropped_total')?.get();
-    return metric?.values.reduce((sum, v) => sum + v.value, 0) ?? 0;
-  }
 
   test('an outcome whose subscription was deleted is dropped; the rest of its batch is recorded', async () => {
     const org = await connectPlatform(t);
@@ -92,38 +86,36 @@ describe('attempt outcomes while their subscriptions are deleted', () => {
     }
   });
 
-  test('the worker delivers while the platform unsubscribes and subscribes again, and calls keep completing', async (ctx) => {
-    const target = await startHttpsTarget(async (_request, index) => ({ status: 200, delayMs: index % 7 }));
-    let worker: DeliveryWorker | undefined;
-    try {
-      worker = await startTestWorker(t, { log: t.app.log as unknown as Logger });
-      const org: Connection = await connectPlatform(t, { scopes: ['calls:read', 'calls:write'] });
-      const hookUrl = `${target.url}/comes-and-goes`;
-      const before = await dropped();
-      const rounds = await race({ rounds: 300, maxMs: 5000 },
-        async (round) => {
-          await subscribeHook(t, org, { hookUrl });
-          await new Promise((resolve) => setTimeout(resolve, round % 11));
-          const res = await t.app.inject({ method: 'DELETE', url: '/webhooks/subscribe', headers: org.headers, payload: { hookUrl } });
-          assertNo5xx('DELETE /webhooks/subscribe', res);
-        },
-        async (round) => {
-          const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => t.app.inject({
-            method: 'POST', url: '/calls', headers: org.headers, payload: { summary: `round ${round} call ${i}`, duration_seconds: i },
-          })));
-          for (const res of answers) assert.equal(res.statusCode, 201, res.body);
-        },
-      );
-      ctx.diagnostic(`rounds: ${rounds.join(', ')}; outcomes dropped: ${(await dropped()) - before}; requests: ${target.requests.length}`);
-      await worker.stop();
-      worker = undefined;
-      assertNoErrorLogs(t.logs);
-      // Nothing was left leased: every attempt's outcome was recorded or dropped.
-      const { rows } = await t.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE lease_token IS NOT NULL');
-      assert.equal(rows[0]!.n, 0);
-    } finally {
-      await worker?.stop();
-      await target.close();
-    }
-  });
+  test('the worker delivers while the platform unsubscribes and subscribes again, and calls keep completing', (ctx) => withRaceRig({
+    // Every fourth answer a 500: failures lock the subscription for their failing streak.
+    respond: (_request, index) => ({ status: index % 4 === 3 ? 500 : 200, delayMs: index % 7 }),
+  }, async ({ t: app, target }) => {
+    const org: Connection = await connectPlatform(app, { scopes: ['calls:read', 'calls:write'] });
+    const hookUrl = `${target.url}/comes-and-goes`;
+    const rounds = await race({ rounds: 300, maxMs: 5000 },
+      async (round) => {
+        await subscribeHook(app, org, { hookUrl });
+        await pause(round % 11);
+        const res = await app.app.inject({ method: 'DELETE', url: '/webhooks/subscribe', headers: org.headers, payload: { hookUrl } });
+        assertNo5xx('DELETE /webhooks/subscribe', res);
+        assert.equal(res.statusCode, 200, res.body);
+      },
+      async (round) => {
+        const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => app.app.inject({
+          method: 'POST', url: '/calls', headers: org.headers, payload: { summary: `round ${round} call ${i}`, duration_seconds: i },
+        })));
+        for (const res of answers) {
+          assertNo5xx('POST /calls', res);
+          assert.equal(res.statusCode, 201, res.body);
+        }
+      },
+    );
+    const dropped = await counterTotal(app.app.metrics.registry, 'switchboard_webhook_outcomes_dropped_total');
+    ctx.diagnostic(`rounds: ${rounds.join(', ')}; outcomes dropped: ${dropped}; requests: ${target.requests.length}`);
+    assertRaced(rounds);
+    // Nothing stays leased: every attempt's outcome is recorded or dropped.
+    await waitFor('no delivery left leased', async () => (await app.db.pool.query(
+      'SELECT 1 FROM webhook_deliveries WHERE lease_token IS NOT NULL')).rowCount === 0);
+    assertNoErrorLogs(app.logs);
+  }));
 });
