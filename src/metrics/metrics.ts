@@ -10,6 +10,8 @@ export interface Metrics {
   registry: Registry;
   /** Delivery attempts by outcome. */
   deliveries: Counter<'outcome'>;
+  /** Attempt outcomes not recorded because their delivery or subscription was gone (deleted while the attempt ran). */
+  outcomesDropped: Counter;
   /** Wall time of one attempt (connect to answer or error), by outcome. */
   deliveryLatency: Histogram<'outcome'>;
   /** HTTP requests answered, by method, route template and status. */
@@ -31,6 +33,11 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       name: 'switchboard_webhook_delivery_attempts_total',
       help: 'Webhook delivery attempts, by outcome (succeeded, retrying, failed, subscription_removed, superseded)',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    outcomesDropped: new Counter({
+      name: 'switchboard_webhook_outcomes_dropped_total',
+      help: 'Webhook attempt outcomes not recorded because their delivery or subscription was deleted while the attempt ran',
       registers: [registry],
     }),
     deliveryLatency: new Histogram({

@@ -41,8 +41,41 @@ export async function findClient(db: Queryable, clientId: string): Promise<OAuth
   return rows[0];
 }
 
+/**
+ * Deletes the client; its grants (with their codes and tokens) and its
+ * webhook subscriptions (with their deliveries and attempts) go by ON DELETE
+ * CASCADE. Before that, in the same statement, the rows the cascade will
+ * delete are locked FOR UPDATE in the order every other writer of them takes
+ * them in (each step's subquery waits for the one before it): the grants'
+ * authorization codes and refresh tokens (a code exchange and a refresh lock
+ * the code or token, then insert tokens whose foreign key locks the grant;
+ * refreshes of several tokens lock them in hash order), then the grants in id
+ * order, then the subscriptions in id order (a grant's revocation locks the
+ * grant, then its subscriptions in id order, migration 0025; recording
+ * outcomes waits for subscriptions in id order). Left to the cascade, they
+ * were deleted grants first and subscriptions in scan order, which could
+ * deadlock with each of those.
+ */
 export async function deleteClient(db: Queryable, clientId: string): Promise<boolean> {
-  const { rowCount } = await db.query('DELETE FROM oauth_clients WHERE client_id = $1', [clientId]);
+  const { rowCount } = await db.query(
+    `WITH codes AS MATERIALIZED (
+       SELECT ac.code_hash FROM oauth_authorization_codes ac
+         JOIN oauth_grants g ON g.id = ac.grant_id JOIN oauth_clients c ON c.id = g.client_id
+        WHERE c.client_id = $1 ORDER BY ac.code_hash FOR UPDATE OF ac
+     ), refresh_tokens AS MATERIALIZED (
+       SELECT r.id FROM oauth_refresh_tokens r
+         JOIN oauth_grants g ON g.id = r.grant_id JOIN oauth_clients c ON c.id = g.client_id
+        WHERE c.client_id = $1 AND (SELECT count(*) FROM codes) >= 0 ORDER BY r.token_hash FOR UPDATE OF r
+     ), grants AS MATERIALIZED (
+       SELECT g.id FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
+        WHERE c.client_id = $1 AND (SELECT count(*) FROM refresh_tokens) >= 0 ORDER BY g.id FOR UPDATE OF g
+     ), subscriptions AS MATERIALIZED (
+       SELECT s.id FROM webhook_subscriptions s
+        WHERE s.client_id = $1 AND (SELECT count(*) FROM grants) >= 0 ORDER BY s.id FOR UPDATE
+     )
+     DELETE FROM oauth_clients WHERE client_id = $1 AND (SELECT count(*) FROM subscriptions) >= 0`,
+    [clientId],
+  );
   return (rowCount ?? 0) > 0;
 }
 

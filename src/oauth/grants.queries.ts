@@ -113,12 +113,26 @@ export async function listConnectedApps(db: Queryable): Promise<ConnectedApp[]> 
   return rows;
 }
 
-/** Tenant query (withOrg): revokes every live grant of one client in the current organization. */
+/**
+ * Tenant query (withOrg): revokes every live grant of one client in the
+ * current organization. Each revoked grant's trigger stops its subscriptions,
+ * locking them FOR UPDATE in id order (migration 0025), grant after grant; so
+ * the grants and then all their subscriptions are locked first, in id order
+ * (each step's subquery waits for the one before it), as a client's deletion
+ * and recording outcomes take them: grant by grant, one grant's subscriptions
+ * could be locked before another's of lower id, and deadlock with either.
+ */
 export async function revokeClientGrantsInOrg(db: Queryable, clientId: string): Promise<number> {
   const { rowCount } = await db.query(
-    `UPDATE oauth_grants g SET revoked_at = now(), revoked_reason = 'user'
-       FROM oauth_clients c
-      WHERE c.id = g.client_id AND c.client_id = $1 AND g.revoked_at IS NULL`,
+    `WITH grants AS MATERIALIZED (
+       SELECT g.id FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
+        WHERE c.client_id = $1 AND g.revoked_at IS NULL ORDER BY g.id FOR UPDATE OF g
+     ), subscriptions AS MATERIALIZED (
+       SELECT s.id FROM webhook_subscriptions s
+        WHERE s.grant_id IN (SELECT id FROM grants) ORDER BY s.id FOR UPDATE
+     )
+     UPDATE oauth_grants g SET revoked_at = now(), revoked_reason = 'user'
+      WHERE g.id IN (SELECT id FROM grants) AND g.revoked_at IS NULL AND (SELECT count(*) FROM subscriptions) >= 0`,
     [clientId],
   );
   return rowCount ?? 0;

@@ -77,6 +77,19 @@ const CALL_COMPLETED_BODY = `'{"id":"' || call.id || '","organization_id":"' || 
  * when the surrounding transaction commits, naming the subscriptions (see
  * subscriptionsNamed). Returns each call's columns plus `deliveries_enqueued`
  * (for the whole statement); no row when `callStatement` returned none.
+ *
+ * A subscription removed while this runs gets no delivery, and the call is
+ * stored all the same: each subscription read is locked FOR KEY SHARE (the
+ * lock the deliveries' foreign-key check takes anyway, taken here first),
+ * SKIP LOCKED. A subscription being deleted holds a lock that conflicts, so
+ * it is skipped instead of waited for; one deleted since this statement's
+ * snapshot is skipped too (READ COMMITTED returns no row for it). Any other
+ * is held until commit, so its deletion waits for this transaction and then
+ * takes the new deliveries with it (ON DELETE CASCADE). Nothing else locks a
+ * subscription that strongly: claims, outcomes and updates take FOR NO KEY
+ * UPDATE at most, which does not conflict. Reading the rows without the lock,
+ * the foreign-key check at the end of the statement (which reads the newest
+ * version) failed for a subscription deleted after the read.
  */
 export function withCallCompletedOutbox(callStatement: string): string {
   return `WITH call AS (${callStatement}),
@@ -86,6 +99,7 @@ export function withCallCompletedOutbox(callStatement: string): string {
          FROM webhook_subscriptions s
         WHERE s.organization_id IN (SELECT call.organization_id FROM call)
           AND s.event = 'call.completed' AND s.status = 'active' AND app_grant_is_live(s.grant_id)
+          FOR KEY SHARE OF s SKIP LOCKED
      ),
      deliveries AS (
        INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body)
@@ -142,11 +156,18 @@ export interface FoundDelivery extends Delivery {
   access_ended: boolean;
 }
 
+/**
+ * The delivery with its subscription, which is locked FOR KEY SHARE until the
+ * transaction ends: a deletion of it (and so of the delivery) or a stop of its
+ * grant (migration 0025) waits for a requeue, or the requeue waits for them
+ * and then sees the delivery gone or the subscription disabled.
+ */
 export async function findDelivery(db: Queryable, id: string): Promise<FoundDelivery | undefined> {
   const { rows } = await db.query<FoundDelivery>(
     `SELECT ${DELIVERY_COLUMNS}, s.client_id, s.status AS subscription_status, NOT coalesce(${REDELIVERABLE}, false) AS access_ended
        FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-      WHERE d.id = $1`,
+      WHERE d.id = $1
+        FOR KEY SHARE OF s`,
     [id],
   );
   return rows[0];
@@ -154,15 +175,18 @@ export async function findDelivery(db: Queryable, id: string): Promise<FoundDeli
 
 /**
  * Sends a delivery again now, with a fresh retry schedule; its id (and so
- * X-Delivery-Id) stays. Refused (undefined) while an attempt holds a live
- * lease, and for a delivery that is not REDELIVERABLE, checked again on the
- * row as updated: a revocation that drops it after the caller looked wins.
+ * X-Delivery-Id) stays. Refused (undefined) while an attempt holds a lease,
+ * even one run out that no claim has taken over yet: its worker may still
+ * record the attempt under that lease, which would overwrite this requeue
+ * (the next claim takes such a delivery over at once); and for a delivery
+ * that is not REDELIVERABLE, checked again on the row as updated: a
+ * revocation that drops it after the caller looked wins.
  */
 export async function requeueDelivery(db: Queryable, id: string): Promise<Delivery | undefined> {
   const { rows } = await db.query<Delivery>(
     `UPDATE webhook_deliveries d
         SET status = 'pending', next_attempt_at = now(), schedule_start = d.attempts, finished_at = NULL, updated_at = now()
-      WHERE d.id = $1 AND (d.lease_token IS NULL OR d.lease_expires_at <= now()) AND ${REDELIVERABLE}
+      WHERE d.id = $1 AND d.lease_token IS NULL AND ${REDELIVERABLE}
      RETURNING ${DELIVERY_COLUMNS}`,
     [id],
   );

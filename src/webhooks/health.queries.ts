@@ -44,13 +44,21 @@ export async function listSealedAttemptHours(db: Queryable, input: { subscriptio
   return rows;
 }
 
-/** Stores sealed hours (zeros included; `hour` is "YYYY-MM-DDTHH", UTC); an hour stored already is left as it is. */
+/**
+ * Stores sealed hours (zeros included; `hour` is "YYYY-MM-DDTHH", UTC); an hour
+ * stored already is left as it is. Nothing is stored for a subscription
+ * deleted meanwhile (the page that counted them still shows them): the row is
+ * locked FOR KEY SHARE, SKIP LOCKED, so one being deleted, or deleted since
+ * this statement's snapshot, is not there to insert for, and any other stays
+ * until commit for the foreign-key check, which reads the newest version.
+ */
 export async function insertSealedAttemptHours(db: Queryable, subscriptionId: string, hours: HourOutcomes[]): Promise<void> {
   if (hours.length === 0) return;
   await db.query(
     `INSERT INTO webhook_attempts_per_hour (organization_id, subscription_id, hour, succeeded, retrying, failed)
-     SELECT app_current_org(), $1, (h.hour || ':00:00Z')::timestamptz, h.succeeded, h.retrying, h.failed
-       FROM unnest($2::text[], $3::int[], $4::int[], $5::int[]) AS h(hour, succeeded, retrying, failed)
+     SELECT s.organization_id, s.id, (h.hour || ':00:00Z')::timestamptz, h.succeeded, h.retrying, h.failed
+       FROM (SELECT organization_id, id FROM webhook_subscriptions WHERE id = $1 FOR KEY SHARE SKIP LOCKED) s,
+            unnest($2::text[], $3::int[], $4::int[], $5::int[]) AS h(hour, succeeded, retrying, failed)
      ON CONFLICT (subscription_id, hour) DO NOTHING`,
     [subscriptionId, hours.map((h) => h.hour), hours.map((h) => h.succeeded), hours.map((h) => h.retrying), hours.map((h) => h.failed)],
   );

@@ -11,7 +11,7 @@ import * as errors from '../errors.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { notifyDeliveriesDue, requeueFailedDeliveries } from './deliveries.queries.ts';
 import { DELIVERY_LOG_RETENTION_MS } from './delivery/retention.ts';
-import { findSubscription } from './subscriptions.queries.ts';
+import { lockSubscription } from './subscriptions.queries.ts';
 
 export const RECOVER_BATCH = 1000;
 /** The furthest back `since` may reach: the delivery log's retention. */
@@ -51,7 +51,8 @@ export async function recoverFailedDeliveries(pool: Pool, principal: Principal, 
   checkRecoverSince(since);
   return withOrg(pool, principal.organizationId, async (db) => {
     const clientId = principal.kind === 'oauth' ? principal.clientId : undefined;
-    const subscription = await findSubscription(db, { id: subscriptionId, clientId });
+    // Locked until commit: a deletion or a grant's stop running beside this waits for it, or is waited for.
+    const subscription = await lockSubscription(db, { id: subscriptionId, clientId });
     if (!subscription) throw new errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND(subscriptionId);
     // Same rule as one redelivery: a disabled subscription sends nothing until re-enabled.
     if (subscription.status !== 'active') throw new errors.WEBHOOK_SUBSCRIPTION_DISABLED(subscriptionId);

@@ -108,6 +108,24 @@ export async function findSubscription(db: Queryable, input: { id: string; clien
   return rows[0];
 }
 
+/**
+ * findSubscription, with the row locked FOR SHARE until the transaction ends,
+ * for requeueing many of its deliveries (recover): its deletion (which takes
+ * the deliveries with it) and the stop of its grant (migration 0025) wait for
+ * the requeue, or the requeue waits for them and then finds it gone, or
+ * disabled. FOR SHARE also keeps claims away meanwhile (they skip a
+ * subscription they cannot lock FOR NO KEY UPDATE): a claim leasing some of
+ * the deliveries while the requeue updates others, each in its own order,
+ * deadlocked.
+ */
+export async function lockSubscription(db: Queryable, input: { id: string; clientId: string | undefined }): Promise<Subscription | undefined> {
+  const { rows } = await db.query<Subscription>(
+    `SELECT ${COLUMNS} FROM webhook_subscriptions WHERE id = $1 AND ($2::text IS NULL OR client_id = $2) FOR SHARE`,
+    [input.id, input.clientId ?? null],
+  );
+  return rows[0];
+}
+
 export async function deleteSubscription(db: Queryable, input: { id: string; clientId: string | undefined }): Promise<boolean> {
   const { rowCount } = await db.query(
     'DELETE FROM webhook_subscriptions WHERE id = $1 AND ($2::text IS NULL OR client_id = $2)',

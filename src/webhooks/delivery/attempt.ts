@@ -135,6 +135,16 @@ export async function attemptDelivery(
   });
   const record = outcomeRecord(claimed, attemptedAt, result, decision, Date.now());
   const recorded = await (claim.recorder ?? createOutcomeRecorder(deps.pool, { policy: healthPolicy(deps.retryScheduleMs) })).record(record);
+  if (recorded.dropped) {
+    // Its subscription was deleted (unsubscribed, 410, client removed) while the attempt ran:
+    // there is nothing left to record it against, and nothing to retry.
+    deps.metrics.outcomesDropped.inc();
+    deps.log.debug(
+      { delivery_id: claimed.id, subscription_id: claimed.subscription_id, attempt: claimed.attempt, outcome: decision.outcome },
+      'webhook delivery attempt dropped: its delivery or subscription is gone',
+    );
+    return null;
+  }
   const outcome: AttemptOutcome = recorded.held ? decision.outcome : 'superseded';
   if (recorded.disabledNow) deps.log.warn({ subscription_id: claimed.subscription_id }, 'webhook subscription disabled after five days of failures');
   deps.metrics.deliveries.inc({ outcome });

@@ -34,13 +34,15 @@ export interface OutcomeRecord extends AttemptRecord {
 
 export interface RecordedOutcome {
   deliveryId: string;
-  /** False when the lease was lost (or the delivery is gone): the attempt was logged as superseded, nothing else changed. */
+  /** False when the lease was lost (the attempt was logged as superseded, nothing else changed) or the outcome was dropped. */
   held: boolean;
   subscriptionId: string | null;
   /** This record disabled the subscription (five days of only failures). */
   disabledNow: boolean;
   /** The subscription's circuit is open until then (as this batch left it), if it changed in this batch. */
   circuitRetryAt: Date | null;
+  /** The delivery or its subscription is gone (or being deleted): nothing was written for this attempt. */
+  dropped: boolean;
 }
 
 /**
@@ -50,9 +52,10 @@ export interface RecordedOutcome {
  * placeholder for the same attempt number); each subscription's failing
  * streak is ended by a success or started/continued by failures after its
  * last success in the batch, disabling it after `disableAfterMs`. Deliveries
- * that are gone (subscription deleted) log nothing. A 410 under a held lease
- * deletes its subscription in the same statement: one round trip under the
- * same deadline as every other outcome, never a transaction of several.
+ * that are gone, or whose subscription is deleted while this runs, log
+ * nothing (dropped). A 410 under a held lease deletes its subscription in the
+ * same statement: one round trip under the same deadline as every other
+ * outcome, never a transaction of several.
  */
 export async function recordOutcomes(
   db: Queryable,
@@ -73,6 +76,23 @@ export async function recordOutcomes(
          AS i(id, lease_token, status, next_attempt_at, attempt, attempted_at, status_code, latency_ms, error, error_message,
               response_body, outcome, health)
      ),
+     -- The records' subscriptions are locked first, FOR KEY SHARE in id order:
+     -- the lock a deletion (FOR UPDATE, then ON DELETE CASCADE to the
+     -- deliveries) and the stopping of a grant's subscriptions (FOR UPDATE in
+     -- id order, migration 0025) conflict with, and nothing else does (claims
+     -- and the updates below take FOR NO KEY UPDATE). A subscription deleted
+     -- meanwhile leaves its records out: nothing is written for them (dropped).
+     -- Any other stays, with its deliveries, until this transaction ends, so
+     -- the attempts' foreign-key check (which reads the newest version) finds
+     -- the delivery this statement's snapshot found. Subscriptions before
+     -- deliveries, as a deletion and a grant's stop take them: waiting here
+     -- holds no delivery another transaction could be waiting for.
+     subscribed AS MATERIALIZED (
+       SELECT s.id FROM webhook_subscriptions s
+        WHERE s.id IN (SELECT d.subscription_id FROM input i JOIN webhook_deliveries d ON d.id = i.id)
+        ORDER BY s.id
+          FOR KEY SHARE OF s
+     ),
      -- Each delivery is looked up by id on its own (LIMIT 1: an index probe
      -- per record, never a scan of the table, whatever its statistics say),
      -- and updated by tuple id. A row updated meanwhile (its lease taken by
@@ -83,13 +103,20 @@ export async function recordOutcomes(
        SELECT i.id, d.ctid, d.organization_id, d.subscription_id
          FROM input i CROSS JOIN LATERAL (
            SELECT d.ctid, d.organization_id, d.subscription_id FROM webhook_deliveries d WHERE d.id = i.id LIMIT 1) d
+        WHERE d.subscription_id IN (SELECT id FROM subscribed)
      ),
+     -- A lease that has run out is no longer held, even before another claim
+     -- takes the delivery over: that claim's UPDATE may already be waiting,
+     -- with its subscription locked, for the row this one would update, while
+     -- this statement goes on to lock that subscription for the failing
+     -- streak. Left alone, such a row is neither locked nor waited for here.
      released AS (
        UPDATE webhook_deliveries d
           SET status = i.status, next_attempt_at = coalesce(i.next_attempt_at, d.next_attempt_at), lease_token = NULL,
               lease_expires_at = NULL, finished_at = CASE WHEN i.status = 'pending' THEN NULL ELSE now() END, updated_at = now()
          FROM input i
         WHERE d.ctid = ANY (ARRAY(SELECT c.ctid FROM current c)) AND d.id = i.id AND d.lease_token = i.lease_token
+          AND d.lease_expires_at > now()
        RETURNING d.id
      ),
      logged AS (
@@ -189,8 +216,11 @@ export async function recordOutcomes(
      -- The subscriptions whose receivers answered 410 go, and with them (ON
      -- DELETE CASCADE, at the end of this statement) their deliveries and their
      -- log. Their rows are not also updated above: streaks leaves them out.
+     -- Locked for deletion in id order, the order every statement waiting for
+     -- subscription locks takes them in.
      removed AS (
-       DELETE FROM webhook_subscriptions s WHERE s.id IN (SELECT g.subscription_id FROM gone g)
+       DELETE FROM webhook_subscriptions s
+        WHERE s.id IN (SELECT r.id FROM webhook_subscriptions r WHERE r.id IN (SELECT g.subscription_id FROM gone g) ORDER BY r.id FOR UPDATE)
      )
      SELECT l.id, l.held, l.subscription_id, coalesce(m.disabled_now, false) AS disabled_now, m.circuit_retry_at
        FROM logged l LEFT JOIN marked m ON m.id = l.subscription_id`,
@@ -220,7 +250,7 @@ export async function recordOutcomes(
     const row = byId.get(record.deliveryId);
     return {
       deliveryId: record.deliveryId, held: row?.held ?? false, subscriptionId: row?.subscription_id ?? null,
-      disabledNow: row?.disabled_now ?? false, circuitRetryAt: row?.circuit_retry_at ?? null,
+      disabledNow: row?.disabled_now ?? false, circuitRetryAt: row?.circuit_retry_at ?? null, dropped: row === undefined,
     };
   });
 }

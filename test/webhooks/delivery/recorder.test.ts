@@ -147,7 +147,9 @@ describe('recording attempt outcomes in batches', () => {
     assert.equal(results[0].status, 'fulfilled');
     assert.equal(results[1].status, 'rejected');
     assert.match(String((results[1] as PromiseRejectedResult).reason), /check constraint/);
-    assert.deepEqual(results[2], { status: 'fulfilled', value: { deliveryId: good!.id, held: true, subscriptionId: hook.id, disabledNow: false, circuitRetryAt: null } });
+    assert.deepEqual(results[2], {
+      status: 'fulfilled', value: { deliveryId: good!.id, held: true, subscriptionId: hook.id, disabledNow: false, circuitRetryAt: null, dropped: false },
+    });
     assert.equal(statements, 4, 'the first alone, the refused pair, then each of the pair alone');
 
     const rows = new Map((await deliveriesOf(t, hook.id)).map((row) => [row.id, row]));

@@ -1,0 +1,188 @@
+// What the race tests share: run two (or more) sides of a race at the same
+// time, each in a loop, for a bounded number of rounds and a bounded time,
+// and read the app's captured pino log for error-level lines.
+import assert from 'node:assert/strict';
+import { pino, type Logger } from 'pino';
+import { createProcessCaches, type ProcessCaches } from '../../src/cache/process-caches.ts';
+import { listenForInvalidations, type CacheListener } from '../../src/cache/cache-listener.ts';
+import type { Registry } from 'prom-client';
+import { startTestApp, type TestApp } from './app.ts';
+import { adminQuery, createTestDatabase } from './db.ts';
+import { startHttpsTarget, type HttpsTarget, type TargetHandler } from './https-target.ts';
+import { startTestWorker, WEBHOOK_TEST_ENV } from './webhooks.ts';
+import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
+import type { Pool } from '../../src/db/pool.ts';
+
+export interface RaceOptions {
+  /** Each side stops after this many rounds… */
+  rounds: number;
+  /** …or once this long has passed since the race began, whichever comes first… */
+  maxMs: number;
+  /**
+   * …unless some side has done fewer than this many rounds (default 20): then
+   * every side goes on until each has, or `hardMaxMs` (default 30 s) has
+   * passed. An idle machine runs hundreds of rounds in `maxMs`; a loaded one
+   * still races the sides this many times instead of a handful.
+   */
+  minRounds?: number;
+  hardMaxMs?: number;
+}
+
+/**
+ * Runs every side concurrently; each side loops on its own (round = 0, 1, …)
+ * within the bounds of `options`. Resolves to how many rounds each side did;
+ * rejects with the first error a side throws (the other sides stop at their
+ * next round).
+ */
+export async function race(options: RaceOptions, ...sides: ((round: number) => Promise<unknown>)[]): Promise<number[]> {
+  const started = Date.now();
+  const minRounds = Math.min(options.minRounds ?? 20, options.rounds);
+  const hardMaxMs = Math.max(options.hardMaxMs ?? 30_000, options.maxMs);
+  const done = sides.map(() => 0);
+  let failed = false;
+  const goOn = (round: number) => {
+    if (failed || round >= options.rounds) return false;
+    const elapsed = Date.now() - started;
+    if (elapsed < options.maxMs) return true;
+    return elapsed < hardMaxMs && Math.min(...done) < minRounds;
+  };
+  return Promise.all(sides.map(async (side, index) => {
+    let round = 0;
+    try {
+      while (goOn(round)) {
+        await side(round++);
+        done[index] = round;
+      }
+    } catch (error) {
+      failed = true;
+      throw error;
+    }
+    return round;
+  }));
+}
+
+/** The captured log lines at level error (50) or above. */
+export function errorLines(logs: readonly string[]): string[] {
+  return logs.filter((line) => {
+    try {
+      return (JSON.parse(line) as { level?: number }).level! >= 50;
+    } catch {
+      return false;
+    }
+  });
+}
+
+export function assertNoErrorLogs(logs: readonly string[]): void {
+  const errors = errorLines(logs);
+  assert.equal(errors.length, 0, `error-level log lines:\n${errors.slice(0, 5).join('\n')}`);
+}
+
+/** Fails on the first answer of 500 or above, naming it. */
+export function assertNo5xx(what: string, res: { statusCode: number; body: string }): void {
+  assert.ok(res.statusCode < 500, `${what} answered ${res.statusCode}: ${res.body}`);
+}
+
+/** Sleeps `ms` milliseconds (0 yields to the event loop once). */
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Sums a prom-client counter (all label sets) of the app's registry; 0 when
+ * it was never incremented.
+ */
+export async function counterTotal(registry: Registry, name: string): Promise<number> {
+  const metric = await registry.getSingleMetric(name)?.get();
+  return metric?.values.reduce((sum, v) => sum + v.value, 0) ?? 0;
+}
+
+export interface RaceRig {
+  t: TestApp;
+  target: HttpsTarget;
+  worker: DeliveryWorker;
+}
+
+/**
+ * Runs `body` with an app (webhook test settings), a real HTTPS target on
+ * 127.0.0.1 answering as `respond` says (200 by default), and a delivery
+ * worker that logs into the app's captured log (so its error lines count
+ * too). Afterwards everything is stopped and, once every connection to the
+ * test database has ended (its backends then report their statistics),
+ * PostgreSQL's deadlock count for the database must be 0: a deadlock the
+ * group commit retries away, or one whose loser answers nothing to a client,
+ * shows up nowhere else.
+ */
+export async function withRaceRig(
+  options: {
+    env?: Record<string, string>; respond?: TargetHandler; listen?: boolean;
+    /** Run with the credential and read caches kept true by their LISTEN connection, as `serve` does. */
+    caches?: boolean;
+  },
+  body: (rig: RaceRig) => Promise<void>,
+): Promise<void> {
+  const db = await createTestDatabase();
+  let t: TestApp | undefined;
+  let target: HttpsTarget | undefined;
+  let worker: DeliveryWorker | undefined;
+  let caches: ProcessCaches | undefined;
+  let cacheListener: CacheListener | undefined;
+  try {
+    if (options.caches) {
+      caches = createProcessCaches({ maxAgeMs: 10_000 });
+      cacheListener = await listenForInvalidations(db.url, caches, pino({ level: 'silent' }));
+    }
+    t = await startTestApp({
+      db, listen: options.listen ?? false, env: { ...WEBHOOK_TEST_ENV, ...options.env }, ...(caches ? { caches } : {}),
+    });
+    target = await startHttpsTarget(options.respond);
+    worker = await startTestWorker(t, { log: t.app.log as unknown as Logger });
+    await body({ t, target, worker });
+    await worker.stop();
+    worker = undefined;
+    await t.close();
+    t = undefined;
+    await cacheListener?.close();
+    cacheListener = undefined;
+    await db.pool.end();
+    const deadlocks = await deadlocksOf(db.name);
+    assert.equal(deadlocks, 0, `PostgreSQL detected ${deadlocks} deadlock(s) in the test database`);
+  } finally {
+    await worker?.stop();
+    await target?.close();
+    await t?.close();
+    await cacheListener?.close();
+    caches?.close();
+    await db.drop().catch(() => {});
+  }
+}
+
+/** pg_stat_database.deadlocks of a database, once no backend is connected to it (each reports as it exits). */
+async function deadlocksOf(database: string): Promise<number> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { rows: [connected] } = await adminQuery('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [database]);
+    if (connected.n === 0 || Date.now() > deadline) break;
+    await pause(50);
+  }
+  const { rows: [stats] } = await adminQuery('SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = $1', [database]);
+  return stats.n;
+}
+
+/** Resolves once some statement on the database of `pool` waits for a lock. */
+export async function waitForLockWait(pool: Pool): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { rows: [waiting] } = await pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+    if (waiting!.n > 0) return;
+    if (Date.now() > deadline) throw new Error('no statement waited for a lock within 10 s');
+    await pause(10);
+  }
+}
+
+/**
+ * Both sides really ran beside each other: each did a few rounds. (On an idle
+ * machine they do hundreds; the bound is low because a loaded machine does
+ * far fewer in the same time, and the invariants, not the count, are the test.)
+ */
+export function assertRaced(rounds: number[], atLeast = 2): void {
+  assert.ok(rounds.every((n) => n >= atLeast), `every side ran at least ${atLeast} rounds (${rounds.join(', ')})`);
+}
