@@ -77,9 +77,12 @@ const CALL_COMPLETED_BODY = `'{"id":"' || call.id || '","organization_id":"' || 
  * when the surrounding transaction commits, naming the subscriptions (see
  * subscriptionsNamed). Returns each call's columns plus `deliveries_enqueued`
  * (for the whole statement); no row when `callStatement` returned none.
+ * `before`: CTEs (`name AS (…)`, comma-separated) that `callStatement` may
+ * read, such as the idempotency key claim of src/calls/idempotency.queries.ts.
  */
-export function withCallCompletedOutbox(callStatement: string): string {
-  return `WITH call AS (${callStatement}),
+export function withCallCompletedOutbox(callStatement: string, before = ''): string {
+  return `WITH ${before ? `${before},
+     ` : ''}call AS (${callStatement}),
      -- Each subscription's grant is tested once per statement, not once per call it writes.
      subscriber AS MATERIALIZED (
        SELECT s.organization_id, s.id, s.event
