@@ -2,14 +2,14 @@
 // the row-level policy limits them to app.organization_id).
 //
 // A request with an Idempotency-Key claims its key in the statement that
-// writes its call (claimedKeys, idempotency.queries.ts): the key, with the
-// answer the request is given, and the call commit together or not at all.
+// writes its call (claimedKeys, idempotency.queries.ts): the key and the call
+// commit together or not at all.
 // When the organization already holds the key the statement writes nothing
 // for that request, and the caller answers from the stored row instead.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import { withCallCompletedOutbox } from '../webhooks/deliveries.queries.ts';
-import { callViewJson, claimedKeys, KeyHeld, type KeyClaim } from './idempotency.queries.ts';
+import { claimedKeys, KeyHeld, type KeyClaim } from './idempotency.queries.ts';
 
 export type CallStatus = 'in_progress' | 'completed';
 
@@ -33,10 +33,6 @@ export interface CompletedCall extends Call {
 
 const COLUMNS = 'id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary';
 
-/** POST /calls answers a created call with 201, and that is the answer its key keeps. */
-const CREATED = 201;
-const COMPLETED = 200;
-
 /** An in-progress call. Throws KeyHeld when `idempotency` names a key the organization already holds (nothing written). */
 export async function insertCall(
   db: Queryable,
@@ -44,17 +40,19 @@ export async function insertCall(
 ): Promise<Call> {
   const id = randomUUID();
   const { rows } = await db.query<Call>(
-    `WITH ${claimedKeys(`SELECT app_current_org(), $3::text, $4::bytea, $1::uuid, ${CREATED}, ${callViewJson({
-      id: '$1::uuid', organizationId: 'app_current_org()', agentId: '$2::uuid', status: "'in_progress'",
-      createdAt: 'now()', completedAt: 'NULL::timestamptz', durationSeconds: 'NULL::int', summary: 'NULL::text',
-    })} WHERE $3::text IS NOT NULL`)}
+    `WITH ${claimedKeys('SELECT app_current_org(), $3::text, $4::bytea, $1::uuid, $5::smallint WHERE $3::text IS NOT NULL')}
      INSERT INTO calls (id, organization_id, agent_id)
      SELECT $1::uuid, app_current_org(), $2::uuid WHERE $3::text IS NULL OR EXISTS (SELECT 1 FROM claimed)
      RETURNING ${COLUMNS}`,
-    [id, input.agentId, input.idempotency?.key ?? null, input.idempotency?.fingerprint ?? null],
+    [id, input.agentId, ...keyParameters(input.idempotency)],
   );
   if (!rows[0]) throw new KeyHeld();
   return rows[0];
+}
+
+/** A claim's key, fingerprint and answer status as parameters (nulls without one). */
+function keyParameters(claim: KeyClaim | null | undefined): [string | null, Buffer | null, number | null] {
+  return claim ? [claim.key, claim.fingerprint, claim.status] : [null, null, null];
 }
 
 /**
@@ -67,16 +65,12 @@ export async function insertCompletedCall(
   db: Queryable,
   input: { agentId: string | null; summary: string; durationSeconds: number; idempotency?: KeyClaim | null },
 ): Promise<CompletedCall> {
-  const id = randomUUID();
   const { rows } = await db.query<CompletedCall>(
     withCallCompletedOutbox(`INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds)
      SELECT $1::uuid, app_current_org(), $2::uuid, 'completed', now(), $3::text, $4::int
       WHERE $5::text IS NULL OR EXISTS (SELECT 1 FROM claimed)
-     RETURNING ${COLUMNS}`, claimedKeys(`SELECT app_current_org(), $5::text, $6::bytea, $1::uuid, ${CREATED}, ${callViewJson({
-      id: '$1::uuid', organizationId: 'app_current_org()', agentId: '$2::uuid', status: "'completed'",
-      createdAt: 'now()', completedAt: 'now()', durationSeconds: '$4::int', summary: '$3::text',
-    })} WHERE $5::text IS NOT NULL`)),
-    [id, input.agentId, input.summary, input.durationSeconds, input.idempotency?.key ?? null, input.idempotency?.fingerprint ?? null],
+     RETURNING ${COLUMNS}`, claimedKeys('SELECT app_current_org(), $5::text, $6::bytea, $1::uuid, $7::smallint WHERE $5::text IS NOT NULL')),
+    [randomUUID(), input.agentId, input.summary, input.durationSeconds, ...keyParameters(input.idempotency)],
   );
   if (!rows[0]) throw new KeyHeld();
   return completedCall(rows[0]);
@@ -96,7 +90,7 @@ export async function insertCompletedCalls(
   db: Queryable,
   input: {
     ids: string[]; agentIds: (string | null)[]; summaries: string[]; durationsSeconds: number[];
-    keys: (string | null)[]; fingerprints: (Buffer | null)[];
+    keys: (string | null)[]; fingerprints: (Buffer | null)[]; statuses: (number | null)[];
   },
 ): Promise<CompletedCall[]> {
   const { rows } = await db.query<CompletedCall>(
@@ -105,16 +99,13 @@ export async function insertCompletedCalls(
        FROM input i
       WHERE i.key IS NULL OR i.id IN (SELECT call_id FROM claimed)
      RETURNING ${COLUMNS}`, `input AS (
-       SELECT i.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[], $6::bytea[])
-                    AS i(id, agent_id, summary, duration_seconds, key, fingerprint)
+       SELECT i.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[], $6::bytea[], $7::smallint[])
+                    AS i(id, agent_id, summary, duration_seconds, key, fingerprint, response_status)
         WHERE i.agent_id IS NULL
            OR EXISTS (SELECT 1 FROM agents a WHERE a.organization_id = app_current_org() AND a.id = i.agent_id)
      ),
-     ${claimedKeys(`SELECT app_current_org(), i.key, i.fingerprint, i.id, ${CREATED}, ${callViewJson({
-      id: 'i.id', organizationId: 'app_current_org()', agentId: 'i.agent_id', status: "'completed'",
-      createdAt: 'now()', completedAt: 'now()', durationSeconds: 'i.duration_seconds', summary: 'i.summary',
-    })} FROM input i WHERE i.key IS NOT NULL`)}`),
-    [input.ids, input.agentIds, input.summaries, input.durationsSeconds, input.keys, input.fingerprints],
+     ${claimedKeys('SELECT app_current_org(), i.key, i.fingerprint, i.id, i.response_status FROM input i WHERE i.key IS NOT NULL')}`),
+    [input.ids, input.agentIds, input.summaries, input.durationsSeconds, input.keys, input.fingerprints, input.statuses],
   );
   return rows.map(completedCall);
 }
@@ -124,12 +115,10 @@ export async function insertCompletedCalls(
  * one statement. The status condition makes completion happen once: of two
  * concurrent requests one updates the row, the other gets nothing.
  *
- * With `idempotency`, the key is claimed for the call as this statement's
- * snapshot shows it in progress; the update then runs only if the key was
- * stored. Nothing returned means nothing to keep: the key was taken, or the
- * call is missing or completed, or a concurrent completion won after the
- * snapshot (then the key row was written for nothing), so the caller must
- * roll back.
+ * With `idempotency`, the call is updated only if its key was stored.
+ * Nothing returned means nothing to keep: the key was held, or the call is
+ * missing or completed (then the key row was written for nothing), so the
+ * caller must roll back.
  */
 export async function completeInProgressCall(
   db: Queryable,
@@ -138,11 +127,8 @@ export async function completeInProgressCall(
   const { rows } = await db.query<CompletedCall>(
     withCallCompletedOutbox(`UPDATE calls SET status = 'completed', completed_at = now(), summary = $2::text, duration_seconds = $3::int
       WHERE id = $1::uuid AND status = 'in_progress' AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM claimed))
-     RETURNING ${COLUMNS}`, claimedKeys(`SELECT c.organization_id, $4::text, $5::bytea, c.id, ${COMPLETED}, ${callViewJson({
-      id: 'c.id', organizationId: 'c.organization_id', agentId: 'c.agent_id', status: "'completed'",
-      createdAt: 'c.created_at', completedAt: 'now()', durationSeconds: '$3::int', summary: '$2::text',
-    })} FROM calls c WHERE $4::text IS NOT NULL AND c.id = $1::uuid AND c.status = 'in_progress'`)),
-    [input.id, input.summary, input.durationSeconds, input.idempotency?.key ?? null, input.idempotency?.fingerprint ?? null],
+     RETURNING ${COLUMNS}`, claimedKeys('SELECT app_current_org(), $4::text, $5::bytea, $1::uuid, $6::smallint WHERE $4::text IS NOT NULL')),
+    [input.id, input.summary, input.durationSeconds, ...keyParameters(input.idempotency)],
   );
   return rows[0] && completedCall(rows[0]);
 }

@@ -58,19 +58,13 @@ export function callView(call: Call): CallView {
   };
 }
 
-/** A view stored with an idempotency key (idempotency.queries.ts callViewJson), its fields in callView's order. */
-function storedCallView(stored: unknown): CallView {
-  const view = stored as CallView;
-  return {
-    id: view.id,
-    organization_id: view.organization_id,
-    agent_id: view.agent_id,
-    status: view.status,
-    created_at: view.created_at,
-    completed_at: view.completed_at,
-    duration_seconds: view.duration_seconds,
-    summary: view.summary,
-  };
+/**
+ * POST /calls's first answer for a call it created in progress, given again:
+ * the call as it was answered then. Its id, organization, agent and creation
+ * time never change; completing it changes only the fields set back here.
+ */
+function asCreatedInProgress(call: Call): CallView {
+  return { ...callView(call), status: 'in_progress', completed_at: null, duration_seconds: null, summary: null };
 }
 
 export interface Completion {
@@ -145,7 +139,8 @@ export async function recordCall(
     endpoint: 'POST /calls',
     fields: [agentId, completion?.summary ?? null, completion?.duration_seconds ?? null],
     status: 201,
-    revive: storedCallView,
+    // A completed call never changes: the call as it is now is the first answer.
+    rebuild: completion ? callView : asCreatedInProgress,
   };
   return idempotently(pool, organizationId, request, async (claim) => {
     if (!completion) {
@@ -175,10 +170,10 @@ export async function completeCall(
   const completion = checkCompletion(input);
   const request = {
     key: idempotencyKey,
-    endpoint: `POST /calls/${callId}/complete`,
+    endpoint: `POST /calls/${callId.toLowerCase()}/complete`,
     fields: [completion.summary, completion.duration_seconds],
     status: 200,
-    revive: storedCallView,
+    rebuild: callView,
   };
   return idempotently(pool, organizationId, request, async (claim) => {
     const completed = await withOrg(pool, organizationId, async (db) => {

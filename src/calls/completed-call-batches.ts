@@ -71,6 +71,7 @@ export function createCompletedCallWriter(pool: Pool, writeAlone: WriteAlone): C
         durationsSeconds: calls.map((call) => call.durationSeconds),
         keys: calls.map((call) => call.idempotency?.key ?? null),
         fingerprints: calls.map((call) => call.idempotency?.fingerprint ?? null),
+        statuses: calls.map((call) => call.idempotency?.status ?? null),
       }), { genericPlan: true });
       const byId = new Map(written.map((call) => [call.id, call]));
       return ids.map((id) => byId.get(id));

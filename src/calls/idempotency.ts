@@ -2,11 +2,12 @@
 // after the IETF httpapi draft "The Idempotency-Key HTTP Header Field" and
 // Stripe's behaviour. A key belongs to an organization for 24 hours:
 // - the first request with it is carried out, and its key, its request's
-//   fingerprint and its answer are stored by the statement that writes the
-//   call (calls.queries.ts), so they commit together or not at all;
-// - a later request with the key and the same request gets that answer again
-//   (same status, same body) and changes nothing; with another request it
-//   gets 422 IDEMPOTENCY_KEY_REUSED;
+//   fingerprint and its call are stored by the statement that writes the call
+//   (calls.queries.ts), so they commit together or not at all;
+// - a later request with the key and the same request gets the first answer
+//   again (same status, same body: rebuilt from the call, whose answered
+//   fields do not change) and changes nothing; with another request it gets
+//   422 IDEMPOTENCY_KEY_REUSED;
 // - while the first is still being processed in this process, a duplicate
 //   gets 409 IDEMPOTENCY_KEY_IN_PROGRESS with Retry-After. In another process
 //   the database decides: the duplicate's claim waits on the first's
@@ -19,7 +20,8 @@ import type { Pool } from '../db/pool.ts';
 import { onePerPool } from '../db/per-pool.ts';
 import { withOrg } from '../db/with-org.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
-import { deleteExpiredKeys, findStoredAnswer, KeyHeld, type KeyClaim } from './idempotency.queries.ts';
+import type { Call } from './calls.queries.ts';
+import { deleteExpiredKeys, findStoredRequest, KeyHeld, type KeyClaim } from './idempotency.queries.ts';
 
 export const KEY_HEADER = 'idempotency-key';
 export const KEY_MAX_LENGTH = 255;
@@ -90,8 +92,8 @@ export interface KeyedRequest<T> {
   fields: unknown[];
   /** The status of the answer when it succeeds (the one its key keeps). */
   status: number;
-  /** The stored body (jsonb, whose keys come back in PostgreSQL's order) as the answer's value. */
-  revive(stored: unknown): T;
+  /** The first answer's body, from the call the first request created or completed. */
+  rebuild(call: Call): T;
 }
 
 /**
@@ -106,7 +108,7 @@ export async function idempotently<T>(
   run: (claim: KeyClaim | null) => Promise<T>,
 ): Promise<Answer<T>> {
   if (request.key === undefined) return { status: request.status, body: await run(null), replayed: false };
-  const claim = { key: checkKey(request.key), fingerprint: fingerprint(request.endpoint, request.fields) };
+  const claim = { key: checkKey(request.key), fingerprint: fingerprint(request.endpoint, request.fields), status: request.status };
   const inFlight = keysInFlight(pool);
   const id = `${organizationId} ${claim.key}`;
   if (inFlight.has(id)) throw new KeyInProgress();
@@ -116,11 +118,11 @@ export async function idempotently<T>(
       return { status: request.status, body: await run(claim), replayed: false };
     } catch (error) {
       if (!(error instanceof KeyHeld)) throw error;
-      const stored = await withOrg(pool, organizationId, (db) => findStoredAnswer(db, claim.key));
+      const stored = await withOrg(pool, organizationId, (db) => findStoredRequest(db, claim.key));
       // Not held after all: the write's own reason, or (the row expired in between) a retry claims it afresh.
       if (!stored) throw error.otherwise ?? new KeyInProgress();
       if (!stored.fingerprint.equals(claim.fingerprint)) throw new errors.IDEMPOTENCY_KEY_REUSED();
-      return { status: stored.response_status, body: request.revive(stored.response_body), replayed: true };
+      return { status: stored.response_status, body: request.rebuild(stored.call), replayed: true };
     }
   } finally {
     inFlight.delete(id);
