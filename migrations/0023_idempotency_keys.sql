@@ -8,7 +8,7 @@
 -- call commit together or not at all: src/calls/calls.queries.ts), and only
 -- for a request that succeeded; a failed request leaves no row, so the key
 -- stays free for the retry. Housekeeping deletes rows older than 24 hours;
--- until then such a row is taken over by the next request with its key.
+-- until then the next request with such a key removes it and goes ahead.
 --
 -- The answer is not stored: it is rebuilt from the call, whose answered
 -- fields do not change (a completed call is final; a call answered in
@@ -17,7 +17,8 @@
 -- organization is deactivated), and a row lives 24 hours.
 CREATE TABLE idempotency_keys (
   organization_id uuid NOT NULL,
-  key             text NOT NULL CHECK (length(key) BETWEEN 1 AND 255),
+  -- Printable ASCII, compared byte for byte (no locale's collation to consult in the primary key).
+  key             text COLLATE "C" NOT NULL CHECK (length(key) BETWEEN 1 AND 255),
   -- SHA-256 of the endpoint and the request's fields (src/calls/idempotency.ts).
   fingerprint     bytea NOT NULL CHECK (length(fingerprint) = 32),
   -- The call the request created or completed.
@@ -34,8 +35,8 @@ ALTER TABLE idempotency_keys ENABLE ROW LEVEL SECURITY;
 ALTER TABLE idempotency_keys FORCE ROW LEVEL SECURITY;
 CREATE POLICY idempotency_keys_tenant ON idempotency_keys
   USING (organization_id = app_current_org()) WITH CHECK (organization_id = app_current_org());
--- UPDATE: an expired row is taken over in place (INSERT … ON CONFLICT DO UPDATE).
-GRANT SELECT, INSERT, UPDATE ON idempotency_keys TO switchboard_app;
+-- DELETE: a request removes an expired row of its key that housekeeping has not removed yet.
+GRANT SELECT, INSERT, DELETE ON idempotency_keys TO switchboard_app;
 -- The owner's housekeeping reaches every row through a named policy, as on the other tenant tables (migration 0007).
 DO $$
 BEGIN

@@ -5,7 +5,8 @@
 // writes its call (claimedKeys, idempotency.queries.ts): the key and the call
 // commit together or not at all.
 // When the organization already holds the key the statement writes nothing
-// for that request, and the caller answers from the stored row instead.
+// for that request (or, for a key committed by another transaction meanwhile,
+// fails on its primary key), and the caller answers from the stored row.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import { withCallCompletedOutbox } from '../webhooks/deliveries.queries.ts';

@@ -2,9 +2,10 @@
 // calls statements claim a key with, the stored request a retry is compared
 // with (and the call its answer is rebuilt from), and housekeeping.
 import type { Queryable } from '../db/pool.ts';
+import { UNIQUE_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
 import type { Call } from './calls.queries.ts';
 
-/** How long a key is remembered; a row older than this is expired (taken over, then removed by housekeeping). */
+/** How long a key is remembered; a row older than this is expired (removed by housekeeping, or by the next request with its key). */
 const KEY_LIFETIME = "interval '24 hours'";
 
 /**
@@ -27,22 +28,31 @@ export interface KeyClaim {
 
 /**
  * The CTE `claimed`: stores each key `rows` selects (organization_id, key,
- * fingerprint, call_id, response_status), returning the call_id of every key
- * it stored. A key the organization already holds (unexpired) is not stored
- * and not returned: the statement must then write nothing for that request.
- * A concurrent transaction inserting the same key makes this wait for its end
- * (the primary key), so of two only one stores it. An expired row is taken
- * over in place.
+ * fingerprint, call_id, response_status) that the organization does not hold
+ * yet, returning the call_id of every key it stored; the statement must write
+ * nothing for a request whose key it did not store. A key another transaction
+ * stored after this statement's snapshot fails the statement on the primary
+ * key (after waiting for that transaction, if it is still open): the caller
+ * finds the key held (keyTaken). Keys are inserted in key order, so two
+ * statements claiming the same keys wait for each other instead of deadlocking.
+ *
+ * A plain insert behind a NOT EXISTS rather than ON CONFLICT: PostgreSQL's
+ * speculative insertion (a lock and a second WAL record per row) cost about
+ * as much again as the row itself (docs/decisions.md, "Idempotency keys").
  */
 export function claimedKeys(rows: string): string {
   return `claimed AS (
-    INSERT INTO idempotency_keys AS k (organization_id, key, fingerprint, call_id, response_status)
-    ${rows}
-    ON CONFLICT ON CONSTRAINT idempotency_keys_pkey DO UPDATE
-       SET fingerprint = EXCLUDED.fingerprint, call_id = EXCLUDED.call_id, response_status = EXCLUDED.response_status,
-           created_at = EXCLUDED.created_at
-     WHERE k.created_at <= now() - ${KEY_LIFETIME}
-    RETURNING k.call_id)`;
+    INSERT INTO idempotency_keys (organization_id, key, fingerprint, call_id, response_status)
+    SELECT r.* FROM (${rows}) AS r (organization_id, key, fingerprint, call_id, response_status)
+     -- A scalar subquery, not NOT EXISTS: planned as an anti-join, that read the whole table per statement.
+     WHERE (SELECT true FROM idempotency_keys k WHERE k.organization_id = r.organization_id AND k.key = r.key) IS NULL
+     ORDER BY r.key
+    RETURNING call_id)`;
+}
+
+/** A statement that failed because another transaction stored one of its keys first. */
+export function keyTaken(error: unknown): boolean {
+  return violatedConstraint(error, UNIQUE_VIOLATION) === 'idempotency_keys_pkey';
 }
 
 export interface StoredRequest {
@@ -65,6 +75,16 @@ export async function findStoredRequest(db: Queryable, key: string): Promise<Sto
   if (!row) return undefined;
   const { fingerprint, response_status, ...call } = row;
   return { fingerprint, response_status, call };
+}
+
+/** An expired key of the current organization that housekeeping has not removed yet; whether there was one. */
+export async function deleteExpiredKey(db: Queryable, key: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `DELETE FROM idempotency_keys
+      WHERE organization_id = app_current_org() AND key = $1 AND created_at <= now() - ${KEY_LIFETIME}`,
+    [key],
+  );
+  return (rowCount ?? 0) > 0;
 }
 
 /** Housekeeping (owner role): expired keys, in batches so no delete holds locks for long. */

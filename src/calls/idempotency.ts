@@ -21,7 +21,7 @@ import { onePerPool } from '../db/per-pool.ts';
 import { withOrg } from '../db/with-org.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import type { Call } from './calls.queries.ts';
-import { deleteExpiredKeys, findStoredRequest, KeyHeld, type KeyClaim } from './idempotency.queries.ts';
+import { deleteExpiredKey, deleteExpiredKeys, findStoredRequest, KeyHeld, keyTaken, type KeyClaim } from './idempotency.queries.ts';
 
 export const KEY_HEADER = 'idempotency-key';
 export const KEY_MAX_LENGTH = 255;
@@ -98,8 +98,9 @@ export interface KeyedRequest<T> {
 
 /**
  * Runs `run` once per key: `run` gets the claim to store with its write, null
- * without a key. When the write finds the key held (KeyHeld), the stored
- * answer is given again, or 422 for another request with the same key.
+ * without a key. When the write finds the key held (KeyHeld, or the primary
+ * key of a row committed meanwhile), the stored answer is given again, or
+ * 422 for another request with the same key.
  */
 export async function idempotently<T>(
   pool: Pool,
@@ -114,15 +115,21 @@ export async function idempotently<T>(
   if (inFlight.has(id)) throw new KeyInProgress();
   inFlight.add(id);
   try {
-    try {
-      return { status: request.status, body: await run(claim), replayed: false };
-    } catch (error) {
-      if (!(error instanceof KeyHeld)) throw error;
-      const stored = await withOrg(pool, organizationId, (db) => findStoredRequest(db, claim.key));
-      // Not held after all: the write's own reason, or (the row expired in between) a retry claims it afresh.
-      if (!stored) throw error.otherwise ?? new KeyInProgress();
-      if (!stored.fingerprint.equals(claim.fingerprint)) throw new errors.IDEMPOTENCY_KEY_REUSED();
-      return { status: stored.response_status, body: request.rebuild(stored.call), replayed: true };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return { status: request.status, body: await run(claim), replayed: false };
+      } catch (error) {
+        if (!(error instanceof KeyHeld) && !keyTaken(error)) throw error;
+        const stored = await withOrg(pool, organizationId, (db) => findStoredRequest(db, claim.key));
+        if (stored) {
+          if (!stored.fingerprint.equals(claim.fingerprint)) throw new errors.IDEMPOTENCY_KEY_REUSED();
+          return { status: stored.response_status, body: request.rebuild(stored.call), replayed: true };
+        }
+        // Not held: an expired row housekeeping has not removed yet is removed, and the request carried out.
+        if (attempt === 1 && await withOrg(pool, organizationId, (db) => deleteExpiredKey(db, claim.key))) continue;
+        // Otherwise the write's own refusal, or (a row that expired in between) a retry claims the key afresh.
+        throw (error instanceof KeyHeld && error.otherwise) || new KeyInProgress();
+      }
     }
   } finally {
     inFlight.delete(id);
