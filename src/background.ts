@@ -6,6 +6,7 @@ import type { Config } from './config/config.ts';
 import type { Pool } from './db/pool.ts';
 import { deleteStaleFailures } from './auth/login-throttle.queries.ts';
 import { deleteExpiredSessions } from './auth/sessions.queries.ts';
+import { purgeExpiredIdempotencyKeys } from './calls/idempotency.ts';
 import { purgeExpiredOAuthRows } from './oauth/oauth.maintenance.ts';
 import { purgeDeliveryLog } from './webhooks/delivery/retention.ts';
 
@@ -36,12 +37,13 @@ export function every(name: string, intervalMs: number, log: Logger, fn: () => P
   };
 }
 
-/** Housekeeping every process runs hourly: expired sessions, codes and tokens; delivery attempts older than 30 days. */
+/** Housekeeping every process runs hourly: expired sessions, codes, tokens and idempotency keys; delivery attempts older than 30 days. */
 export function startMaintenance({ pool, config, log }: TaskContext): BackgroundTask[] {
   return [
     every('sessions-cleanup', 3_600_000, log, () => deleteExpiredSessions(pool)),
     every('login-failures-cleanup', 3_600_000, log, () => deleteStaleFailures(pool)),
     every('oauth-cleanup', 3_600_000, log, () => purgeExpiredOAuthRows(pool, config.refreshReuseGrace)),
     every('webhook-log-retention', 3_600_000, log, () => purgeDeliveryLog(pool)),
+    every('idempotency-keys-cleanup', 3_600_000, log, () => purgeExpiredIdempotencyKeys(pool)),
   ];
 }

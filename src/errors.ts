@@ -39,6 +39,9 @@ export const OAUTH_INSUFFICIENT_SCOPE = createError('OAUTH_INSUFFICIENT_SCOPE', 
 // Calls
 export const CALL_NOT_FOUND = createError('CALL_NOT_FOUND', 'Call %s does not exist', 404);
 export const CALL_ALREADY_COMPLETED = createError('CALL_ALREADY_COMPLETED', 'Call %s is already completed', 409);
+// (Idempotency-Key on POST /calls and POST /calls/{id}/complete; a malformed key is REQUEST_VALIDATION naming the header)
+export const IDEMPOTENCY_KEY_REUSED = createError('IDEMPOTENCY_KEY_REUSED', 'The Idempotency-Key was already used with a different request body (or on another endpoint); use a new key for a new request', 422);
+export const IDEMPOTENCY_KEY_IN_PROGRESS = createError('IDEMPOTENCY_KEY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed; retry after %s seconds', 409);
 
 // Webhooks
 export const WEBHOOK_PORT_NOT_ALLOWED = createError('WEBHOOK_PORT_NOT_ALLOWED', 'The hookUrl port is not allowed (WEBHOOK_ALLOWED_PORTS)', 400);

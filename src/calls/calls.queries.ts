@@ -1,7 +1,16 @@
 // Calls of the current organization (every function runs inside withOrg, so
 // the row-level policy limits them to app.organization_id).
+//
+// A request with an Idempotency-Key claims its key in the statement that
+// writes its call (claimedKeys, idempotency.queries.ts): the key and the call
+// commit together or not at all.
+// When the organization already holds the key the statement writes nothing
+// for that request (or, for a key committed by another transaction meanwhile,
+// fails on its primary key), and the caller answers from the stored row.
+import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import { withCallCompletedOutbox } from '../webhooks/deliveries.queries.ts';
+import { claimedKeys, KeyHeld, type KeyClaim } from './idempotency.queries.ts';
 
 export type CallStatus = 'in_progress' | 'completed';
 
@@ -25,28 +34,47 @@ export interface CompletedCall extends Call {
 
 const COLUMNS = 'id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary';
 
-export async function insertCall(db: Queryable, input: { agentId: string | null }): Promise<Call> {
+/** An in-progress call. Throws KeyHeld when `idempotency` names a key the organization already holds (nothing written). */
+export async function insertCall(
+  db: Queryable,
+  input: { agentId: string | null; idempotency?: KeyClaim | null },
+): Promise<Call> {
+  const id = randomUUID();
   const { rows } = await db.query<Call>(
-    `INSERT INTO calls (organization_id, agent_id) VALUES (app_current_org(), $1) RETURNING ${COLUMNS}`,
-    [input.agentId],
+    `WITH ${claimedKeys('SELECT app_current_org(), $3::text, $4::bytea, $1::uuid, $5::smallint WHERE $3::text IS NOT NULL')}
+     INSERT INTO calls (id, organization_id, agent_id)
+     SELECT $1::uuid, app_current_org(), $2::uuid WHERE $3::text IS NULL OR EXISTS (SELECT 1 FROM claimed)
+     RETURNING ${COLUMNS}`,
+    [id, input.agentId, ...keyParameters(input.idempotency)],
   );
-  return rows[0]!;
+  if (!rows[0]) throw new KeyHeld();
+  return rows[0];
+}
+
+/** A claim's key, fingerprint and answer status as parameters (nulls without one). */
+function keyParameters(claim: KeyClaim | null | undefined): [string | null, Buffer | null, number | null] {
+  return claim ? [claim.key, claim.fingerprint, claim.status] : [null, null, null];
 }
 
 /**
  * A call that finished before it was recorded: created completed, with its
- * call.completed deliveries (the outbox), in one statement.
+ * call.completed deliveries (the outbox), in one statement. Throws KeyHeld
+ * when `idempotency` names a key the organization already holds (nothing
+ * written, so the COMMIT behind it commits nothing).
  */
 export async function insertCompletedCall(
   db: Queryable,
-  input: { agentId: string | null; summary: string; durationSeconds: number },
+  input: { agentId: string | null; summary: string; durationSeconds: number; idempotency?: KeyClaim | null },
 ): Promise<CompletedCall> {
   const { rows } = await db.query<CompletedCall>(
-    withCallCompletedOutbox(`INSERT INTO calls (organization_id, agent_id, status, completed_at, summary, duration_seconds)
-     VALUES (app_current_org(), $1, 'completed', now(), $2, $3) RETURNING ${COLUMNS}`),
-    [input.agentId, input.summary, input.durationSeconds],
+    withCallCompletedOutbox(`INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds)
+     SELECT $1::uuid, app_current_org(), $2::uuid, 'completed', now(), $3::text, $4::int
+      WHERE $5::text IS NULL OR EXISTS (SELECT 1 FROM claimed)
+     RETURNING ${COLUMNS}`, claimedKeys('SELECT app_current_org(), $5::text, $6::bytea, $1::uuid, $7::smallint WHERE $5::text IS NOT NULL')),
+    [randomUUID(), input.agentId, input.summary, input.durationSeconds, ...keyParameters(input.idempotency)],
   );
-  return completedCall(rows[0]!);
+  if (!rows[0]) throw new KeyHeld();
+  return completedCall(rows[0]);
 }
 
 /**
@@ -54,21 +82,31 @@ export async function insertCompletedCall(
  * completed-call-batches.ts) with their deliveries and one NOTIFY, in one
  * statement. The ids come from the caller so that each row finds its
  * request. A call naming an agent the organization does not have is left
- * out instead of failing the statement (its id is missing from the result);
- * the foreign key still guards an agent deleted meanwhile.
+ * out instead of failing the statement (its id is missing from the result),
+ * and so is one whose idempotency key (`keys[i]`, null for none) the
+ * organization already holds; the foreign key still guards an agent deleted
+ * meanwhile.
  */
 export async function insertCompletedCalls(
   db: Queryable,
-  input: { ids: string[]; agentIds: (string | null)[]; summaries: string[]; durationsSeconds: number[] },
+  input: {
+    ids: string[]; agentIds: (string | null)[]; summaries: string[]; durationsSeconds: number[];
+    keys: (string | null)[]; fingerprints: (Buffer | null)[]; statuses: (number | null)[];
+  },
 ): Promise<CompletedCall[]> {
   const { rows } = await db.query<CompletedCall>(
     withCallCompletedOutbox(`INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds)
      SELECT i.id, app_current_org(), i.agent_id, 'completed', now(), i.summary, i.duration_seconds
-       FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[]) AS i(id, agent_id, summary, duration_seconds)
-      WHERE i.agent_id IS NULL
-         OR EXISTS (SELECT 1 FROM agents a WHERE a.organization_id = app_current_org() AND a.id = i.agent_id)
-     RETURNING ${COLUMNS}`),
-    [input.ids, input.agentIds, input.summaries, input.durationsSeconds],
+       FROM input i
+      WHERE i.key IS NULL OR i.id IN (SELECT call_id FROM claimed)
+     RETURNING ${COLUMNS}`, `input AS (
+       SELECT i.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[], $6::bytea[], $7::smallint[])
+                    AS i(id, agent_id, summary, duration_seconds, key, fingerprint, response_status)
+        WHERE i.agent_id IS NULL
+           OR EXISTS (SELECT 1 FROM agents a WHERE a.organization_id = app_current_org() AND a.id = i.agent_id)
+     ),
+     ${claimedKeys('SELECT app_current_org(), i.key, i.fingerprint, i.id, i.response_status FROM input i WHERE i.key IS NOT NULL')}`),
+    [input.ids, input.agentIds, input.summaries, input.durationsSeconds, input.keys, input.fingerprints, input.statuses],
   );
   return rows.map(completedCall);
 }
@@ -77,16 +115,21 @@ export async function insertCompletedCalls(
  * Completes an in-progress call and writes its call.completed deliveries, in
  * one statement. The status condition makes completion happen once: of two
  * concurrent requests one updates the row, the other gets nothing.
+ *
+ * With `idempotency`, the call is updated only if its key was stored.
+ * Nothing returned means nothing to keep: the key was held, or the call is
+ * missing or completed (then the key row was written for nothing), so the
+ * caller must roll back.
  */
 export async function completeInProgressCall(
   db: Queryable,
-  input: { id: string; summary: string; durationSeconds: number },
+  input: { id: string; summary: string; durationSeconds: number; idempotency?: KeyClaim | null },
 ): Promise<CompletedCall | undefined> {
   const { rows } = await db.query<CompletedCall>(
-    withCallCompletedOutbox(`UPDATE calls SET status = 'completed', completed_at = now(), summary = $2, duration_seconds = $3
-      WHERE id = $1 AND status = 'in_progress'
-     RETURNING ${COLUMNS}`),
-    [input.id, input.summary, input.durationSeconds],
+    withCallCompletedOutbox(`UPDATE calls SET status = 'completed', completed_at = now(), summary = $2::text, duration_seconds = $3::int
+      WHERE id = $1::uuid AND status = 'in_progress' AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM claimed))
+     RETURNING ${COLUMNS}`, claimedKeys('SELECT app_current_org(), $4::text, $5::bytea, $1::uuid, $6::smallint WHERE $4::text IS NOT NULL')),
+    [input.id, input.summary, input.durationSeconds, ...keyParameters(input.idempotency)],
   );
   return rows[0] && completedCall(rows[0]);
 }

@@ -1,6 +1,6 @@
 // Calls ingest and reading (DESIGN §5 "Calls"), and the platform's sample
 // endpoint GET /calls/recent (interface §4.4).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { requirePrincipal } from '../auth/principal.ts';
@@ -13,15 +13,24 @@ import {
   CallSchema,
   CompleteCallBody,
   CreateCallBody,
+  IdempotencyHeaders,
   IdParams,
+  KeyInProgressProblem,
+  KeyReusedProblem,
   ListCallsQuery,
   ProblemSchema,
   RecentCallsQuery,
 } from './calls.schemas.ts';
-import { completeCall, createCall, getCall, listCallsPage, recentCallsForPlatform } from './calls.service.ts';
+import { completeCall, getCall, listCallsPage, recentCallsForPlatform, recordCall } from './calls.service.ts';
+import { keyFromHeader, type Answer } from './idempotency.ts';
 
 const errorsFor = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema };
 const security = USER_OR_PLATFORM_SECURITY;
+
+/** A stored answer given again says so (as Stripe's API does). */
+function markReplayed(reply: FastifyReply, answer: Answer<unknown>) {
+  if (answer.replayed) reply.header('idempotent-replayed', 'true');
+}
 
 export default async function callsRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -64,12 +73,15 @@ export default async function callsRoutes(fastify: FastifyInstance) {
       tags: ['calls'],
       summary: 'Record a call (in progress, or completed when summary and duration_seconds are given)',
       security,
+      headers: IdempotencyHeaders,
       body: CreateCallBody,
-      response: { 201: CallSchema, ...errorsFor },
+      response: { 201: CallSchema, ...errorsFor, 409: KeyInProgressProblem, 422: KeyReusedProblem },
     },
   }, async (request, reply) => {
-    const call = await createCall(app.db, requirePrincipal(request.principal).organizationId, request.body);
-    return reply.code(201).header('location', `/calls/${call.id}`).send(call);
+    const key = keyFromHeader(request.headers['idempotency-key']);
+    const answer = await recordCall(app.db, requirePrincipal(request.principal).organizationId, request.body, key);
+    markReplayed(reply, answer);
+    return reply.code(answer.status).header('location', `/calls/${answer.body.id}`).send(answer.body);
   });
 
   app.post('/calls/:id/complete', {
@@ -78,12 +90,24 @@ export default async function callsRoutes(fastify: FastifyInstance) {
       tags: ['calls'],
       summary: 'Complete a call; fires call.completed',
       security,
+      headers: IdempotencyHeaders,
       params: IdParams,
       body: CompleteCallBody,
-      response: { 200: CallSchema, ...errorsFor, 404: ProblemSchema, 409: ProblemSchema },
+      response: {
+        200: CallSchema,
+        ...errorsFor,
+        404: ProblemSchema,
+        409: Type.Object(ProblemSchema.properties, {
+          description: 'CALL_ALREADY_COMPLETED, or IDEMPOTENCY_KEY_IN_PROGRESS: a request with the same Idempotency-Key is still being processed (Retry-After)',
+        }),
+        422: KeyReusedProblem,
+      },
     },
-  }, async (request) => {
-    return completeCall(app.db, requirePrincipal(request.principal).organizationId, request.params.id, request.body);
+  }, async (request, reply) => {
+    const key = keyFromHeader(request.headers['idempotency-key']);
+    const answer = await completeCall(app.db, requirePrincipal(request.principal).organizationId, request.params.id, request.body, key);
+    markReplayed(reply, answer);
+    return reply.code(answer.status).send(answer.body);
   });
 
   app.get('/calls', {

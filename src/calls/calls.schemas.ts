@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { IdParams, ProblemSchema, Uuid } from '../http/schemas.ts';
 import { DURATION_MAX_SECONDS, SUMMARY_MAX_LENGTH } from './calls.service.ts';
+import { KEY_HEADER_PATTERN, KEY_MAX_LENGTH, KEY_RULE } from './idempotency.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
 const Summary = Type.String({ minLength: 1, maxLength: SUMMARY_MAX_LENGTH, description: 'text summary of the call' });
@@ -45,6 +46,26 @@ export const CompleteCallBody = Type.Object(
   { summary: Summary, duration_seconds: Duration },
   { additionalProperties: false },
 );
+
+/** The Idempotency-Key request header of the two calls writes (src/calls/idempotency.ts). */
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({
+    pattern: KEY_HEADER_PATTERN,
+    'x-error-message': KEY_RULE,
+    description: `Makes a retry safe (IETF draft "The Idempotency-Key HTTP Header Field"): 1 to ${KEY_MAX_LENGTH} printable ASCII `
+      + 'characters, as they are or as a quoted string ("…"), unique per request, such as a UUID. For 24 hours the organization\'s '
+      + 'next request with the same key and the same body gets the first answer again (same status and body, header '
+      + 'Idempotent-Replayed: true) and records nothing; with another body it gets 422. A request that failed stores nothing.',
+  })),
+});
+
+/** Problem answers of the Idempotency-Key rules, with their own descriptions in the API reference. */
+export const KeyInProgressProblem = Type.Object(ProblemSchema.properties, {
+  description: 'IDEMPOTENCY_KEY_IN_PROGRESS: a request with the same Idempotency-Key is still being processed; retry after Retry-After seconds',
+});
+export const KeyReusedProblem = Type.Object(ProblemSchema.properties, {
+  description: 'IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was already used with a different request body (or on another endpoint)',
+});
 
 export const ListCallsQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),

@@ -15,6 +15,8 @@ import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { insertAgent, listAgents as listAgentRows, type Agent } from './agents.queries.ts';
 import { callCompletedEvent, type CallCompletedEvent } from './call-event.ts';
 import { createCompletedCallWriter, type CompletedCallWriter, type NewCompletedCall } from './completed-call-batches.ts';
+import { idempotently, type Answer } from './idempotency.ts';
+import { KeyHeld } from './idempotency.queries.ts';
 import {
   completeInProgressCall,
   findCall,
@@ -56,6 +58,15 @@ export function callView(call: Call): CallView {
   };
 }
 
+/**
+ * POST /calls's first answer for a call it created in progress, given again:
+ * the call as it was answered then. Its id, organization, agent and creation
+ * time never change; completing it changes only the fields set back here.
+ */
+function asCreatedInProgress(call: Call): CallView {
+  return { ...callView(call), status: 'in_progress', completed_at: null, duration_seconds: null, summary: null };
+}
+
 export interface Completion {
   summary: string;
   duration_seconds: number;
@@ -95,17 +106,26 @@ function insertCompletedCallAlone(pool: Pool, organizationId: string, call: NewC
 const completedCallWriter = onePerPool((pool): CompletedCallWriter =>
   createCompletedCallWriter(pool, (organizationId, call) => insertCompletedCallAlone(pool, organizationId, call)));
 
+type NewCall = { agent_id?: string | null; summary?: string; duration_seconds?: number };
+
+/** recordCall without an Idempotency-Key: the call (the CLI's demo, tests). */
+export async function createCall(pool: Pool, organizationId: string, input: NewCall): Promise<CallView> {
+  return (await recordCall(pool, organizationId, input)).body;
+}
+
 /**
  * POST /calls: an in-progress call, or (given summary and duration together)
  * a call recorded already completed, which fires call.completed at once.
  * Completed calls of one organization arriving together are committed
  * together (completed-call-batches.ts); each is answered after its commit.
+ * With an idempotency key, once per key (idempotency.ts).
  */
-export async function createCall(
+export async function recordCall(
   pool: Pool,
   organizationId: string,
-  input: { agent_id?: string | null; summary?: string; duration_seconds?: number },
-): Promise<CallView> {
+  input: NewCall,
+  idempotencyKey?: string,
+): Promise<Answer<CallView>> {
   const agentId = input.agent_id ?? null;
   const hasSummary = input.summary !== undefined;
   const hasDuration = input.duration_seconds !== undefined;
@@ -113,30 +133,65 @@ export async function createCall(
     const missing = hasSummary ? 'duration_seconds' : 'summary';
     throw new ValidationProblem([{ field: missing, message: 'is required when a completed call is recorded (give summary and duration_seconds together)' }]);
   }
-  if (!hasSummary) return withOrg(pool, organizationId, async (db) => callView(await insertCall(db, { agentId }))).catch(unknownAgent);
-  const completion = checkCompletion(input as Completion);
-  const call = callView(await completedCallWriter(pool).write(organizationId, {
-    agentId, summary: completion.summary, durationSeconds: completion.duration_seconds,
-  }));
-  // Committed: this process's /calls/recent answers include it from now on.
-  evictLocally([`calls:${organizationId}`]);
-  return call;
+  const completion = hasSummary ? checkCompletion(input as Completion) : null;
+  const request = {
+    key: idempotencyKey,
+    endpoint: 'POST /calls',
+    fields: [agentId, completion?.summary ?? null, completion?.duration_seconds ?? null],
+    status: 201,
+    // A completed call never changes: the call as it is now is the first answer.
+    rebuild: completion ? callView : asCreatedInProgress,
+  };
+  return idempotently(pool, organizationId, request, async (claim) => {
+    if (!completion) {
+      return withOrg(pool, organizationId, async (db) => callView(await insertCall(db, { agentId, idempotency: claim }))).catch(unknownAgent);
+    }
+    const call = callView(await completedCallWriter(pool).write(organizationId, {
+      agentId, summary: completion.summary, durationSeconds: completion.duration_seconds, idempotency: claim,
+    }));
+    // Committed: this process's /calls/recent answers include it from now on.
+    evictLocally([`calls:${organizationId}`]);
+    return call;
+  });
 }
 
-/** POST /calls/{id}/complete: completes once; a second completion is a conflict. */
-export async function completeCall(pool: Pool, organizationId: string, callId: string, input: Completion): Promise<CallView> {
+/**
+ * POST /calls/{id}/complete: completes once; a second completion is a
+ * conflict. With an idempotency key, once per key (idempotency.ts): a retry
+ * of a completion that succeeded gets its answer again, not the conflict.
+ */
+export async function completeCall(
+  pool: Pool,
+  organizationId: string,
+  callId: string,
+  input: Completion,
+  idempotencyKey?: string,
+): Promise<Answer<CallView>> {
   const completion = checkCompletion(input);
-  const completed = await withOrg(pool, organizationId, async (db) => {
-    const call = await completeInProgressCall(db, { id: callId, summary: completion.summary, durationSeconds: completion.duration_seconds });
-    if (!call) {
-      const existing = await findCall(db, callId);
-      if (!existing) throw new errors.CALL_NOT_FOUND(callId);
-      throw new errors.CALL_ALREADY_COMPLETED(callId);
-    }
-    return callView(call);
+  const request = {
+    key: idempotencyKey,
+    endpoint: `POST /calls/${callId.toLowerCase()}/complete`,
+    fields: [completion.summary, completion.duration_seconds],
+    status: 200,
+    rebuild: callView,
+  };
+  return idempotently(pool, organizationId, request, async (claim) => {
+    const completed = await withOrg(pool, organizationId, async (db) => {
+      const call = await completeInProgressCall(db, {
+        id: callId, summary: completion.summary, durationSeconds: completion.duration_seconds, idempotency: claim,
+      });
+      if (!call) {
+        // Thrown inside the transaction, so a key row the statement wrote for nothing is rolled back.
+        const existing = await findCall(db, callId);
+        const refusal = !existing ? new errors.CALL_NOT_FOUND(callId) : existing.status === 'completed' ? new errors.CALL_ALREADY_COMPLETED(callId) : undefined;
+        if (claim) throw new KeyHeld(refusal);
+        throw refusal ?? new errors.CALL_ALREADY_COMPLETED(callId);
+      }
+      return callView(call);
+    });
+    evictLocally([`calls:${organizationId}`]);
+    return completed;
   });
-  evictLocally([`calls:${organizationId}`]);
-  return completed;
 }
 
 export async function getCall(pool: Pool, organizationId: string, callId: string): Promise<CallView> {

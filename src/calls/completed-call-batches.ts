@@ -13,10 +13,11 @@
 // memory that the client was told is stored.
 //
 // Every request still gets the answer it would get alone. A call whose agent
-// the organization does not have is left out of the batch's statement, and a
-// batch the database refuses (a statement error: nothing was committed) is
-// written again one call at a time; both go through the single-call path,
-// which gives today's answers (201, or the 400 naming the field). When the
+// the organization does not have (or whose Idempotency-Key it already holds)
+// is left out of the batch's statement, and a batch the database refuses (a
+// statement error: nothing was committed) is written again one call at a
+// time; both go through the single-call path, which gives today's answers
+// (201, the 400 naming the field, or the key found held). When the
 // database is unreachable (or the failure is not PostgreSQL's answer to the
 // statement), the whole batch fails with that error, as each call would have
 // alone: a lost connection leaves unknown whether the commit happened, and
@@ -26,6 +27,7 @@ import { createGroupCommit } from '../db/group-commit.ts';
 import type { Pool } from '../db/pool.ts';
 import { withOrgOneStatement } from '../db/with-org.ts';
 import { insertCompletedCalls, type CompletedCall } from './calls.queries.ts';
+import type { KeyClaim } from './idempotency.queries.ts';
 
 /** One statement's worth; more wait for the next batch. */
 const MAX_BATCH = 64;
@@ -43,6 +45,8 @@ export interface NewCompletedCall {
   agentId: string | null;
   summary: string;
   durationSeconds: number;
+  /** The request's Idempotency-Key, stored in the same statement (a call whose key is already held is left out). */
+  idempotency?: KeyClaim | null;
 }
 
 /** The single-call path: one call in its own transaction, with the errors the API maps. */
@@ -56,7 +60,7 @@ export interface CompletedCallWriter {
 export function createCompletedCallWriter(pool: Pool, writeAlone: WriteAlone): CompletedCallWriter {
   return createGroupCommit<NewCompletedCall, CompletedCall>({
     alone: writeAlone,
-    // A call left out of the statement (its agent is not the organization's) goes alone.
+    // A call left out of the statement (its agent is not the organization's, or its key is already held) goes alone.
     async together(organizationId, calls) {
       const ids = calls.map(() => randomUUID());
       // One round trip for BEGIN, the statement and COMMIT (withOrgOneStatement).
@@ -65,6 +69,9 @@ export function createCompletedCallWriter(pool: Pool, writeAlone: WriteAlone): C
         agentIds: calls.map((call) => call.agentId),
         summaries: calls.map((call) => call.summary),
         durationsSeconds: calls.map((call) => call.durationSeconds),
+        keys: calls.map((call) => call.idempotency?.key ?? null),
+        fingerprints: calls.map((call) => call.idempotency?.fingerprint ?? null),
+        statuses: calls.map((call) => call.idempotency?.status ?? null),
       }), { genericPlan: true });
       const byId = new Map(written.map((call) => [call.id, call]));
       return ids.map((id) => byId.get(id));

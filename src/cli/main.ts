@@ -20,6 +20,7 @@ const OPTIONS = {
   summary: { type: 'string' },
   duration: { type: 'string' },
   agent: { type: 'string' },
+  'idempotency-key': { type: 'string' },
 } as const;
 
 function usage(): string {

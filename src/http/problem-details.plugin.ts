@@ -27,7 +27,8 @@ export interface Problem {
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 413: 'Content Too Large', 414: 'URI Too Long', 415: 'Unsupported Media Type', 429: 'Too Many Requests',
+  409: 'Conflict', 413: 'Content Too Large', 414: 'URI Too Long', 415: 'Unsupported Media Type', 422: 'Unprocessable Content',
+  429: 'Too Many Requests',
   500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 
@@ -180,7 +181,8 @@ async function problemDetails(app: FastifyInstance) {
     }
     const problem = fromFastifyError(error, request);
     const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
-    if (problem.status === 429 && typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+    // A refusal that passes with time (a rate limit, a request still in progress) says when to retry.
+    if ((problem.status === 429 || problem.status === 409) && typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
     if (problem.status >= 500) {
       request.log.error({ err: error }, 'unhandled error');
       return sendProblem(reply, 500, 'INTERNAL', `An unexpected error occurred; quote request id ${request.id}`, { request_id: request.id });

@@ -90,9 +90,13 @@ const CALL_COMPLETED_BODY = `'{"id":"' || call.id || '","organization_id":"' || 
  * UPDATE at most, which does not conflict. Reading the rows without the lock,
  * the foreign-key check at the end of the statement (which reads the newest
  * version) failed for a subscription deleted after the read.
+ *
+ * `before`: CTEs (`name AS (…)`, comma-separated) that `callStatement` may
+ * read, such as the idempotency key claim of src/calls/idempotency.queries.ts.
  */
-export function withCallCompletedOutbox(callStatement: string): string {
-  return `WITH call AS (${callStatement}),
+export function withCallCompletedOutbox(callStatement: string, before = ''): string {
+  return `WITH ${before ? `${before},
+     ` : ''}call AS (${callStatement}),
      -- Each subscription's grant is tested once per statement, not once per call it writes.
      subscriber AS MATERIALIZED (
        SELECT s.organization_id, s.id, s.event

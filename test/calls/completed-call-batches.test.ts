@@ -148,7 +148,7 @@ describe('completed calls committed together', () => {
         await Promise.all(Array.from({ length: 4 }, (_, i) => writer.write(organizationId(), { agentId: null, summary: `planned ${round}.${i}`, durationSeconds: i })));
       }
       const { rows } = await pool.query<{ generic_plans: number; custom_plans: number }>(
-        `SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement LIKE '%FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[])%'`);
+        `SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement LIKE '%FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[]%'`);
       assert.equal(rows.length, 1, 'the batch statement is prepared on the connection');
       // PostgreSQL's default makes a custom plan for at least the first five executions, and
       // for this statement forever (each custom plan costs less than the generic one).

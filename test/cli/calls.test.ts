@@ -64,6 +64,38 @@ describe('switchboard agent create | call complete', () => {
     assert.match(human.stdout, /^completed call [0-9a-f-]{36} \(0s\)\n$/);
   });
 
+  test('call complete --idempotency-key: run again with the same key, it prints the first call and records nothing', async () => {
+    const org = await connectPlatform(t);
+    const hook = await subscribeHook(t, org, { hookUrl: `${target.url}/cli-idempotent` });
+    const args = ['call', 'complete', '--org', org.member.org.id, '--summary', 'Quote for a new boiler', '--duration', '95', '--idempotency-key', 'quote-0001'];
+    const first = await cli(...args, '--json');
+    assert.equal(first.code, 0, first.stderr);
+    const again = await cli(...args, '--json');
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, first.stdout, 'the same call, printed the same');
+    const human = await cli(...args);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /^completed call [0-9a-f-]{36} \(95s, recorded earlier with this idempotency key\)\n$/);
+
+    // The key is the API's: POST /calls with it and the same fields is the same request.
+    const viaApi = await t.app.inject({
+      method: 'POST', url: '/calls', headers: { 'x-user-token': org.member.token, 'idempotency-key': 'quote-0001' },
+      payload: { summary: 'Quote for a new boiler', duration_seconds: 95 },
+    });
+    assert.equal(viaApi.statusCode, 201);
+    assert.deepEqual(viaApi.json(), JSON.parse(first.stdout));
+
+    const other = await cli('call', 'complete', '--org', org.member.org.id, '--summary', 'Something else', '--duration', '95', '--idempotency-key', 'quote-0001', '--json');
+    assert.equal(other.code, 2);
+    assert.equal(other.stdout, '');
+    assert.match(other.stderr, /^switchboard: --idempotency-key: The Idempotency-Key was already used with a different request body/);
+
+    const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM calls WHERE organization_id = $1', [org.member.org.id]);
+    assert.equal(rows[0].n, 1);
+    const [delivery] = await settled(t, hook.id, 1);
+    assert.equal(delivery!.call_id, JSON.parse(first.stdout).id);
+  });
+
   test('bad arguments exit non-zero with one line on stderr', async () => {
     const org = await connectPlatform(t);
     const cases: [string[], RegExp][] = [
@@ -74,6 +106,8 @@ describe('switchboard agent create | call complete', () => {
       [['call', 'complete', '--org', 'nope', '--summary', 'x', '--duration', '1'], /--org must be a UUID/],
       [['call', 'complete', '--org', '00000000-0000-4000-8000-000000000000', '--summary', 'x', '--duration', '1'], /does not exist/],
       [['call', 'complete', '--org', org.member.org.id, '--summary', 'x', '--duration', '1', '--agent', '00000000-0000-4000-8000-000000000000'], /--agent/],
+      [['call', 'complete', '--org', org.member.org.id, '--summary', 'x', '--duration', '1', '--idempotency-key', ' padded'], /--idempotency-key must be 1 to 255 printable ASCII/],
+      [['call', 'complete', '--org', org.member.org.id, '--summary', 'x', '--duration', '1', '--idempotency-key', 'k'.repeat(256)], /--idempotency-key must be 1 to 255/],
       [['agent', 'create', '--org', org.member.org.id], /--name is required/],
       [['agent', 'create', '--org', org.member.org.id, '--name', '   '], /--name/],
     ];

@@ -9,7 +9,9 @@ import { createMember } from '../helpers/fixtures.ts';
 // on a pool connected as switchboard_request, and the tenant tables force
 // row-level security (every one of them, read from the catalog, in
 // row-level-security.test.ts).
-const CUSTOMER_TABLES = ['locations', 'service_areas', 'agents', 'calls', 'webhook_subscriptions', 'webhook_deliveries', 'webhook_attempts'];
+const CUSTOMER_TABLES = [
+  'locations', 'service_areas', 'agents', 'calls', 'webhook_subscriptions', 'webhook_deliveries', 'webhook_attempts', 'idempotency_keys',
+];
 
 describe('request work runs as a role that row-level security binds', () => {
   let t: TestApp;
@@ -30,12 +32,13 @@ describe('request work runs as a role that row-level security binds', () => {
   test('a query that forgets withOrg sees no customer rows, reads or writes; through withOrg it sees its own', async () => {
     const member = await createMember(t.db.pool);
     const created = await t.app.inject({
-      method: 'POST', url: '/calls', headers: { 'x-user-token': member.token }, payload: { summary: 'private', duration_seconds: 3 },
+      method: 'POST', url: '/calls', headers: { 'x-user-token': member.token, 'idempotency-key': 'private-key' }, payload: { summary: 'private', duration_seconds: 3 },
     });
     assert.equal(created.statusCode, 201);
     await t.app.inject({ method: 'POST', url: '/locations', headers: { 'x-user-token': member.token }, payload: { name: 'HQ' } });
-    const owner = await t.db.pool.query('SELECT (SELECT count(*) FROM calls)::int AS calls, (SELECT count(*) FROM locations)::int AS locations');
-    assert.ok(owner.rows[0].calls >= 1 && owner.rows[0].locations >= 1, 'the rows exist');
+    const owner = await t.db.pool.query(
+      'SELECT (SELECT count(*) FROM calls)::int AS calls, (SELECT count(*) FROM locations)::int AS locations, (SELECT count(*) FROM idempotency_keys)::int AS keys');
+    assert.ok(owner.rows[0].calls >= 1 && owner.rows[0].locations >= 1 && owner.rows[0].keys >= 1, 'the rows exist');
 
     for (const table of CUSTOMER_TABLES) {
       const { rows } = await t.app.db.query(`SELECT count(*)::int AS n FROM ${table}`);

@@ -66,7 +66,22 @@ describe('OpenAPI document', () => {
     assert.deepEqual(listed.properties.circuit, circuit, 'GET /webhooks lists the same shape');
   });
 
-    test('the authorize endpoint documents its query parameters but still answers errors by redirect', async () => {
+  test('both calls writes document the Idempotency-Key header and its 409 and 422 answers', () => {
+    for (const path of ['/calls', '/calls/{id}/complete']) {
+      const operation = paths[path]!.post!;
+      const header = operation.parameters!.find((p) => p.in === 'header' && p.name === 'idempotency-key') as Parameter & { schema: { pattern: string }; description?: string };
+      assert.ok(header, `${path}: the header parameter`);
+      assert.equal(header.required, false);
+      assert.ok(header.schema.pattern);
+      assert.match(String(header.description ?? (header.schema as { description?: string }).description), /same key and the same body/);
+      assert.ok(operation.responses!['409'], `${path}: 409`);
+      assert.match(operation.responses!['409'].description, /IDEMPOTENCY_KEY_IN_PROGRESS/);
+      assert.match(operation.responses!['422'].description, /IDEMPOTENCY_KEY_REUSED/);
+      assert.ok(operation.responses!['422'].content['application/json'].schema.properties.code);
+    }
+  });
+
+  test('the authorize endpoint documents its query parameters but still answers errors by redirect', async () => {
     const names = paths['/oauth/authorize']!.get!.parameters!.map((p) => p.name).sort();
     assert.deepEqual(names, ['client_id', 'code_challenge', 'code_challenge_method', 'redirect_uri', 'response_type', 'scope', 'state']);
     const res = await t.app.inject({ url: '/oauth/authorize?response_type=token' });

@@ -1,17 +1,21 @@
-import { createAgent, createCall } from '../../calls/calls.service.ts';
+import { createAgent, recordCall } from '../../calls/calls.service.ts';
+import * as errors from '../../errors.ts';
 import type { Pool } from '../../db/pool.ts';
 import { ValidationProblem } from '../../http/problem-details.plugin.ts';
 import { findOrganization } from '../../orgs/organizations.queries.ts';
 import { optionalString, output, requireString, requireUuid, UsageError, withDatabase, type CommandContext } from '../context.ts';
 
 /** Field names of the service's validation problems, as the CLI spells them. */
-const FLAGS: Record<string, string> = { name: '--name', summary: '--summary', duration_seconds: '--duration', agent_id: '--agent' };
+const FLAGS: Record<string, string> = {
+  name: '--name', summary: '--summary', duration_seconds: '--duration', agent_id: '--agent', 'idempotency-key': '--idempotency-key',
+};
 
 function asUsageError(error: unknown): never {
   if (error instanceof ValidationProblem) {
     const first = error.fieldErrors[0]!;
     throw new UsageError(`${FLAGS[first.field] ?? first.field} ${first.message}`);
   }
+  if (error instanceof errors.IDEMPOTENCY_KEY_REUSED) throw new UsageError(`--idempotency-key: ${error.message}`);
   throw error;
 }
 
@@ -36,16 +40,24 @@ function parseDuration(raw: string): number {
   return Number(raw.trim());
 }
 
-/** Records a completed call, which fires call.completed to every active subscription of the organization. */
+/**
+ * Records a completed call, which fires call.completed to every active
+ * subscription of the organization. With --idempotency-key, as POST /calls
+ * with that Idempotency-Key: run again with the same key and flags, it prints
+ * the call the first run recorded and records nothing.
+ */
 export async function callComplete(ctx: CommandContext) {
   const organizationId = requireUuid('--org', requireString(ctx, 'org'));
   const summary = requireString(ctx, 'summary');
   const durationSeconds = parseDuration(requireString(ctx, 'duration'));
   const agent = optionalString(ctx, 'agent');
   const agentId = agent === undefined ? null : requireUuid('--agent', agent);
-  const call = await withDatabase(ctx.config, async (pool) => {
+  const idempotencyKey = optionalString(ctx, 'idempotency-key');
+  const answer = await withDatabase(ctx.config, async (pool) => {
     await requireActiveOrganization(pool, organizationId);
-    return createCall(pool, organizationId, { agent_id: agentId, summary, duration_seconds: durationSeconds }).catch(asUsageError);
+    return recordCall(pool, organizationId, { agent_id: agentId, summary, duration_seconds: durationSeconds }, idempotencyKey).catch(asUsageError);
   });
-  output(ctx, call, `completed call ${call.id} (${call.duration_seconds}s)`);
+  const call = answer.body;
+  const replayed = answer.replayed ? ', recorded earlier with this idempotency key' : '';
+  output(ctx, call, `completed call ${call.id} (${call.duration_seconds}s${replayed})`);
 }

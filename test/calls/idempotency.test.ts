@@ -1,0 +1,431 @@
+// Idempotency-Key on POST /calls and POST /calls/{id}/complete
+// (src/calls/idempotency.ts): one write per key and organization, the first
+// answer given again to a retry, 422 for a key reused with another request,
+// 409 with Retry-After while the first is still being processed.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import { after, before, describe, test } from 'node:test';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { createMember, type Member } from '../helpers/fixtures.ts';
+import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
+import {
+  connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook, WEBHOOK_TEST_ENV, type Connection,
+} from '../helpers/webhooks.ts';
+import { startMaintenance } from '../../src/background.ts';
+import { insertCompletedCall } from '../../src/calls/calls.queries.ts';
+import { createCompletedCallWriter, type NewCompletedCall } from '../../src/calls/completed-call-batches.ts';
+import { fingerprint, purgeExpiredIdempotencyKeys } from '../../src/calls/idempotency.ts';
+import { KeyHeld } from '../../src/calls/idempotency.queries.ts';
+import { withOrg } from '../../src/db/with-org.ts';
+import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
+
+describe('Idempotency-Key on calls ingest', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startWebhookApp();
+  });
+  after(() => t.close());
+
+  const post = (app: TestApp, member: Member, url: string, payload: unknown, key?: string) => app.app.inject({
+    method: 'POST', url, payload: payload as object,
+    headers: { 'x-user-token': member.token, ...(key === undefined ? {} : { 'idempotency-key': key }) },
+  });
+
+  async function count(sql: string, params: unknown[]): Promise<number> {
+    return (await t.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${sql}) s`, params)).rows[0]!.n;
+  }
+  const callsOf = (member: Member) => count('SELECT 1 FROM calls WHERE organization_id = $1', [member.org.id]);
+  const deliveriesOf = (member: Member) => count('SELECT 1 FROM webhook_deliveries WHERE organization_id = $1', [member.org.id]);
+
+  /** An organization with two active subscriptions (deliveries stay pending: no worker runs in this app). */
+  async function subscribed(): Promise<Connection> {
+    const org = await connectPlatform(t);
+    for (const path of ['/one', '/two']) await subscribeHook(t, org, { hookUrl: `https://127.0.0.1:9${path}` });
+    return org;
+  }
+
+  test('POST /calls: the same key and body again answers the first status and body, and records nothing more', async () => {
+    const org = await subscribed();
+    const key = randomUUID();
+    const body = { summary: 'Booked a boiler service', duration_seconds: 312 };
+    const first = await post(t, org.member, '/calls', body, key);
+    assert.equal(first.statusCode, 201);
+    assert.equal(first.headers['idempotent-replayed'], undefined);
+    // The same fields in another order and spacing are the same request.
+    const again = await t.app.inject({
+      method: 'POST', url: '/calls', headers: { 'x-user-token': org.member.token, 'idempotency-key': key, 'content-type': 'application/json' },
+      payload: '{ "duration_seconds": 312,  "summary": "Booked a boiler service" }',
+    });
+    assert.equal(again.statusCode, 201);
+    assert.equal(again.body, first.body, 'byte for byte the first answer');
+    assert.equal(again.headers.location, first.headers.location);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    // The draft's quoted form (a Structured Field string) names the same key.
+    const quoted = await post(t, org.member, '/calls', body, `"${key}"`);
+    assert.equal(quoted.statusCode, 201);
+    assert.equal(quoted.body, first.body);
+    assert.equal(await callsOf(org.member), 1);
+    assert.equal(await deliveriesOf(org.member), 2, 'one delivery per subscription');
+  });
+
+  test('POST /calls of an in-progress call: replayed as first answered, even after the call was completed', async () => {
+    const member = await createMember(t.db.pool);
+    const key = 'in-progress-1';
+    const first = await post(t, member, '/calls', {}, key);
+    assert.equal(first.statusCode, 201);
+    assert.equal(first.json().status, 'in_progress');
+    const done = await post(t, member, `/calls/${first.json().id}/complete`, { summary: 'Done', duration_seconds: 9 });
+    assert.equal(done.statusCode, 200);
+    const again = await post(t, member, '/calls', { agent_id: null }, key);
+    assert.equal(again.statusCode, 201);
+    assert.equal(again.body, first.body, 'the stored answer, not the call as it is now');
+    assert.equal(await callsOf(member), 1);
+  });
+
+  test('POST /calls/{id}/complete: a retry gets the first 200 again, not CALL_ALREADY_COMPLETED; one set of deliveries', async () => {
+    const org = await subscribed();
+    const call = (await post(t, org.member, '/calls', {})).json();
+    const body = { summary: 'Asked for a quote', duration_seconds: 95 };
+    const first = await post(t, org.member, `/calls/${call.id}/complete`, body, 'complete-1');
+    assert.equal(first.statusCode, 200);
+    const again = await post(t, org.member, `/calls/${call.id}/complete`, body, 'complete-1');
+    assert.equal(again.statusCode, 200);
+    assert.equal(again.body, first.body);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    const unkeyed = await post(t, org.member, `/calls/${call.id}/complete`, body);
+    assert.equal(unkeyed.statusCode, 409, 'without the key it is a second completion');
+    assert.equal(unkeyed.json().code, 'CALL_ALREADY_COMPLETED');
+    assert.equal(await deliveriesOf(org.member), 2);
+  });
+
+  test('group commit: a batch holding a key already taken leaves that call out (it alone finds the key held); the others and their keys are stored', async () => {
+    const member = await createMember(t.db.pool);
+    const organizationId = member.org.id;
+    assert.equal((await post(t, member, '/calls', { summary: 'held', duration_seconds: 1 }, 'held-key')).statusCode, 201);
+    const alone: NewCompletedCall[] = [];
+    const writer = createCompletedCallWriter(t.app.db, (organization, call) => {
+      alone.push(call);
+      return withOrg(t.app.db, organization, (db) => insertCompletedCall(db, call));
+    });
+    const claim = (key: string, summary: string, duration: number) => ({ key, fingerprint: fingerprint('POST /calls', [null, summary, duration]), status: 201 });
+    const calls: NewCompletedCall[] = [
+      { agentId: null, summary: 'first, alone', durationSeconds: 1 },
+      { agentId: null, summary: 'keyed', durationSeconds: 2, idempotency: claim('new-key', 'keyed', 2) },
+      { agentId: null, summary: 'held', durationSeconds: 1, idempotency: claim('held-key', 'held', 1) },
+      { agentId: null, summary: 'unkeyed', durationSeconds: 3 },
+    ];
+    const results = await Promise.allSettled(calls.map((call) => writer.write(organizationId, call)));
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    assert.ok((results[2] as PromiseRejectedResult).reason instanceof KeyHeld);
+    assert.deepEqual(alone.map((c) => c.summary), ['first, alone', 'held'], 'the batch of three wrote two and left the held one out');
+    const keyed = (results[1] as PromiseFulfilledResult<{ id: string }>).value;
+    const { rows } = await t.db.pool.query(
+      "SELECT call_id, response_status, fingerprint FROM idempotency_keys WHERE organization_id = $1 AND key = 'new-key'", [organizationId]);
+    assert.deepEqual(rows, [{ call_id: keyed.id, response_status: 201, fingerprint: calls[1]!.idempotency!.fingerprint }]);
+    assert.equal(await callsOf(member), 4, 'the held key\'s first call and the three written now');
+  });
+
+  test('the same key with another body, or on another endpoint, is a 422 problem naming the rule; nothing is written', async () => {
+    const org = await subscribed();
+    const key = randomUUID();
+    const first = await post(t, org.member, '/calls', { summary: 'First', duration_seconds: 1 }, key);
+    assert.equal(first.statusCode, 201);
+    const inProgress = (await post(t, org.member, '/calls', {})).json();
+    const refused = [
+      await post(t, org.member, '/calls', { summary: 'First', duration_seconds: 2 }, key),
+      await post(t, org.member, '/calls', {}, key),
+      await post(t, org.member, `/calls/${inProgress.id}/complete`, { summary: 'First', duration_seconds: 1 }, key),
+    ];
+    for (const res of refused) {
+      assert.equal(res.statusCode, 422, res.body);
+      assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+      const problem = res.json();
+      assert.equal(problem.type, '/problems/idempotency-key-reused');
+      assert.equal(problem.code, 'IDEMPOTENCY_KEY_REUSED');
+      assert.equal(problem.title, 'Unprocessable Content');
+      assert.match(problem.detail, /Idempotency-Key was already used with a different request body/);
+    }
+    assert.equal(await callsOf(org.member), 2, 'the keyed call and the in-progress one');
+    assert.equal((await t.app.inject({ url: `/calls/${inProgress.id}`, headers: { 'x-user-token': org.member.token } })).json().status, 'in_progress');
+    assert.equal(await deliveriesOf(org.member), 2);
+  });
+
+  /** Holds a lock the request's statement needs, so the request stays in progress until released. */
+  async function holding(sql: string, params: unknown[]) {
+    const client = await t.db.pool.connect();
+    await client.query('BEGIN');
+    await client.query(sql, params);
+    return async () => {
+      await client.query('COMMIT');
+      client.release();
+    };
+  }
+
+  /** A duplicate must be answered at once, not wait for the first. */
+  function soon<T>(answer: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('not answered within 5 s while the first request was in progress')), 5_000);
+    });
+    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+  }
+
+  async function waitUntilBlocked(pattern: string) {
+    for (let i = 0; i < 400; i++) {
+      const { rows } = await t.db.pool.query(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1", [pattern]);
+      if (rows.length) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error('the first request never reached its lock');
+  }
+
+  test('a duplicate while the first is in progress is 409 with Retry-After; afterwards the first answer is replayed', async () => {
+    const member = await createMember(t.db.pool);
+    const body = { summary: 'Slow one', duration_seconds: 7 };
+    // The call's foreign key takes a KEY SHARE lock on the organization: FOR UPDATE holds it back.
+    const release = await holding('SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE', [member.org.id]);
+    const first = post(t, member, '/calls', body, 'slow-key');
+    try {
+      await waitUntilBlocked('%INSERT INTO%calls%');
+      const duplicate = await soon(post(t, member, '/calls', body, 'slow-key'));
+      assert.equal(duplicate.statusCode, 409);
+      assert.equal(duplicate.headers['retry-after'], '1');
+      assert.equal(duplicate.json().code, 'IDEMPOTENCY_KEY_IN_PROGRESS');
+      assert.equal(duplicate.json().type, '/problems/idempotency-key-in-progress');
+      const otherBody = await soon(post(t, member, '/calls', { summary: 'Other', duration_seconds: 1 }, 'slow-key'));
+      assert.equal(otherBody.statusCode, 409, 'in progress whatever the body: the first may still fail and free the key');
+    } finally {
+      await release();
+    }
+    const answered = await first;
+    assert.equal(answered.statusCode, 201);
+    const later = await post(t, member, '/calls', body, 'slow-key');
+    assert.equal(later.statusCode, 201);
+    assert.equal(later.body, answered.body);
+    assert.equal(await callsOf(member), 1);
+  });
+
+  test('the same for POST /calls/{id}/complete', async () => {
+    const member = await createMember(t.db.pool);
+    const call = (await post(t, member, '/calls', {})).json();
+    const body = { summary: 'Completed slowly', duration_seconds: 3 };
+    const release = await holding('SELECT 1 FROM calls WHERE id = $1 FOR UPDATE', [call.id]);
+    const first = post(t, member, `/calls/${call.id}/complete`, body, 'slow-complete');
+    try {
+      await waitUntilBlocked('%UPDATE calls%');
+      const duplicate = await soon(post(t, member, `/calls/${call.id}/complete`, body, 'slow-complete'));
+      assert.equal(duplicate.statusCode, 409);
+      assert.equal(duplicate.headers['retry-after'], '1');
+      assert.equal(duplicate.json().code, 'IDEMPOTENCY_KEY_IN_PROGRESS');
+    } finally {
+      await release();
+    }
+    assert.equal((await first).statusCode, 200);
+    assert.equal((await post(t, member, `/calls/${call.id}/complete`, body, 'slow-complete')).body, (await first).body);
+  });
+
+  test('keys belong to the organization: another organization uses the same key independently', async () => {
+    const a = await createMember(t.db.pool);
+    const b = await createMember(t.db.pool);
+    const body = { summary: 'Same words', duration_seconds: 4 };
+    const fromA = await post(t, a, '/calls', body, 'shared-key');
+    const fromB = await post(t, b, '/calls', body, 'shared-key');
+    assert.equal(fromA.statusCode, 201);
+    assert.equal(fromB.statusCode, 201);
+    assert.notEqual(fromA.json().id, fromB.json().id);
+    assert.equal(fromB.json().organization_id, b.org.id);
+    assert.equal(fromB.headers['idempotent-replayed'], undefined);
+    // Another body under B's key is B's business only.
+    assert.equal((await post(t, b, '/calls', { summary: 'Other', duration_seconds: 1 }, 'shared-key')).statusCode, 422);
+    assert.equal((await post(t, a, '/calls', body, 'shared-key')).body, fromA.body);
+    assert.equal(await callsOf(a), 1);
+    assert.equal(await callsOf(b), 1);
+  });
+
+  test('a failed request does not take the key: after a 400 or 404 the key works for the corrected request', async () => {
+    const member = await createMember(t.db.pool);
+    const badAgent = await post(t, member, '/calls', { agent_id: randomUUID(), summary: 'x', duration_seconds: 1 }, 'fix-me');
+    assert.equal(badAgent.statusCode, 400);
+    assert.equal(badAgent.json().errors[0].field, 'agent_id');
+    const halfBody = await post(t, member, '/calls', { summary: 'x' }, 'fix-me');
+    assert.equal(halfBody.statusCode, 400);
+    const missing = await post(t, member, `/calls/${randomUUID()}/complete`, { summary: 'x', duration_seconds: 1 }, 'fix-me');
+    assert.equal(missing.statusCode, 404);
+    assert.equal(missing.json().code, 'CALL_NOT_FOUND');
+    const fixed = await post(t, member, '/calls', { summary: 'x', duration_seconds: 1 }, 'fix-me');
+    assert.equal(fixed.statusCode, 201);
+    assert.equal(await callsOf(member), 1);
+    // A completion refused as a conflict keeps nothing either.
+    const call = (await post(t, member, '/calls', { summary: 'y', duration_seconds: 1 })).json();
+    const conflict = await post(t, member, `/calls/${call.id}/complete`, { summary: 'z', duration_seconds: 1 }, 'conflict-key');
+    assert.equal(conflict.statusCode, 409);
+    assert.equal(conflict.json().code, 'CALL_ALREADY_COMPLETED');
+    assert.equal(await count('SELECT 1 FROM idempotency_keys WHERE organization_id = $1', [member.org.id]), 1, 'only fix-me');
+  });
+
+  test('a malformed key is a 400 problem naming the header', async () => {
+    const member = await createMember(t.db.pool);
+    for (const key of ['', 'k'.repeat(256), 'caf\u00e9', '"unterminated', '"bad \\q escape"', '""']) {
+      const res = await post(t, member, '/calls', {}, key);
+      assert.equal(res.statusCode, 400, JSON.stringify(key));
+      assert.equal(res.json().code, 'REQUEST_VALIDATION');
+      assert.deepEqual(res.json().errors.map((e: { field: string }) => e.field), ['idempotency-key'], JSON.stringify(key));
+      assert.match(res.json().errors[0].message, /1 to 255 printable ASCII/);
+    }
+    for (const key of ['k'.repeat(255), '"a \\"quoted\\" key"', 'with inner spaces', '!']) {
+      assert.equal((await post(t, member, '/calls', {}, key)).statusCode, 201, JSON.stringify(key));
+    }
+    assert.equal(await callsOf(member), 4);
+  });
+
+  test('a key older than 24 hours is taken by the next request; housekeeping removes expired keys hourly', async () => {
+    const member = await createMember(t.db.pool);
+    const body = { summary: 'Old', duration_seconds: 2 };
+    const old = await post(t, member, '/calls', body, 'expiring');
+    await post(t, member, '/calls', body, 'fresh');
+    await t.db.pool.query("UPDATE idempotency_keys SET created_at = now() - interval '24 hours 1 minute' WHERE organization_id = $1 AND key = 'expiring'", [member.org.id]);
+    const reused = await post(t, member, '/calls', { summary: 'New request', duration_seconds: 5 }, 'expiring');
+    assert.equal(reused.statusCode, 201, 'an expired key is no longer held');
+    assert.notEqual(reused.json().id, old.json().id);
+    assert.equal((await post(t, member, '/calls', { summary: 'New request', duration_seconds: 5 }, 'expiring')).body, reused.body);
+
+    await t.db.pool.query("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE organization_id = $1 AND key = 'expiring'", [member.org.id]);
+    const removed = await purgeExpiredIdempotencyKeys(t.db.pool);
+    assert.ok(removed >= 1);
+    const { rows } = await t.db.pool.query('SELECT key FROM idempotency_keys WHERE organization_id = $1 ORDER BY key', [member.org.id]);
+    assert.deepEqual(rows.map((r) => r.key), ['fresh']);
+    assert.equal(await callsOf(member), 3, 'the calls stay; only the keys go');
+
+    const tasks = startMaintenance({ pool: t.db.pool, config: t.config, log: pino({ level: 'silent' }) });
+    try {
+      assert.ok(tasks.some((task) => task.name === 'idempotency-keys-cleanup'), 'the hourly maintenance runs it');
+    } finally {
+      await Promise.all(tasks.map((task) => task.stop()));
+    }
+  });
+});
+
+// Many copies of one request at once, through two servers on one database
+// (each with its own in-process registry and group commit, as two API
+// processes would be): one call, one delivery per subscription, every other
+// copy answered with the first answer or 409.
+describe('Idempotency-Key under concurrent duplicates', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let target: HttpsTarget;
+  let worker: DeliveryWorker;
+  before(async () => {
+    a = await startWebhookApp();
+    b = await startTestApp({ db: a.db, env: WEBHOOK_TEST_ENV });
+    target = await startHttpsTarget();
+    worker = await startTestWorker(a);
+  });
+  after(async () => {
+    await worker.stop();
+    await target.close();
+    await b.close();
+    await a.close();
+  });
+
+  const COPIES = 50;
+  const BUDGET_MS = 4_000;
+  const MAX_ROUNDS = 300;
+  const KEYS_AT_ONCE = 4;
+
+  /**
+   * The call of each delivery the target received on `path`, once per delivery id: a slow
+   * attempt (the machine is shared) may be retried, and a retry is the same delivery.
+   */
+  function deliveredCalls(path: string): string[] {
+    const byDelivery = new Map<string, string>();
+    for (const r of target.requests.filter((request) => request.url === path)) {
+      byDelivery.set(String(r.headers['x-delivery-id']), JSON.parse(r.body).id as string);
+    }
+    return [...byDelivery.values()];
+  }
+
+  function noErrorLogs() {
+    for (const app of [a, b]) assert.ok(!app.logs.some((line) => /"level":(50|60)/.test(line)), app.logs.find((line) => /"level":(50|60)/.test(line)));
+  }
+
+  test(`${COPIES} identical POST /calls with one key make one call and one delivery per subscription`, async () => {
+    const org = await connectPlatform(a);
+    const hooks = [];
+    for (const path of ['/race-one', '/race-two']) hooks.push(await subscribeHook(a, org, { hookUrl: `${target.url}${path}` }));
+    const headers = { 'x-user-token': org.member.token };
+    const winners: string[] = [];
+    const started = Date.now();
+    let keys = 0;
+    let rounds = 0;
+    // Several keys at once, so each server's group commit also writes batches of different keys
+    // that hold a key the other server is claiming at the same moment.
+    const sendCopies = async (key: string, n: number) => {
+      const payload = { summary: `Race ${key}`, duration_seconds: n };
+      const answers = await Promise.all(Array.from({ length: COPIES }, (_, i) => (i % 2 ? b : a).app.inject({
+        method: 'POST', url: '/calls', headers: { ...headers, 'idempotency-key': key }, payload,
+      })));
+      const statuses = new Set(answers.map((r) => r.statusCode));
+      assert.ok([...statuses].every((s) => s === 201 || s === 409), `${key}: ${[...statuses]}`);
+      const created = answers.filter((r) => r.statusCode === 201);
+      assert.ok(created.length >= 1, `${key}: someone succeeded`);
+      assert.equal(new Set(created.map((r) => r.body)).size, 1, `${key}: every 201 is the same answer`);
+      for (const conflict of answers.filter((r) => r.statusCode === 409)) {
+        assert.equal(conflict.json().code, 'IDEMPOTENCY_KEY_IN_PROGRESS');
+        assert.equal(conflict.headers['retry-after'], '1');
+      }
+      winners.push(created[0]!.json().id);
+    };
+    while (rounds < MAX_ROUNDS && (rounds < 5 || Date.now() - started < BUDGET_MS)) {
+      await Promise.all(Array.from({ length: KEYS_AT_ONCE }, () => {
+        keys++;
+        return sendCopies(`race-${keys}`, keys);
+      }));
+      rounds++;
+    }
+    const { rows: calls } = await a.db.pool.query<{ id: string }>('SELECT id FROM calls WHERE organization_id = $1', [org.member.org.id]);
+    assert.deepEqual(calls.map((c) => c.id).sort(), [...winners].sort(), `one call per key over ${keys} keys`);
+    for (const hook of hooks) {
+      const delivered = await settled(a, hook.id, keys, 30_000);
+      assert.ok(delivered.every((d) => d.status === 'succeeded'));
+    }
+    for (const path of ['/race-one', '/race-two']) {
+      assert.deepEqual(deliveredCalls(path).sort(), [...winners].sort(), `${path}: one delivery of each call`);
+    }
+    noErrorLogs();
+  });
+
+  test(`${COPIES} identical completions with one key complete once; none is told the call was already completed`, async () => {
+    const org = await connectPlatform(a);
+    const hook = await subscribeHook(a, org, { hookUrl: `${target.url}/race-complete` });
+    const headers = { 'x-user-token': org.member.token };
+    const started = Date.now();
+    let keys = 0;
+    let rounds = 0;
+    const completeCopies = async (key: string, n: number) => {
+      const call = (await a.app.inject({ method: 'POST', url: '/calls', headers, payload: {} })).json();
+      const answers = await Promise.all(Array.from({ length: COPIES }, (_, i) => (i % 2 ? b : a).app.inject({
+        method: 'POST', url: `/calls/${call.id}/complete`, headers: { ...headers, 'idempotency-key': key },
+        payload: { summary: `Completed ${key}`, duration_seconds: n },
+      })));
+      const odd = answers.find((r) => r.statusCode !== 200 && !(r.statusCode === 409 && r.json().code === 'IDEMPOTENCY_KEY_IN_PROGRESS'));
+      assert.equal(odd, undefined, `${key}: ${odd?.statusCode} ${odd?.body}`);
+      const completed = answers.filter((r) => r.statusCode === 200);
+      assert.ok(completed.length >= 1);
+      assert.equal(new Set(completed.map((r) => r.body)).size, 1);
+    };
+    while (rounds < MAX_ROUNDS && (rounds < 5 || Date.now() - started < BUDGET_MS)) {
+      await Promise.all(Array.from({ length: KEYS_AT_ONCE }, () => {
+        keys++;
+        return completeCopies(`complete-${keys}`, keys);
+      }));
+      rounds++;
+    }
+    const delivered = await settled(a, hook.id, keys, 30_000);
+    assert.equal(new Set(delivered.map((d) => d.call_id)).size, keys, 'one delivery per completed call');
+    assert.equal(new Set(deliveredCalls('/race-complete')).size, keys);
+    assert.equal(deliveredCalls('/race-complete').length, keys);
+    noErrorLogs();
+  });
+});
