@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { after, before, describe, test } from 'node:test';
 import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
 import { capturingLogger, healthOf, sleep } from '../../helpers/delivery-health.ts';
@@ -15,7 +15,9 @@ describe('an organization whose endpoints hang does not hold up another organiza
   const targets: HttpsTarget[] = [];
 
   before(async () => {
-    t = await startWebhookApp({ WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_RETRY_SCHEDULE: '1s,2s,3s' });
+    // Attempts are cut after 3 s, well after SLOW_ATTEMPT_MS + 1 s: B's deliveries must get through
+    // because the hanging attempts are known slow while they run, not because they time out.
+    t = await startWebhookApp({ WEBHOOK_TIMEOUT_MS: '3000', WEBHOOK_RETRY_SCHEDULE: '1s,2s,3s' });
   });
   after(async () => {
     await Promise.all(targets.map((target) => target.close()));
@@ -46,13 +48,12 @@ describe('an organization whose endpoints hang does not hold up another organiza
       const fullAt = Date.now();
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
-      const cpu0 = process.cpuUsage();
 
-      // B's calls, from the moment every slot hangs and for four seconds (past the time-outs, the
-      // retries, the circuits opening and their probes). An attempt is known to hang only once it
+      // B's calls, from the moment every slot hangs and for five seconds (past the time-outs, the
+      // circuits opening and their probes). An attempt is known to hang only once it
       // has run SLOW_ATTEMPT_MS: a call made before then waits for that at most.
       const sent: { id: string; at: number }[] = [];
-      while (Date.now() - fullAt < 4000) {
+      while (Date.now() - fullAt < 5000) {
         const call = await completeCall(t, b.member, { summary: `b ${sent.length}` });
         // From the call's commit (its transaction's time): the API's own time is not the worker's.
         sent.push({ id: call.id, at: Date.parse(call.created_at) });
@@ -65,17 +66,16 @@ describe('an organization whose endpoints hang does not hold up another organiza
           throw new Error(`${error.message}; received: ${seen.join(' ')}`);
         });
       const late: string[] = [];
-      const waits: number[] = [];
       for (const call of sent) {
-        const arrived = receiver.requests.find((r) => idOf(r) === call.id)!;
-        const from = Math.max(call.at, fullAt + SLOW_ATTEMPT_MS);
-        const waited = arrived.receivedAt.getTime() - from;
-        waits.push(arrived.receivedAt.getTime() - call.at);
-        if (waited > 1000) late.push(`a call made ${call.at - fullAt} ms after the slots filled arrived ${arrived.receivedAt.getTime() - call.at} ms later`);
+        const arrived = receiver.requests.find((r) => idOf(r) === call.id)!.receivedAt.getTime();
+        if (arrived - Math.max(call.at, fullAt + SLOW_ATTEMPT_MS) > 1000) {
+          late.push(`a call made ${call.at - fullAt} ms after the slots filled arrived ${arrived - call.at} ms later`);
+        }
       }
-      context.diagnostic(`attempts: ${sent.map((c) => receiver.requests.find((r) => idOf(r) === c.id)!.headers['x-delivery-attempt']).join(',')} loop delay max ${Math.round(loop.max / 1e6)} ms p99 ${Math.round(loop.percentile(99) / 1e6)} mean ${Math.round(loop.mean / 1e6)} cpu ${Math.round((process.cpuUsage(cpu0).user + process.cpuUsage(cpu0).system) / 1000)} ms in ${Date.now() - fullAt} ms`);
-      context.diagnostic(`B's calls made ${sent.map((c) => c.at - fullAt).join(', ')} ms after the slots filled arrived after ${waits.join(', ')} ms`);
-      assert.deepEqual(late, [], 'every delivery of the other organization arrives within a second');
+      // A process starved of CPU by the machine's load delivers late whatever the worker does: say so.
+      const starved = `this process's event loop was delayed up to ${Math.round(loop.max / 1e6)} ms (mean ${Math.round(loop.mean / 1e6)} ms)`;
+      context.diagnostic(`B's deliveries took ${sent.map((c) => receiver.requests.find((r) => idOf(r) === c.id)!.receivedAt.getTime() - c.at).join(', ')} ms; ${starved}`);
+      assert.deepEqual(late, [], `every delivery of the other organization arrives within a second (${starved})`);
       assert.ok((await settled(t, bHook.id, sent.length)).every((d) => d.status === 'succeeded'));
       assert.ok(hanging.every((target) => target.requests.length > 0), 'every hanging endpoint was tried');
     } finally {
