@@ -170,6 +170,11 @@ describe('endpoint health', () => {
     });
     await startWorker();
     const { hook, org } = await failedOnce(`${receiver.url}/grows`, 1);
+    // A backlog queued while no worker runs: from then on only the limit holds the attempts back.
+    await stopWorker();
+    failing = false;
+    const calls = 60;
+    for (let i = 0; i < calls; i++) await completeCall(t, org.member);
     const phase = receiver.requests.length;
 
     // The row's limit, as it changes.
@@ -183,9 +188,7 @@ describe('endpoint health', () => {
       }
     })();
 
-    failing = false;
-    const calls = 60;
-    for (let i = 0; i < calls; i++) await completeCall(t, org.member);
+    await startWorker();
     const deliveries = await settled(t, hook.id, calls + 1, 20_000);
     watching = false;
     await watcher;
@@ -206,7 +209,7 @@ describe('endpoint health', () => {
     await stopWorker();
   });
 
-  test('refused connections and TLS failures are unhealthy, a 404 healthy; failures of attempts sent before the circuit opened do not extend its wait', async () => {
+  test('refused connections and TLS failures are unhealthy, a 404 healthy', async () => {
     const gone = await startHttpsTarget();
     const refusedPort = gone.port;
     await gone.close();
@@ -215,43 +218,25 @@ describe('endpoint health', () => {
     await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
     targets.push({ close: () => new Promise<void>((resolve) => plain.close(() => resolve())) });
     const notFound = await target(() => ({ status: 404 }));
-    // The first five answers come together, the other five later, while the circuit is open.
-    const burst = await target((_request, index) => (index < BREAKER_THRESHOLD ? { delayMs: 300, status: 500 } : index < 10 ? { delayMs: 700, status: 500 } : { status: 204 }));
 
     const org = await connectPlatform(t);
     const hooks = {
       refused: await subscribeHook(t, org, { hookUrl: `https://127.0.0.1:${refusedPort}/refused` }),
       tls: await subscribeHook(t, org, { hookUrl: `https://127.0.0.1:${(plain.address() as AddressInfo).port}/tls` }),
       notFound: await subscribeHook(t, org, { hookUrl: `${notFound.url}/missing` }),
-      burst: await subscribeHook(t, org, { hookUrl: `${burst.url}/burst` }),
     };
-    // All queued before the worker starts: its first claim sends ten of each at once.
-    for (let i = 0; i < 10; i++) await completeCall(t, org.member);
+    for (let i = 0; i < BREAKER_THRESHOLD; i++) await completeCall(t, org.member);
     await startWorker();
-
-    const opened = await until('the burst to open the circuit', hooks.burst.id, (h) => h.circuit_state === 'open');
-    assert.deepEqual([opened.circuit_opens, opened.wait_ms], [1, WAITS_MS[0]]);
-    await waitFor('all ten burst attempts recorded', async () => {
-      const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE subscription_id = $1', [hooks.burst.id]);
-      return rows[0].n >= 10;
-    });
-    const later = await health(hooks.burst.id);
-    assert.deepEqual(
-      { failures: later.consecutive_failures, opens: later.circuit_opens, changed: later.circuit_changed_at, retryAt: later.circuit_retry_at },
-      { failures: 10, opens: 1, changed: opened.circuit_changed_at, retryAt: opened.circuit_retry_at },
-      'the five late failures counted, but the circuit opened once, for the first wait',
-    );
 
     for (const [name, error] of [['refused', 'connection'], ['tls', 'tls']] as const) {
       const h = await until(`${name}: the circuit to open`, hooks[name].id, (row) => row.circuit_state === 'open');
-      assert.deepEqual([h.circuit_opens, h.concurrency_limit], [1, 1], name);
+      assert.deepEqual([h.consecutive_failures, h.circuit_opens, h.concurrency_limit], [BREAKER_THRESHOLD, 1, 1], name);
       const { rows } = await t.db.pool.query('SELECT DISTINCT error FROM webhook_attempts WHERE subscription_id = $1', [hooks[name].id]);
       assert.deepEqual(rows, [{ error }], name);
     }
-
-    await waitFor('ten 404s recorded', async () => {
+    await waitFor('five 404s recorded', async () => {
       const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE subscription_id = $1', [hooks.notFound.id]);
-      return rows[0].n >= 10;
+      return rows[0].n >= BREAKER_THRESHOLD;
     });
     const answered = await health(hooks.notFound.id);
     assert.deepEqual(
@@ -261,5 +246,71 @@ describe('endpoint health', () => {
     );
     await stopWorker();
     await t.db.pool.query('DELETE FROM webhook_subscriptions WHERE id = ANY($1)', [Object.values(hooks).map((h) => h.id)]);
+  });
+
+  test('failures of attempts sent before the circuit opened, recorded during its wait, do not extend it', async () => {
+    // Ten attempts at once: five answered 500 at once open the circuit, five answered 500 a second later.
+    const burst = await target((_request, index) =>
+      index < BREAKER_THRESHOLD ? { delayMs: 100, status: 500 } : index < 10 ? { delayMs: 1000, status: 500 } : { status: 204 });
+    const org = await connectPlatform(t);
+    const hook = await subscribeHook(t, org, { hookUrl: `${burst.url}/burst` });
+    for (let i = 0; i < 10; i++) await completeCall(t, org.member);
+    // The circuit's first wait is 5 s here: the late failures are surely recorded within it.
+    logged = capturingLogger();
+    worker = await startTestWorker(t, { log: logged.log, config: { ...t.config, webhookRetryScheduleMs: [5000, 6000, 7000] } });
+
+    const opened = await until('the circuit to open', hook.id, (h) => h.circuit_state === 'open');
+    assert.deepEqual([opened.circuit_opens, opened.wait_ms], [1, 5000]);
+    await waitFor('all ten attempts recorded', async () => {
+      const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE subscription_id = $1', [hook.id]);
+      return rows[0].n >= 10;
+    });
+    assert.equal(burst.requests.length, 10);
+    const later = await health(hook.id);
+    assert.deepEqual(
+      { failures: later.consecutive_failures, opens: later.circuit_opens, changed: later.circuit_changed_at, retryAt: later.circuit_retry_at },
+      { failures: 10, opens: 1, changed: opened.circuit_changed_at, retryAt: opened.circuit_retry_at },
+      'the five late failures counted, but the circuit opened once, for the first wait',
+    );
+    await stopWorker();
+    await t.db.pool.query('DELETE FROM webhook_subscriptions WHERE id = $1', [hook.id]);
+  });
+
+  // Rule 5 of migration 0022 tells "sent before the circuit opened" by "recorded before its wait was
+  // over" (app_endpoint_health_after: `s.circuit_retry_at <= now()`). When an attempt can run longer
+  // than the circuit's wait (WEBHOOK_TIMEOUT_MS above the first WEBHOOK_RETRY_SCHEDULE step, or equal
+  // to it and recorded a few ms late), the time-outs of attempts sent before the opening end after the
+  // wait and open the circuit again for the next, longer wait, though no probe was sent: here the
+  // probe goes out after 1 + 2 s instead of as soon as they end.
+  test('attempts sent before the circuit opened that time out after its wait do not open it again', {
+    todo: 'bug: app_endpoint_health_after reopens the circuit for any unhealthy attempt recorded after circuit_retry_at, probe or not',
+  }, async () => {
+    // Ten attempts at once: five answered 500 open the circuit for 1 s; five hang until their 2.5 s time-out.
+    const receiver = await target((_request, index) =>
+      index < BREAKER_THRESHOLD ? { delayMs: 100, status: 500 } : index < 10 ? { hang: true } : { status: 204 });
+    const org = await connectPlatform(t);
+    const hook = await subscribeHook(t, org, { hookUrl: `${receiver.url}/late` });
+    for (let i = 0; i < 10; i++) await completeCall(t, org.member);
+    logged = capturingLogger();
+    worker = await startTestWorker(t, { log: logged.log, config: { ...t.config, webhookTimeoutMs: 2500 } });
+    try {
+      const opened = await until('the circuit to open', hook.id, (h) => h.circuit_state === 'open');
+      assert.deepEqual([opened.circuit_opens, opened.wait_ms], [1, WAITS_MS[0]]);
+      await waitFor('all ten attempts recorded', async () => {
+        const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE subscription_id = $1', [hook.id]);
+        return rows[0].n >= 10;
+      });
+      const { rows: [last] } = await t.db.pool.query<{ at: Date }>('SELECT max(attempted_at) AS at FROM webhook_attempts WHERE subscription_id = $1', [hook.id]);
+      assert.ok(last!.at < opened.circuit_changed_at!, 'every attempt was sent before the circuit opened');
+      const ended = await health(hook.id);
+      assert.deepEqual(
+        { opens: ended.circuit_opens, retryAt: ended.circuit_retry_at },
+        { opens: 1, retryAt: opened.circuit_retry_at },
+        'no probe failed: the circuit keeps its first wait (over now), and the probe goes out',
+      );
+    } finally {
+      await stopWorker();
+      await t.db.pool.query('DELETE FROM webhook_subscriptions WHERE id = $1', [hook.id]);
+    }
   });
 });

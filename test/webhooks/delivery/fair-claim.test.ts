@@ -25,10 +25,12 @@ describe('the claim', () => {
 
   /**
    * An organization with `subscriptions` hooks, each with `perHook` due
-   * deliveries, the last due `dueSecondsAgo` seconds ago and each one before
-   * it a millisecond earlier (the same times for every hook).
+   * deliveries: hook i's last one due `dueSecondsAgo` − i × `staggerSeconds`
+   * seconds ago, each one before it a millisecond earlier. With a stagger, a
+   * hook's whole backlog is due before the next hook's first delivery: taking
+   * deliveries by age alone would take them all from the first hook.
    */
-  async function organization(subscriptions: number, perHook: number, dueSecondsAgo: number): Promise<Organization> {
+  async function organization(subscriptions: number, perHook: number, dueSecondsAgo: number, staggerSeconds = 0): Promise<Organization> {
     const org = await connectPlatform(t);
     const hooks: string[] = [];
     const name = ++names;
@@ -41,9 +43,10 @@ describe('the claim', () => {
          SELECT $1, 'completed', now(), 'fair', n FROM generate_series(1, $3::int) n RETURNING id, duration_seconds AS n
        )
        INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body, next_attempt_at)
-       SELECT $1, s.id, c.id, 'call.completed', '{}', now() - $4::int * interval '1 second' - ($3::int - c.n) * interval '1 millisecond'
-         FROM c CROSS JOIN unnest($2::uuid[]) AS s(id)`,
-      [org.member.org.id, hooks, perHook, dueSecondsAgo],
+       SELECT $1, s.id, c.id, 'call.completed', '{}',
+              now() - ($4::int - (s.i - 1) * $5::int) * interval '1 second' - ($3::int - c.n) * interval '1 millisecond'
+         FROM c CROSS JOIN unnest($2::uuid[]) WITH ORDINALITY AS s(id, i)`,
+      [org.member.org.id, hooks, perHook, dueSecondsAgo, staggerSeconds],
     );
     return { id: org.member.org.id, hooks };
   }
@@ -66,7 +69,7 @@ describe('the claim', () => {
   };
 
   test('an organization\'s one fresh delivery is in a claim of two or four, behind another organization\'s 500 due over 20 subscriptions', async () => {
-    const a = await organization(20, 25, 3600);
+    const a = await organization(20, 25, 3600, 60);
     const b = await organization(1, 1, 0);
     const { rows } = await t.db.pool.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM webhook_deliveries WHERE organization_id = $1 AND status = 'pending' AND next_attempt_at <= now()",
@@ -85,9 +88,9 @@ describe('the claim', () => {
   });
 
   test('a claim\'s deliveries are shared out by organization, then within one by subscription', async () => {
-    const a = await organization(20, 25, 3600); // a backlog
+    const a = await organization(20, 25, 3600, 60); // a backlog
     const b = await organization(1, 1, 0); // one fresh delivery
-    const c = await organization(3, 5, 600); // a few due over three subscriptions
+    const c = await organization(3, 5, 600, 60); // a few due over three subscriptions
 
     const claimed = await claim(12);
     assert.equal(claimed.length, 12);
@@ -102,7 +105,7 @@ describe('the claim', () => {
   });
 
   test('successive claims alternate between organizations until one has nothing left', async () => {
-    const a = await organization(20, 25, 3600);
+    const a = await organization(20, 25, 3600, 60);
     const c = await organization(1, 6, 0);
     const batches: { a: number; c: number; aHooks: number }[] = [];
     for (let i = 0; i < 4; i++) {
@@ -118,7 +121,7 @@ describe('the claim', () => {
   });
 
   test('degraded endpoints take at most the slow share of a claim; the rest goes to healthy ones', async () => {
-    const a = await organization(20, 25, 3600);
+    const a = await organization(20, 25, 3600, 60);
     const b = await organization(1, 5, 0);
     // Every endpoint of A has failed since its last healthy answer.
     await t.db.pool.query('UPDATE webhook_subscriptions SET consecutive_failures = 1, concurrency_limit = 1 WHERE id = ANY($1)', [a.hooks]);
