@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { startHttpsTarget, type HttpsTarget, type TargetResponse } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
 import { capturingLogger, healthOf, sleep, type SubscriptionHealth } from '../../helpers/delivery-health.ts';
@@ -24,9 +24,13 @@ describe('endpoint health', () => {
     t = await startWebhookApp({ WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_SCHEDULE: '1s,2s,3s' });
   });
   after(async () => {
-    await worker?.stop();
     await Promise.all(targets.map((target) => target.close()));
     await t.close();
+  });
+  // A test that failed half-way leaves no worker behind for the next one.
+  afterEach(async () => {
+    await worker?.stop();
+    worker = undefined;
   });
 
   async function startWorker() {

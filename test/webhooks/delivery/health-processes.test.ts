@@ -18,7 +18,14 @@ const ENV = { WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_RETRY_SCHEDULE: '1s,2s,3s' };
 const HANGING_ENV = { ...ENV, WEBHOOK_TIMEOUT_MS: '3000' };
 
 async function twoWorkers(t: TestApp, env = ENV): Promise<WorkerProcess[]> {
-  return Promise.all([spawnWorker(t, env), spawnWorker(t, env)]);
+  const started = await Promise.allSettled([spawnWorker(t, env), spawnWorker(t, env)]);
+  const running = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(running.map((worker) => worker.kill('SIGKILL')));
+    throw failed.reason;
+  }
+  return running;
 }
 
 async function stopAll(workers: WorkerProcess[]): Promise<string[]> {
