@@ -15,6 +15,10 @@ export interface RecordedRequest {
   receivedAt: Date;
   /** The client's port: the same for requests sent over one kept-alive connection. */
   remotePort: number;
+  /** Requests open at this target when this one arrived, this one included (its peak concurrency is the largest). */
+  openAtArrival: number;
+  /** When its answer was finished or its connection closed (unset while it is open). */
+  closedAt?: Date;
 }
 
 export interface TargetResponse {
@@ -40,6 +44,8 @@ export interface HttpsTarget {
   port: number;
   /** Every request received so far, in arrival order. */
   requests: RecordedRequest[];
+  /** Requests received and neither answered nor cut off yet. */
+  readonly open: number;
   /** Replaces the handler for the requests that follow. */
   respond(handler: TargetHandler): void;
   /** Resolves once at least `count` requests have arrived (rejects after `timeoutMs`). */
@@ -71,7 +77,18 @@ export async function startHttpsTarget(
   const requests: RecordedRequest[] = [];
   const waiters: { count: number; resolve: (requests: RecordedRequest[]) => void }[] = [];
 
+  let open = 0;
+
   async function onRequest(req: IncomingMessage, res: ServerResponse) {
+    // Counted as it arrives, before its body is read, and until its answer is done or its connection gone.
+    const openAtArrival = ++open;
+    let closedAt: Date | undefined;
+    let recordedRequest: RecordedRequest | undefined;
+    res.once('close', () => {
+      open--;
+      closedAt = new Date();
+      if (recordedRequest) recordedRequest.closedAt = closedAt;
+    });
     const recorded: RecordedRequest = {
       method: req.method ?? '',
       url: req.url ?? '',
@@ -79,7 +96,10 @@ export async function startHttpsTarget(
       body: await readBody(req),
       receivedAt: new Date(),
       remotePort: req.socket.remotePort ?? 0,
+      openAtArrival,
+      ...(closedAt ? { closedAt } : {}),
     };
+    recordedRequest = recorded;
     const index = requests.push(recorded) - 1;
     for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
       waiters.splice(waiters.indexOf(waiter), 1);
@@ -113,6 +133,9 @@ export async function startHttpsTarget(
     url: `https://127.0.0.1:${port}`,
     port,
     requests,
+    get open() {
+      return open;
+    },
     respond(next) {
       current = next;
     },

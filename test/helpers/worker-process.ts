@@ -31,7 +31,11 @@ export async function spawnWorker(t: TestApp, env: Record<string, string> = {}):
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start within 20 s:\n${output}`)), 20_000);
+    // A worker that does not start in time is killed: the caller never gets it to kill, and its pipes would hold the test process open.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`worker did not start within 20 s:\n${output}`));
+    }, 20_000);
     const onData = () => {
       if (!output.includes('Switchboard worker running')) return;
       clearTimeout(timer);

@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { after, before, describe, test } from 'node:test';
+import { startHttpsTarget, type HttpsTarget, type TargetResponse } from '../../helpers/https-target.ts';
+import type { TestApp } from '../../helpers/app.ts';
+import { errorLines, healthOf, sleep, type SubscriptionHealth } from '../../helpers/delivery-health.ts';
+import { completeCall, connectPlatform, settled, startWebhookApp, subscribeHook, waitFor } from '../../helpers/webhooks.ts';
+import { spawnWorker, type WorkerProcess } from '../../helpers/worker-process.ts';
+import { BREAKER_THRESHOLD, SLOW_ATTEMPT_MS } from '../../../src/webhooks/delivery/endpoint-health.ts';
+
+// Endpoint health shared by two `switchboard worker` processes (default
+// concurrency, 64 slots each) on one database; the app here runs no worker.
+const ENV = { WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_RETRY_SCHEDULE: '1s,2s,3s' };
+/**
+ * For the hanging endpoints: attempts cut after 3 s, well after SLOW_ATTEMPT_MS + 1 s, so B's
+ * deliveries get through because the hanging attempts are known slow while they run, not because they time out.
+ */
+const HANGING_ENV = { ...ENV, WEBHOOK_TIMEOUT_MS: '3000' };
+
+async function twoWorkers(t: TestApp, env = ENV): Promise<WorkerProcess[]> {
+  const started = await Promise.allSettled([spawnWorker(t, env), spawnWorker(t, env)]);
+  const running = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(running.map((worker) => worker.kill('SIGKILL')));
+    throw failed.reason;
+  }
+  return running;
+}
+
+async function stopAll(workers: WorkerProcess[]): Promise<string[]> {
+  await Promise.all(workers.map((worker) => worker.kill('SIGTERM')));
+  return workers.flatMap((worker) => errorLines(worker.output()));
+}
+
+describe('two worker processes: an organization whose endpoints hang does not hold up another', () => {
+  let t: TestApp;
+  let workers: WorkerProcess[] = [];
+  const targets: HttpsTarget[] = [];
+
+  before(async () => {
+    t = await startWebhookApp(ENV);
+  });
+  after(async () => {
+    await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
+    await Promise.all(targets.map((target) => target.close()));
+    await t.close();
+  });
+
+  test('sixteen endpoints that never answer, calls queued: the other organization\'s deliveries arrive within a second', async (context) => {
+    // Sixteen subscriptions at ten attempts each could hold both workers' 128 slots.
+    const hanging = await Promise.all(Array.from({ length: 16 }, () => startHttpsTarget(() => ({ hang: true }))));
+    const receiver = await startHttpsTarget(() => ({ status: 204 }));
+    targets.push(...hanging, receiver);
+    const a = await connectPlatform(t);
+    const b = await connectPlatform(t);
+    for (const [i, target] of hanging.entries()) await subscribeHook(t, a, { hookUrl: `${target.url}/a${i}` });
+    const bHook = await subscribeHook(t, b, { hookUrl: `${receiver.url}/b` });
+
+    workers = await twoWorkers(t, HANGING_ENV);
+    // 320 deliveries: enough to fill both workers, twice over, all older than B's.
+    for (let i = 0; i < 20; i++) await completeCall(t, a.member);
+    // More than one worker's 64 slots hang: both workers hold attempts to the hanging endpoints.
+    await waitFor('both workers holding attempts to the hanging endpoints', async () => {
+      const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE lease_token IS NOT NULL');
+      return rows[0].n > 64;
+    });
+    const fullAt = Date.now();
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+
+    // An attempt is known to hang once it has run SLOW_ATTEMPT_MS: a call made before then waits for that at most.
+    const sent: { id: string; at: number }[] = [];
+    while (Date.now() - fullAt < 5000) {
+      const call = await completeCall(t, b.member, { summary: `b ${sent.length}` });
+      // From the call's commit (its transaction's time): the API's own time is not the workers'.
+      sent.push({ id: call.id, at: Date.parse(call.created_at) });
+      await sleep(250);
+    }
+    const idOf = (r: { body: string }) => (JSON.parse(r.body) as { id: string }).id;
+    await waitFor('every call of B delivered', async () => sent.every((call) => receiver.requests.some((r) => idOf(r) === call.id)), 5000);
+    const late: string[] = [];
+    for (const call of sent) {
+      const arrived = receiver.requests.find((r) => idOf(r) === call.id)!.receivedAt.getTime();
+      if (arrived - Math.max(call.at, fullAt + SLOW_ATTEMPT_MS) > 1000) {
+        late.push(`a call made ${call.at - fullAt} ms after the slots filled arrived ${arrived - call.at} ms later`);
+      }
+    }
+    // The receiver runs in this process: starved of CPU by the machine's load, it sees requests late.
+    const starved = `this process's event loop was delayed up to ${Math.round(loop.max / 1e6)} ms (mean ${Math.round(loop.mean / 1e6)} ms)`;
+    context.diagnostic(`B's deliveries took ${sent.map((c) => receiver.requests.find((r) => idOf(r) === c.id)!.receivedAt.getTime() - c.at).join(', ')} ms; ${starved}`);
+    assert.deepEqual(late, [], `every delivery of the other organization arrives within a second (${starved})`);
+    assert.ok((await settled(t, bHook.id, sent.length)).every((d) => d.status === 'succeeded'));
+    assert.ok(hanging.every((target) => target.requests.length > 0), 'every hanging endpoint was tried');
+    assert.deepEqual(await stopAll(workers), [], 'no error-level log line');
+  });
+});
+
+describe('two worker processes share one circuit breaker per subscription', () => {
+  let t: TestApp;
+  let workers: WorkerProcess[] = [];
+  let receiver: HttpsTarget;
+
+  before(async () => {
+    t = await startWebhookApp(ENV);
+  });
+  after(async () => {
+    await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
+    await receiver?.close();
+    await t.close();
+  });
+
+  test('five unhealthy attempts across both open it; one probe at a time; a failed probe reopens it for longer; a healthy one closes it', async () => {
+    const PROBE_HOLD_MS = 600;
+    const plan: TargetResponse[] = [
+      { status: 500 }, { status: 502 }, { status: 503 }, { status: 429 }, { status: 500 },
+      { delayMs: PROBE_HOLD_MS, status: 500 }, // the first probe fails
+      { delayMs: PROBE_HOLD_MS, status: 200 }, // the second is answered
+    ];
+    receiver = await startHttpsTarget((_request, index) => plan[index] ?? { status: 204 });
+    const health = (id: string) => healthOf(t.db.pool, id);
+    const until = (what: string, id: string, check: (h: SubscriptionHealth) => boolean, timeoutMs = 10_000) =>
+      waitFor(what, async () => {
+        const h = await health(id);
+        return check(h) ? h : undefined;
+      }, timeoutMs);
+
+    workers = await twoWorkers(t);
+    const org = await connectPlatform(t);
+    const hook = await subscribeHook(t, org, { hookUrl: `${receiver.url}/shared` });
+    await completeCall(t, org.member);
+    const first = await until('the first failure', hook.id, (h) => h.consecutive_failures === 1);
+    assert.equal(first.concurrency_limit, 1);
+    for (let i = 1; i < 10; i++) await completeCall(t, org.member);
+
+    const opened = await until('the circuit to open', hook.id, (h) => h.circuit_state === 'open');
+    assert.equal(receiver.requests.length, BREAKER_THRESHOLD, 'both workers together made five attempts, then stopped');
+    assert.deepEqual([opened.consecutive_failures, opened.circuit_opens, opened.wait_ms], [BREAKER_THRESHOLD, 1, 1000]);
+
+    // The first probe: after the wait, and the only attempt in flight in either worker.
+    await receiver.waitForRequests(BREAKER_THRESHOLD + 1, 5000);
+    const probe = receiver.requests[BREAKER_THRESHOLD]!;
+    assert.ok(probe.receivedAt.getTime() >= opened.circuit_retry_at!.getTime() - 1, 'no attempt while the circuit is open');
+    await sleep(PROBE_HOLD_MS / 2);
+    assert.equal((await health(hook.id)).shown, 'probing');
+    assert.equal(receiver.open, 1, 'one probe at a time, across both workers');
+    assert.equal(receiver.requests.length, BREAKER_THRESHOLD + 1);
+
+    const reopened = await until('the circuit to open again', hook.id, (h) => h.circuit_opens === 2);
+    assert.deepEqual([reopened.circuit_state, reopened.consecutive_failures, reopened.wait_ms], ['open', BREAKER_THRESHOLD + 1, 2000]);
+    assert.equal(receiver.requests.length, BREAKER_THRESHOLD + 1);
+
+    await receiver.waitForRequests(BREAKER_THRESHOLD + 2, 5000);
+    const second = receiver.requests[BREAKER_THRESHOLD + 1]!;
+    assert.ok(second.receivedAt.getTime() >= reopened.circuit_retry_at!.getTime() - 1, 'the second probe waited the longer wait');
+    await sleep(PROBE_HOLD_MS / 2);
+    assert.equal(receiver.open, 1);
+    const closed = await until('the circuit to close', hook.id, (h) => h.circuit_state === 'closed');
+    assert.deepEqual([closed.consecutive_failures, closed.circuit_opens, closed.circuit_retry_at], [0, 0, null]);
+
+    assert.ok((await settled(t, hook.id, 10, 15_000)).every((d) => d.status === 'succeeded'));
+    const serial = receiver.requests.slice(0, BREAKER_THRESHOLD + 3);
+    assert.deepEqual(serial.map((r) => r.openAtArrival), serial.map(() => 1), 'one attempt at a time until the circuit closed');
+    assert.deepEqual(await stopAll(workers), [], 'no error-level log line');
+  });
+});

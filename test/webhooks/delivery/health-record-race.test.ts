@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { TestApp } from '../../helpers/app.ts';
+import { healthOf } from '../../helpers/delivery-health.ts';
+import { completeCall, connectPlatform, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
+import type { HealthPolicy } from '../../../src/webhooks/delivery/endpoint-health.ts';
+import type { OutcomeRecord } from '../../../src/webhooks/delivery/record.queries.ts';
+import { writeOutcomes } from '../../../src/webhooks/delivery/recorder.ts';
+
+// Two workers record outcomes of one subscription at the same moment: each
+// statement must count from the other's result, never from the row both read
+// first (a lost update would lose a failure or a healthy answer).
+describe('outcomes of one subscription recorded by two workers at once', () => {
+  let t: TestApp;
+  let hook: string;
+  // The circuit never opens here, so that every failure is counted and the claim rules stay out of it.
+  const policy: HealthPolicy = { maxInFlight: 10, breakerThreshold: 1_000_000, breakerWaitsMs: [60_000] };
+
+  before(async () => {
+    t = await startWebhookApp();
+    const org = await connectPlatform(t);
+    hook = (await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/race' })).id;
+    await completeCall(t, org.member);
+    await completeCall(t, org.member);
+  });
+  after(() => t.close());
+
+  /** Both deliveries leased afresh (as two workers' claims would), and one outcome for each. */
+  async function twoOutcomes(status: number): Promise<OutcomeRecord[]> {
+    const { rows } = await t.db.pool.query<{ id: string; lease_token: string; attempts: number }>(
+      `UPDATE webhook_deliveries SET lease_token = gen_random_uuid(), lease_expires_at = now() + interval '1 minute', attempts = attempts + 1
+        WHERE subscription_id = $1 RETURNING id, lease_token, attempts`,
+      [hook],
+    );
+    assert.equal(rows.length, 2);
+    return rows.map((row) => ({
+      deliveryId: row.id,
+      leaseToken: row.lease_token,
+      attempt: row.attempts,
+      attemptedAt: new Date(),
+      statusCode: status,
+      latencyMs: 5,
+      error: null,
+      errorMessage: null,
+      responseBody: '',
+      outcome: 'retrying',
+      status: 'pending',
+      nextAttemptAt: new Date(Date.now() + 60_000),
+      // A 404: the endpoint works (the delivery is retried all the same).
+      health: status >= 500 ? 'unhealthy' : 'healthy',
+    }));
+  }
+
+  test('every failure is counted, and every healthy answer raises the limit, hundreds of times', async () => {
+    const deadline = Date.now() + 5000;
+    let rounds = 0;
+    let failures = (await healthOf(t.db.pool, hook)).consecutive_failures;
+    while (rounds < 300 && Date.now() < deadline) {
+      rounds++;
+      if (rounds % 2 === 1) {
+        // Two unhealthy attempts at once: two more failures in a row.
+        const [a, b] = await twoOutcomes(500);
+        const recorded = await Promise.all([writeOutcomes(t.db.pool, [a!], { policy }), writeOutcomes(t.db.pool, [b!], { policy })]);
+        assert.ok(recorded.flat().every((r) => r.held));
+        failures += 2;
+        const h = await healthOf(t.db.pool, hook);
+        assert.deepEqual([h.consecutive_failures, h.concurrency_limit], [failures, 1], `round ${rounds}`);
+      } else {
+        // From one at a time, two healthy answers at once: three.
+        await t.db.pool.query('UPDATE webhook_subscriptions SET concurrency_limit = 1, consecutive_failures = 0 WHERE id = $1', [hook]);
+        const [a, b] = await twoOutcomes(404);
+        await Promise.all([writeOutcomes(t.db.pool, [a!], { policy }), writeOutcomes(t.db.pool, [b!], { policy })]);
+        failures = 0;
+        const h = await healthOf(t.db.pool, hook);
+        assert.deepEqual([h.consecutive_failures, h.concurrency_limit], [0, 3], `round ${rounds}`);
+      }
+    }
+    assert.ok(rounds >= 100, `only ${rounds} rounds in 5 s`);
+    const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE subscription_id = $1', [hook]);
+    assert.equal(rows[0].n, rounds * 2, 'every attempt logged');
+  });
+});

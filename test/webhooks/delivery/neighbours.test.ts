@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { after, before, describe, test } from 'node:test';
+import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.ts';
+import type { TestApp } from '../../helpers/app.ts';
+import { capturingLogger, healthOf, sleep } from '../../helpers/delivery-health.ts';
+import { completeCall, connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook, waitFor } from '../../helpers/webhooks.ts';
+import { SLOW_ATTEMPT_MS } from '../../../src/webhooks/delivery/endpoint-health.ts';
+
+/** The default worker's slots (worker.ts), all taken by the first round of attempts to the hanging endpoints. */
+const WORKER_SLOTS = 64;
+
+describe('an organization whose endpoints hang does not hold up another organization', () => {
+  let t: TestApp;
+  const targets: HttpsTarget[] = [];
+
+  before(async () => {
+    // Attempts are cut after 3 s, well after SLOW_ATTEMPT_MS + 1 s: B's deliveries must get through
+    // because the hanging attempts are known slow while they run, not because they time out.
+    t = await startWebhookApp({ WEBHOOK_TIMEOUT_MS: '3000', WEBHOOK_RETRY_SCHEDULE: '1s,2s,3s' });
+  });
+  after(async () => {
+    await Promise.all(targets.map((target) => target.close()));
+    await t.close();
+  });
+
+  test('eight endpoints that accept the connection and never answer, calls queued: the other organization\'s deliveries arrive within a second', async (context) => {
+    const hanging = await Promise.all(Array.from({ length: 8 }, () => startHttpsTarget(() => ({ hang: true }))));
+    const receiver = await startHttpsTarget(() => ({ status: 204 }));
+    targets.push(...hanging, receiver);
+    const a = await connectPlatform(t);
+    const b = await connectPlatform(t);
+    for (const [i, target] of hanging.entries()) await subscribeHook(t, a, { hookUrl: `${target.url}/a${i}` });
+    const bHook = await subscribeHook(t, b, { hookUrl: `${receiver.url}/b` });
+    // 160 deliveries queued: the worker's first claim fills every slot with attempts to the hanging
+    // endpoints, and more than another round of them stays queued, all older than B's deliveries.
+    for (let i = 0; i < 20; i++) await completeCall(t, a.member);
+
+    const { log, errors } = capturingLogger();
+    // The default concurrency: eight subscriptions at ten attempts each could hold every slot.
+    const worker = await startTestWorker(t, { log });
+    try {
+      // Every slot is taken once the first claim's leases are there (its attempts may still be connecting).
+      await waitFor('every slot taken by an attempt to a hanging endpoint', async () => {
+        const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE lease_token IS NOT NULL');
+        return rows[0].n >= WORKER_SLOTS;
+      });
+      const fullAt = Date.now();
+      const loop = monitorEventLoopDelay({ resolution: 10 });
+      loop.enable();
+
+      // B's calls, from the moment every slot hangs and for five seconds (past the time-outs, the
+      // circuits opening and their probes). An attempt is known to hang only once it
+      // has run SLOW_ATTEMPT_MS: a call made before then waits for that at most.
+      const sent: { id: string; at: number }[] = [];
+      while (Date.now() - fullAt < 5000) {
+        const call = await completeCall(t, b.member, { summary: `b ${sent.length}` });
+        // From the call's commit (its transaction's time): the API's own time is not the worker's.
+        sent.push({ id: call.id, at: Date.parse(call.created_at) });
+        await sleep(250);
+      }
+      const idOf = (r: { body: string }) => (JSON.parse(r.body) as { id: string }).id;
+      await waitFor('every call of B delivered', async () => sent.every((call) => receiver.requests.some((r) => idOf(r) === call.id)), 5000)
+        .catch((error: Error) => {
+          const seen = receiver.requests.map((r) => `${sent.findIndex((c) => c.id === idOf(r))}#${r.headers['x-delivery-attempt']}@${r.receivedAt.getTime() - fullAt}`);
+          throw new Error(`${error.message}; received: ${seen.join(' ')}`);
+        });
+      const late: string[] = [];
+      for (const call of sent) {
+        const arrived = receiver.requests.find((r) => idOf(r) === call.id)!.receivedAt.getTime();
+        if (arrived - Math.max(call.at, fullAt + SLOW_ATTEMPT_MS) > 1000) {
+          late.push(`a call made ${call.at - fullAt} ms after the slots filled arrived ${arrived - call.at} ms later`);
+        }
+      }
+      // A process starved of CPU by the machine's load delivers late whatever the worker does: say so.
+      const starved = `this process's event loop was delayed up to ${Math.round(loop.max / 1e6)} ms (mean ${Math.round(loop.mean / 1e6)} ms)`;
+      context.diagnostic(`B's deliveries took ${sent.map((c) => receiver.requests.find((r) => idOf(r) === c.id)!.receivedAt.getTime() - c.at).join(', ')} ms; ${starved}`);
+      assert.deepEqual(late, [], `every delivery of the other organization arrives within a second (${starved})`);
+      assert.ok((await settled(t, bHook.id, sent.length)).every((d) => d.status === 'succeeded'));
+      assert.ok(hanging.every((target) => target.requests.length > 0), 'every hanging endpoint was tried');
+    } finally {
+      await worker.stop();
+    }
+    assert.deepEqual(errors(), [], 'no error-level log line');
+  });
+});
+
+describe('degraded endpoints hold at most their share of a worker\'s slots', () => {
+  let t: TestApp;
+  const targets: HttpsTarget[] = [];
+
+  before(async () => {
+    t = await startWebhookApp({ WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_RETRY_SCHEDULE: '1s,2s,3s' });
+  });
+  after(async () => {
+    await Promise.all(targets.map((target) => target.close()));
+    await t.close();
+  });
+
+  test('a worker of eight slots: at most two attempts to degraded endpoints at once, while a healthy endpoint\'s deliveries flow', async () => {
+    const SLOW_ANSWER_MS = SLOW_ATTEMPT_MS + 100;
+    // One target for all degraded endpoints, so its open requests are theirs together: two answer
+    // slowly (healthy but slow), one fails slowly (500), one hangs until the time-out.
+    const degraded = await startHttpsTarget(async (request) => {
+      if (request.url.startsWith('/slow')) return { delayMs: SLOW_ANSWER_MS, status: 200 };
+      if (request.url === '/failing') return { delayMs: 900, status: 500 };
+      return { hang: true };
+    });
+    const healthy = await startHttpsTarget(() => ({ delayMs: 200, status: 204 }));
+    targets.push(degraded, healthy);
+    const a = await connectPlatform(t);
+    const b = await connectPlatform(t);
+    const aHooks: { id: string }[] = [];
+    for (const path of ['/slow-1', '/slow-2', '/failing', '/hanging']) aHooks.push(await subscribeHook(t, a, { hookUrl: `${degraded.url}${path}` }));
+    const bHook = await subscribeHook(t, b, { hookUrl: `${healthy.url}/b` });
+
+    const { log, errors } = capturingLogger();
+    const worker = await startTestWorker(t, { log, concurrency: 8 });
+    try {
+      // One call first: each of the four endpoints shows what it is (slow, failing, hanging).
+      await completeCall(t, a.member);
+      await waitFor('all four endpoints known degraded', async () => {
+        const rows = await Promise.all(aHooks.map((hook) => healthOf(t.db.pool, hook.id)));
+        return rows.every((h) => h.slow || h.consecutive_failures > 0);
+      });
+      await waitFor('the first round answered', async () => degraded.open === 0);
+      const phase = degraded.requests.length;
+
+      // Five more calls for A (twenty deliveries to degraded endpoints), then thirty for B.
+      for (let i = 0; i < 5; i++) await completeCall(t, a.member);
+      for (let i = 0; i < 30; i++) await completeCall(t, b.member);
+      const bDone = await settled(t, bHook.id, 30);
+      assert.ok(bDone.every((d) => d.status === 'succeeded'));
+      const { rows } = await t.db.pool.query(
+        "SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = ANY($1) AND status = 'pending'",
+        [aHooks.map((h) => h.id)],
+      );
+      assert.ok(rows[0].n > 0, 'B\'s deliveries went through while the degraded endpoints still had a backlog');
+      assert.ok(Math.max(...healthy.requests.map((r) => r.openAtArrival)) > 2, 'the healthy endpoint had more than the slow share');
+      // Keep watching the degraded endpoints for a while longer.
+      await sleep(2000);
+      const peak = Math.max(...degraded.requests.slice(phase).map((r) => r.openAtArrival));
+      assert.equal(peak, 2, 'degraded endpoints held at most (and used) a quarter of the eight slots');
+    } finally {
+      await worker.stop();
+    }
+    assert.deepEqual(errors(), [], 'no error-level log line');
+  });
+});
