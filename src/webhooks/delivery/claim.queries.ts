@@ -271,8 +271,8 @@ WITH slots AS MATERIALIZED (
 ),
 -- The inner LIMIT is the constant cap, so the planner walks the index for a
 -- few rows instead of sorting the subscription's whole backlog; the free
--- slots are counted off after. No row locks here: the subscription lock keeps
--- other claimers away, and the UPDATE re-checks each row's state.
+-- slots are counted off after. The subscription lock keeps other claimers
+-- away, and the UPDATE re-checks each row's state.
 candidates AS MATERIALIZED (
   SELECT c.id, c.ctid, c.lease_token AS old_token, c.attempts AS old_attempts, c.last_attempt_at AS old_attempt_at,
          c.next_attempt_at, c.due, slots.callback_url, slots.secret_ciphertext, slots.degraded, slots.cap,
@@ -285,7 +285,11 @@ candidates AS MATERIALIZED (
                  AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
                ORDER BY d.next_attempt_at
                -- One more than the cap: whether more is due than a claim may take.
-               LIMIT ${maxInFlight + 1}) first
+               LIMIT ${maxInFlight + 1}
+               -- A row another transaction is writing (an outcome recorded as its
+               -- lease runs out) is left for the next claim, not waited for: that
+               -- writer goes on to the subscription this claim holds.
+                 FOR NO KEY UPDATE OF d SKIP LOCKED) first
     ) c
    WHERE c.n <= slots.free
 ),
