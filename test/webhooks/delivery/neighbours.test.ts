@@ -106,7 +106,8 @@ describe('degraded endpoints hold at most their share of a worker\'s slots', () 
       if (request.url === '/failing') return { delayMs: 900, status: 500 };
       return { hang: true };
     });
-    const healthy = await startHttpsTarget(() => ({ delayMs: 200, status: 204 }));
+    // Answered well within SLOW_ATTEMPT_MS, yet slowly enough for B's calls to pile up beyond the slow share.
+    const healthy = await startHttpsTarget(() => ({ delayMs: 400, status: 204 }));
     targets.push(degraded, healthy);
     const a = await connectPlatform(t);
     const b = await connectPlatform(t);
