@@ -1,6 +1,7 @@
 // What the endpoint-health tests share: a subscription's health as the
 // database holds it (migration 0022), a logger whose error lines a test can
-// check, and a pause.
+// check, what the machine's load did to a latency bound, and a pause.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import type { Queryable } from '../../src/db/pool.ts';
@@ -57,3 +58,34 @@ export function errorLines(output: string): string[] {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Watches what a latency bound depends on besides the code under test: this
+ * process's event-loop delay and PostgreSQL's round-trip time (a worker's
+ * attempt counts as in flight until its outcome is recorded, so a slow
+ * database makes a healthy endpoint look slow). `describe()` says what was seen.
+ */
+export function watchConditions(db: Queryable): { describe(): string; stop(): Promise<void> } {
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  let slowestQueryMs = 0;
+  let watching = true;
+  const pinging = (async () => {
+    while (watching) {
+      const started = Date.now();
+      await db.query('SELECT 1').catch(() => {});
+      slowestQueryMs = Math.max(slowestQueryMs, Date.now() - started);
+      await sleep(50);
+    }
+  })();
+  return {
+    describe: () =>
+      `this process's event loop was delayed up to ${Math.round(loop.max / 1e6)} ms (mean ${Math.round(loop.mean / 1e6)} ms); ` +
+      `PostgreSQL answered SELECT 1 in up to ${slowestQueryMs} ms`,
+    async stop() {
+      watching = false;
+      loop.disable();
+      await pinging;
+    },
+  };
+}
