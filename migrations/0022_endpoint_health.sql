@@ -31,7 +31,8 @@ CREATE INDEX webhook_subscriptions_open_circuit_idx ON webhook_subscriptions (ci
 --   healthy, unhealthy   answers in time (slow ones included) and unhealthy attempts in the batch;
 --   healthy_after        healthy answers after the batch's last unhealthy attempt (all, if none);
 --   unhealthy_after      unhealthy attempts after the batch's last healthy answer (all, if none);
---   last_answer_slow     whether the batch's latest answer was slow (NULL: no answer in it).
+--   last_answer_slow     whether the batch's latest answer was slow (NULL: no answer in it);
+--   last_unhealthy_sent_at  when the batch's last unhealthy attempt was sent.
 -- The rules, in the order they apply (src/webhooks/delivery/endpoint-health.ts):
 --   1. An unhealthy attempt cuts the concurrency to one; each healthy answer after it adds one, up to
 --      max_in_flight, where the limit is lifted (NULL).
@@ -40,10 +41,10 @@ CREATE INDEX webhook_subscriptions_open_circuit_idx ON webhook_subscriptions (ci
 --   4. An open circuit whose wait is over lets one probe through: if it fails, the
 --      circuit opens again for the next wait (the last one repeats); if it succeeds,
 --      rule 2 ends the run and the circuit closes.
---   5. Failures of attempts sent before the circuit opened do not extend its wait.
+--   5. Failures of attempts sent before the circuit opened do not open it again (they are no probe).
 CREATE FUNCTION app_endpoint_health_after(
   s webhook_subscriptions, healthy integer, unhealthy integer, healthy_after integer, unhealthy_after integer,
-  last_answer_slow boolean, max_in_flight integer, threshold integer, waits_ms bigint[],
+  last_answer_slow boolean, last_unhealthy_sent_at timestamptz, max_in_flight integer, threshold integer, waits_ms bigint[],
   OUT concurrency_limit integer, OUT consecutive_failures integer, OUT slow boolean, OUT circuit_state text,
   OUT circuit_changed_at timestamptz, OUT circuit_retry_at timestamptz, OUT circuit_opens integer)
 LANGUAGE plpgsql STABLE AS $$
@@ -64,7 +65,8 @@ BEGIN
       circuit_retry_at := NULL;
     END IF;
   ELSIF consecutive_failures >= threshold AND unhealthy_after > 0
-        AND (s.circuit_state = 'closed' OR s.circuit_retry_at <= now()) THEN
+        AND (s.circuit_state = 'closed'
+             OR (s.circuit_retry_at <= now() AND last_unhealthy_sent_at >= s.circuit_changed_at)) THEN
     circuit_opens := CASE WHEN s.circuit_state = 'closed' THEN 1 ELSE s.circuit_opens + 1 END;
     circuit_state := 'open';
     circuit_changed_at := now();

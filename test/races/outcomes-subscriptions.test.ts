@@ -53,7 +53,7 @@ describe('attempt outcomes while their subscriptions are deleted', () => {
     await t.db.pool.query('DELETE FROM webhook_subscriptions WHERE id = $1', [going.id]);
     const recorded = await writeOutcomes(t.db.pool, claimed.map((c) => outcome(c, 'retrying')));
     const bySubscription = new Map(claimed.map((c, i) => [c.subscription_id, recorded[i]!]));
-    assert.deepEqual(bySubscription.get(going.id), { deliveryId: claimed.find((c) => c.subscription_id === going.id)!.id, held: false, subscriptionId: null, disabledNow: false, dropped: true });
+    assert.deepEqual(bySubscription.get(going.id), { deliveryId: claimed.find((c) => c.subscription_id === going.id)!.id, held: false, subscriptionId: null, disabledNow: false, circuitRetryAt: null, dropped: true });
     assert.equal(bySubscription.get(staying.id)!.held, true);
     assert.equal(bySubscription.get(staying.id)!.dropped, false);
     const { rows } = await t.db.pool.query('SELECT subscription_id, outcome FROM webhook_attempts WHERE subscription_id = ANY ($1)', [[going.id, staying.id]]);

@@ -164,7 +164,8 @@ export async function recordOutcomes(
               count(*) FILTER (WHERE health = 'unhealthy' AND (last_answer IS NULL OR attempted_at > last_answer))::int
                 AS unhealthy_after,
               (array_agg(health = 'slow' ORDER BY attempted_at DESC) FILTER (WHERE health IN ('healthy', 'slow')))[1]
-                AS last_answer_slow
+                AS last_answer_slow,
+              max(last_unhealthy) AS last_unhealthy
          FROM turns GROUP BY subscription_id
      ),
      streaks AS (
@@ -182,7 +183,7 @@ export async function recordOutcomes(
        SELECT s.id
          FROM webhook_subscriptions s JOIN streaks st ON st.subscription_id = s.id
         CROSS JOIN LATERAL app_endpoint_health_after(s, st.healthy, st.unhealthy, st.healthy_after, st.unhealthy_after,
-                                                     st.last_answer_slow, $15, $16, $17) h
+                                                     st.last_answer_slow, st.last_unhealthy, $15, $16, $17) h
         WHERE st.first_failure IS NOT NULL OR s.failing_since IS NOT NULL
            OR (s.concurrency_limit, s.consecutive_failures, s.slow, s.circuit_state, s.circuit_retry_at, s.circuit_opens)
               IS DISTINCT FROM (h.concurrency_limit, h.consecutive_failures, h.slow, h.circuit_state, h.circuit_retry_at, h.circuit_opens)
@@ -207,7 +208,7 @@ export async function recordOutcomes(
                                      THEN 'delivery_failures' ELSE s.disabled_reason END,
               (concurrency_limit, consecutive_failures, slow, circuit_state, circuit_changed_at, circuit_retry_at, circuit_opens) =
                 (SELECT h.* FROM app_endpoint_health_after(s, st.healthy, st.unhealthy, st.healthy_after, st.unhealthy_after,
-                                                           st.last_answer_slow, $15, $16, $17) h),
+                                                           st.last_answer_slow, st.last_unhealthy, $15, $16, $17) h),
               updated_at = CASE WHEN st.first_failure IS NULL THEN s.updated_at ELSE now() END
          FROM streaks st JOIN ordered o ON o.id = st.subscription_id
         WHERE s.id = st.subscription_id
