@@ -121,7 +121,7 @@ async function measure(pool: Pool) {
   let cursor: string | null = null;
   for (let i = 0; i < 21; i++) {
     const started = performance.now();
-    const claim = await claimDue(pool, { ...limits, hints: [hinted[i]!.id], cursor, walk: WALK });
+    const claim = await claimDue(pool, { ...limits, hints: [hinted[i]!.id], cursor, walk: WALK, slow: [] });
     await claim.committed;
     times.push(performance.now() - started);
     leased.push(claim.claimed.length);
@@ -131,7 +131,7 @@ async function measure(pool: Pool) {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    for (const statement of claimStatements({ ...limits, hints: [], cursor, walk: WALK }).split(/;\n\n/)) {
+    for (const statement of claimStatements({ ...limits, hints: [], cursor, walk: WALK, slow: [] }).split(/;\n\n/)) {
       const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement.replace(/;\s*$/, '')}`);
       const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
       explained.push(Number(/Execution Time: ([\d.]+)/.exec(plan)?.[1]));

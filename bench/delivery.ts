@@ -173,7 +173,7 @@ async function loadRows(pool: Pool, organizationId: string, subscriptionIds: str
 async function measureClaim(pool: Pool): Promise<{ roundTripMs: number; executionMs: number[]; seqScan: boolean }> {
   const input = {
     limit: CONCURRENCY, slowLimit: CONCURRENCY, maxSubscriptions: Math.min(50, CONCURRENCY), maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
-    leaseMs: 60_000, slowMs: SLOW_ATTEMPT_MS, hints: [], cursor: null, walk: WALK,
+    leaseMs: 60_000, slowMs: SLOW_ATTEMPT_MS, hints: [], cursor: null, walk: WALK, slow: [],
   };
   const client = await pool.connect();
   try {

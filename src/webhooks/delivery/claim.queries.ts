@@ -152,6 +152,8 @@ export interface ClaimCandidates {
   cursor: string | null;
   /** Subscriptions with pending deliveries the walk visits, at most. */
   walk: number;
+  /** Subscriptions with an attempt in flight in this worker for longer than SLOW_ATTEMPT_MS: degraded. */
+  slow: readonly string[];
 }
 
 export function claimStatements(input: ClaimLimits & ClaimCandidates): string {
@@ -164,16 +166,17 @@ export function claimStatements(input: ClaimLimits & ClaimCandidates): string {
     cursor: uuidLiteral(input.cursor),
     hints: uuidArrayLiteral(input.hints),
     walk: String(whole('walk', input.walk)),
+    slow: uuidArrayLiteral(input.slow),
   }, whole('maxInFlight', input.maxInFlight));
 }
 
-type Arguments = Record<'limit' | 'slowLimit' | 'leaseMs' | 'maxSubscriptions' | 'slowMs' | 'cursor' | 'hints' | 'walk', string>;
+type Arguments = Record<'limit' | 'slowLimit' | 'leaseMs' | 'maxSubscriptions' | 'slowMs' | 'cursor' | 'hints' | 'walk' | 'slow', string>;
 
 /** The statements' arguments as parameter references, in this order (PREPARE). */
 const PARAMETERS: Arguments = {
-  limit: '$1', slowLimit: '$2', leaseMs: '$3', maxSubscriptions: '$4', slowMs: '$5', cursor: '$6', hints: '$7', walk: '$8',
+  limit: '$1', slowLimit: '$2', leaseMs: '$3', maxSubscriptions: '$4', slowMs: '$5', cursor: '$6', hints: '$7', walk: '$8', slow: '$9',
 };
-const PARAMETER_TYPES = '(int, int, int, int, int, uuid, uuid[], int)';
+const PARAMETER_TYPES = '(int, int, int, int, int, uuid, uuid[], int, uuid[])';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -201,15 +204,18 @@ const ELIGIBLE = `s.status = 'active' AND (s.circuit_state = 'closed' OR s.circu
 const capOf = (maxInFlight: number) =>
   `(CASE WHEN s.circuit_state = 'open' THEN 1 ELSE least(coalesce(s.concurrency_limit, ${maxInFlight}), ${maxInFlight}) END)`;
 
-/** Degraded by its recorded health alone (a test of its row only: no index probe). */
-const DEGRADED_BY_RECORD = `(s.circuit_state = 'open' OR s.consecutive_failures > 0 OR s.slow)`;
+/**
+ * Degraded by its recorded health, or by the worker's own slow attempts (a
+ * test of its row and the worker's list only: no index probe).
+ */
+const degradedKnown = (a: Arguments) => `(s.circuit_state = 'open' OR s.consecutive_failures > 0 OR s.slow OR s.id = ANY (${a.slow}))`;
 
 /**
- * Degraded: by its record, or an attempt of it has been in flight longer than
- * the slow threshold (its lease was taken more than slowMs ago; one probe of
- * the live-leases index). Such endpoints share the worker's slow slots.
+ * Degraded: known so, or another worker has had an attempt of it in flight
+ * for longer than slowMs (its lease's age; one probe of the live-leases
+ * index). Such endpoints share the worker's slow slots.
  */
-const degraded = (a: Arguments) => `(${DEGRADED_BY_RECORD} OR (
+const degraded = (a: Arguments) => `(${degradedKnown(a)} OR (
     SELECT true FROM webhook_deliveries l
      WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL AND l.lease_expires_at > now()
        AND l.lease_expires_at <= now() + (${a.leaseMs} - ${a.slowMs}) * interval '1 millisecond'
@@ -242,7 +248,7 @@ candidate AS MATERIALIZED (
       SELECT s.id, s.organization_id, due.next_attempt_at, ${degraded(a)} AS degraded
         FROM webhook_subscriptions s CROSS JOIN LATERAL (${FIRST_DUE}) due
        WHERE s.id IN (SELECT walk.id FROM walk UNION SELECT unnest(${a.hints}))
-         AND ${ELIGIBLE} AND (${a.slowLimit} > 0 OR NOT ${DEGRADED_BY_RECORD})
+         AND ${ELIGIBLE} AND (${a.slowLimit} > 0 OR NOT ${degradedKnown(a)})
          AND ${LIVE_GRANT} AND (${inFlight(maxInFlight)}) < ${cap}
     ) c
    WHERE CASE WHEN c.degraded THEN ${a.slowLimit} > 0 ELSE ${a.limit} > 0 END
@@ -396,7 +402,7 @@ export async function claimDue(
   const args = `(${[
     whole('limit', input.limit), whole('slowLimit', input.slowLimit), whole('leaseMs', input.leaseMs),
     whole('maxSubscriptions', input.maxSubscriptions), whole('slowMs', input.slowMs), uuidLiteral(input.cursor),
-    uuidArrayLiteral(input.hints), whole('walk', input.walk),
+    uuidArrayLiteral(input.hints), whole('walk', input.walk), uuidArrayLiteral(input.slow),
   ].join(', ')})`;
   // No values: the simple query protocol, which allows several statements.
   // Planned once per connection: a custom plan per claim (PostgreSQL's

@@ -12,7 +12,7 @@
 //   slow share            attempts to degraded endpoints (circuit open or
 //                         probing, a failure since the last healthy answer,
 //                         answering slowly, or an attempt in flight longer than
-//                         SLOW_ATTEMPT_MS) hold at most SLOW_SHARE of a
+//                         SLOW_ATTEMPT_MS, SLOW_LEASE_MS in another worker) hold at most SLOW_SHARE of a
 //                         worker's slots, so the others always find one free.
 //
 // The counting itself runs in the database, in the statement that records
@@ -27,6 +27,12 @@ export const MAX_IN_FLIGHT_PER_SUBSCRIPTION = 10;
 export const BREAKER_THRESHOLD = 5;
 /** An answer slower than this marks its endpoint slow; an attempt running longer counts as slow while it runs. */
 export const SLOW_ATTEMPT_MS = 1000;
+/**
+ * Another worker's attempt counts as slow once its lease is this old. The
+ * lease's age also holds the claim's commit and the outcome's write, which a
+ * busy database stretches: a margin keeps a healthy endpoint out of the slow share.
+ */
+export const SLOW_LEASE_MS = 3 * SLOW_ATTEMPT_MS;
 /** The share of a worker's slots that degraded endpoints may hold. */
 export const SLOW_SHARE = 0.25;
 

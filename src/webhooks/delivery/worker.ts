@@ -26,7 +26,7 @@ import { attemptDelivery, RECORD_MARGIN_MS, type AttemptDeps } from './attempt.t
 import { createClaimCandidates } from './claim-candidates.ts';
 import { claimDue, type Claim, type ClaimCandidates, type ClaimedDelivery } from './claim.queries.ts';
 import { closeDeliveryAgents } from './deliver.ts';
-import { healthPolicy, MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS, slowSlots } from './endpoint-health.ts';
+import { healthPolicy, MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS, SLOW_LEASE_MS, slowSlots } from './endpoint-health.ts';
 import { handBackLeases } from './hand-back.queries.ts';
 import { listen, type Listener } from './listener.ts';
 import { createOutcomeRecorder } from './recorder.ts';
@@ -104,9 +104,9 @@ export function claimBatch(
     maxSubscriptions: Math.min(MAX_SUBSCRIPTIONS_PER_CLAIM, input.limit),
     maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
     leaseMs: input.leaseMs,
-    slowMs: SLOW_ATTEMPT_MS,
+    slowMs: SLOW_LEASE_MS,
     deadlineMs: input.deadlineMs,
-    ...(input.candidates ?? { hints: [], cursor: null, walk: WALK_EVERYTHING }),
+    ...(input.candidates ?? { hints: [], cursor: null, walk: WALK_EVERYTHING, slow: [] }),
   });
 }
 
@@ -245,7 +245,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
         again = false;
         const { limit: free, slowLimit } = freeSlots();
         if (free <= 0) break; // a finishing attempt wakes us
-        const looking = candidates.next();
+        const looking = { ...candidates.next(), slow: slowSubscriptions() };
         // The database set the lease after this moment, so it lasts at least until claimStarted + leaseMs.
         const claimStarted = performance.now();
         const { claimed, cursor, leftOver: left, committed } = await claimBatch(pool, { limit: free, slowLimit, leaseMs, deadlineMs, candidates: looking });
@@ -337,6 +337,8 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     if (named && named.every(atCap)) return;
     wake();
   };
+  /** Subscriptions of this worker's attempts that hold slow slots. */
+  const slowSubscriptions = () => [...new Set([...runningClaims.values()].filter((claim) => claim.slow).map((claim) => claim.subscriptionId))];
   /** This worker runs as many attempts of the subscription as its cap allowed when they were claimed. */
   const atCap = (subscriptionId: string) => {
     let n = 0;

@@ -58,7 +58,7 @@ describe('the claim plan', () => {
       await client.query('BEGIN');
       await client.query('SET LOCAL enable_seqscan = off');
       await client.query('SET LOCAL enable_bitmapscan = off');
-      const statements = claimStatements({ limit: 64, slowLimit: 16, maxSubscriptions: 50, maxInFlight: 10, leaseMs: 60_000, slowMs: 1000, hints: [], cursor: null, walk: 100 }).split(/;\n\n/);
+      const statements = claimStatements({ limit: 64, slowLimit: 16, maxSubscriptions: 50, maxInFlight: 10, leaseMs: 60_000, slowMs: 1000, hints: [], cursor: null, walk: 100, slow: [] }).split(/;\n\n/);
       assert.equal(statements.length, 3);
       const plans: PlanNode[][] = [];
       for (const statement of statements) {
@@ -107,7 +107,7 @@ describe('the claim plan', () => {
                             AND id NOT IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' LIMIT 10)`);
       await client.query('ANALYZE webhook_deliveries');
       await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      const leasing = claimStatements({ limit: 64, slowLimit: 16, maxSubscriptions: 50, maxInFlight: 10, leaseMs: 60_000, slowMs: 1000, hints: [], cursor: null, walk: 100 }).split(/;\n\n/)[1]!;
+      const leasing = claimStatements({ limit: 64, slowLimit: 16, maxSubscriptions: 50, maxInFlight: 10, leaseMs: 60_000, slowMs: 1000, hints: [], cursor: null, walk: 100, slow: [] }).split(/;\n\n/)[1]!;
       await client.query(`PREPARE plan_test_leasing AS ${leasing.replace(/;\s*$/, '')}`);
       const { rows } = await client.query('EXPLAIN (FORMAT JSON) EXECUTE plan_test_leasing');
       const plan = nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode);
