@@ -291,11 +291,7 @@ candidates AS MATERIALIZED (
                  AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
                ORDER BY d.next_attempt_at
                -- One more than the cap: whether more is due than a claim may take.
-               LIMIT ${maxInFlight + 1}
-               -- A row another transaction is writing (an outcome recorded as its
-               -- lease runs out) is left for the next claim, not waited for: that
-               -- writer goes on to the subscription this claim holds.
-                 FOR NO KEY UPDATE OF d SKIP LOCKED) first
+               LIMIT ${maxInFlight + 1}) first
     ) c
    WHERE c.n <= slots.free
 ),
@@ -318,11 +314,18 @@ picked AS MATERIALIZED (
 -- ids. A row updated meanwhile has moved: PostgreSQL re-checks the new
 -- version, its tuple id no longer matches, and it is left for the next
 -- claim. The state test is re-checked on the newest version as before.
+-- A picked row another transaction is writing (an outcome recorded as its
+-- lease runs out) is left for the next claim, not waited for: that writer
+-- goes on to lock the subscription this claim holds.
+claimable AS (
+  SELECT d.ctid FROM webhook_deliveries d WHERE d.ctid = ANY (ARRAY(SELECT picked.ctid FROM picked))
+     FOR NO KEY UPDATE OF d SKIP LOCKED
+),
 leased AS (
   UPDATE webhook_deliveries d
      SET attempts = d.attempts + 1, lease_token = gen_random_uuid(),
          lease_expires_at = now() + ${a.leaseMs} * interval '1 millisecond', last_attempt_at = now(), updated_at = now()
-   WHERE d.ctid = ANY (ARRAY(SELECT picked.ctid FROM picked))
+   WHERE d.ctid = ANY (ARRAY(SELECT claimable.ctid FROM claimable))
      AND CASE WHEN d.status = 'pending' AND d.next_attempt_at <= now() AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
               THEN true ELSE false END
   RETURNING d.id, d.organization_id, d.subscription_id, d.call_id, d.event, d.body, d.attempts AS attempt,
