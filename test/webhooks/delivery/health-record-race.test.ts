@@ -52,10 +52,11 @@ describe('outcomes of one subscription recorded by two workers at once', () => {
   }
 
   test('every failure is counted, and every healthy answer raises the limit, hundreds of times', async () => {
-    const deadline = Date.now() + 5000;
+    // Bounded in time, but a loaded machine still races: at least 50 rounds, within 30 s at most.
+    const started = Date.now();
     let rounds = 0;
     let failures = (await healthOf(t.db.pool, hook)).consecutive_failures;
-    while (rounds < 300 && Date.now() < deadline) {
+    while (rounds < 300 && (Date.now() - started < 5000 || rounds < 50) && Date.now() - started < 30_000) {
       rounds++;
       if (rounds % 2 === 1) {
         // Two unhealthy attempts at once: two more failures in a row.
@@ -75,7 +76,7 @@ describe('outcomes of one subscription recorded by two workers at once', () => {
         assert.deepEqual([h.consecutive_failures, h.concurrency_limit], [0, 3], `round ${rounds}`);
       }
     }
-    assert.ok(rounds >= 100, `only ${rounds} rounds in 5 s`);
+    assert.ok(rounds >= 50, `only ${rounds} rounds in 30 s`);
     const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE subscription_id = $1', [hook]);
     assert.equal(rows[0].n, rounds * 2, 'every attempt logged');
   });
