@@ -13,6 +13,8 @@
 //   POST /oauth/token    grant_type=refresh_token with rotation and reuse detection (REFRESH_REUSE_GRACE default):
 //                        every request presents the refresh token the previous answer returned
 //   POST /calls          x-user-token, a completed call, one active subscription (its outbox row in the same statement)
+//   POST /calls + key    the same with a new Idempotency-Key on every request (row calls-post-idem, only when named;
+//                        calls-post-unique, the same request with another header in its place, is its control)
 // Each row runs interleaved with the baseline (B R, R B, B R, R B, B R: see
 // measurePaired), so its ratio compares two figures taken on the same
 // machine at the same time, and a final line gives the ratios and goals.
@@ -21,8 +23,9 @@
 // temporary directory. BENCH_DURATION (seconds, default 10) sets each run's length;
 // BENCH_CPU_PROF=dir has the server write a V8 CPU profile (--cpu-prof) into dir;
 // BENCH_ROWS=recent,locations,healthz,refresh,calls-post runs only those rows (each
-// with its baseline; calls-floor, only when named, adds the floor of POST /calls:
-// bench/calls-floor-server.js); BENCH_SERVER_DIR=checkout runs that checkout's server instead.
+// with its baseline), in that order; calls-floor, only when named, adds the floor of POST /calls
+// (bench/calls-floor-server.js), and calls-post-idem and calls-post-unique, only when named, POST /calls
+// with an Idempotency-Key and its control; BENCH_SERVER_DIR=checkout runs that checkout's server instead.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openSync, readdirSync, readFileSync } from 'node:fs';
@@ -365,6 +368,18 @@ async function main() {
           body: callBody,
         },
         goal: (_p, r) => `POST /calls ${r.toFixed(2)}× (goal ≥0.15, ${verdict(r >= 0.15)})` },
+      // Only when named: the calls-post row with a new Idempotency-Key on every request, and its control: the
+      // same per-request header rebuilt by the load generator (autocannon's [<id>]), but not an Idempotency-Key.
+      ...(['calls-post-idem', 'calls-post-unique'] as const).filter((key) => only?.includes(key)).map((key) => ({
+        key,
+        name: key === 'calls-post-idem' ? 'POST /calls (as above, Idempotency-Key)' : 'POST /calls (as above, x-bench-id)',
+        options: {
+          url: `${server.url}/calls`, connections: CONNECTIONS, method: 'POST' as const, idReplacement: true,
+          headers: { ...user_, 'content-type': 'application/json', [key === 'calls-post-idem' ? 'idempotency-key' : 'x-bench-id']: '[<id>]' },
+          body: callBody,
+        },
+        goal: (_p: Paired, r: number) => `${key} ${r.toFixed(2)}× (${key === 'calls-post-idem' ? 'compare with calls-post-unique' : 'the control of calls-post-idem'})`,
+      })),
       ...(floor
         ? [{ key: 'calls-floor', name: 'POST /calls floor (bench/calls-floor-…)', serverPid: floor.process.pid!,
             options: {
@@ -374,6 +389,8 @@ async function main() {
             goal: (_p: Paired, r: number) => `POST /calls floor ${r.toFixed(2)}× (a bound for the 0.15 goal)` }]
         : []),
     ];
+    // In BENCH_ROWS order when named, so two rows can be compared in both orders.
+    if (only) rows.sort((x, y) => only.indexOf(x.key) - only.indexOf(y.key));
     for (const spec of rows) {
       if (only && !only.includes(spec.key)) continue;
       const paired = await measurePaired(spec.options, baselineOptions, { ...processes, serverPid: spec.serverPid ?? processes.serverPid });

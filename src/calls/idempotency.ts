@@ -10,8 +10,9 @@
 //   422 IDEMPOTENCY_KEY_REUSED;
 // - while the first is still being processed in this process, a duplicate
 //   gets 409 IDEMPOTENCY_KEY_IN_PROGRESS with Retry-After. In another process
-//   the database decides: the duplicate's claim waits on the first's
-//   uncommitted key row and, once it commits, answers from it;
+//   the database decides: the duplicate's insert waits on the first's
+//   uncommitted key row and, once that commits, fails on the primary key, and
+//   the duplicate answers from the row;
 // - a request that fails (4xx, 5xx) stores nothing, so the key stays free for
 //   a retry (docs/decisions.md, "Idempotency keys").
 import { createHash } from 'node:crypto';

@@ -237,6 +237,12 @@ describe('Idempotency-Key on calls ingest', () => {
     assert.notEqual(fromA.json().id, fromB.json().id);
     assert.equal(fromB.json().organization_id, b.org.id);
     assert.equal(fromB.headers['idempotent-replayed'], undefined);
+    // The organization's key whatever the credential: its platform connection (calls:write) gets A's answer.
+    const platform = await connectPlatform(t, { member: a, scopes: ['calls:read', 'calls:write'] });
+    const viaPlatform = await t.app.inject({ method: 'POST', url: '/calls', headers: { ...platform.headers, 'idempotency-key': 'shared-key' }, payload: body });
+    assert.equal(viaPlatform.statusCode, 201);
+    assert.equal(viaPlatform.body, fromA.body);
+    assert.equal(viaPlatform.headers['idempotent-replayed'], 'true');
     // Another body under B's key is B's business only.
     assert.equal((await post(t, b, '/calls', { summary: 'Other', duration_seconds: 1 }, 'shared-key')).statusCode, 422);
     assert.equal((await post(t, a, '/calls', body, 'shared-key')).body, fromA.body);
