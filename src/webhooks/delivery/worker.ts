@@ -258,8 +258,9 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
         leftOver = left.length > 0;
         // Claimed while stopping: attempted anyway; stop() waits for them.
         if (stopping) break;
-        // More to look at: every slot was filled, or more subscriptions have due work than one claim locks, or a sweep goes on.
-        again = filled || (leftOver && claimed.length > 0) || sweeping;
+        // More to look at: every slot was filled, or more subscriptions have due work than one claim locks, or a sweep
+        // goes on; or a wake-up (a NOTIFY, a freed slot) came while this claim ran and set `again` already.
+        if (filled || (leftOver && claimed.length > 0) || sweeping) again = true;
       } while (again && !stopping);
       // Look again at the first of: this worker's hints, due work no hint of its own names (the
       // database's next due time, when it is sooner: a sweep finds it), a sweep waiting for its
