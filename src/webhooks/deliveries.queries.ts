@@ -97,12 +97,24 @@ const CALL_COMPLETED_BODY = `'{"id":"' || call.id || '","organization_id":"' || 
 export function withCallCompletedOutbox(callStatement: string, before = ''): string {
   return `WITH ${before ? `${before},
      ` : ''}call AS (${callStatement}),
-     -- Each subscription's grant is tested once per statement, not once per call it writes.
+     -- Each grant is tested once per statement, however many subscriptions
+     -- stand on it (an organization's hundreds of subscriptions often share one).
+     subscribed_grant AS MATERIALIZED (
+       SELECT DISTINCT s.grant_id FROM webhook_subscriptions s
+        WHERE s.organization_id IN (SELECT call.organization_id FROM call)
+          AND s.event = 'call.completed' AND s.status = 'active'
+     ),
+     live_grant AS MATERIALIZED (
+       SELECT g.grant_id FROM subscribed_grant g WHERE app_grant_is_live(g.grant_id)
+     ),
+     -- The event and status tests stay here: PostgreSQL re-checks them on the
+     -- newest version of a row updated while the lock waited.
      subscriber AS MATERIALIZED (
        SELECT s.organization_id, s.id, s.event
          FROM webhook_subscriptions s
         WHERE s.organization_id IN (SELECT call.organization_id FROM call)
-          AND s.event = 'call.completed' AND s.status = 'active' AND app_grant_is_live(s.grant_id)
+          AND s.event = 'call.completed' AND s.status = 'active'
+          AND s.grant_id IN (SELECT live_grant.grant_id FROM live_grant)
           FOR KEY SHARE OF s SKIP LOCKED
      ),
      deliveries AS (

@@ -14,6 +14,8 @@ export interface SubscriptionHealth {
   circuit_changed_at: Date | null;
   circuit_retry_at: Date | null;
   circuit_opens: number;
+  /** Its endpoint has answered in time at least once. */
+  answered: boolean;
   /** circuit_retry_at − circuit_changed_at: the wait the circuit opened for (null when closed). */
   wait_ms: number | null;
   /** What GET /webhooks shows: closed, open, or probing (open, its wait over). */
@@ -22,7 +24,7 @@ export interface SubscriptionHealth {
 
 export async function healthOf(db: Queryable, subscriptionId: string): Promise<SubscriptionHealth> {
   const { rows } = await db.query<SubscriptionHealth>(
-    `SELECT concurrency_limit, consecutive_failures, slow, circuit_state, circuit_changed_at, circuit_retry_at, circuit_opens,
+    `SELECT concurrency_limit, consecutive_failures, slow, circuit_state, circuit_changed_at, circuit_retry_at, circuit_opens, answered,
             round(extract(epoch FROM circuit_retry_at - circuit_changed_at) * 1000)::int AS wait_ms,
             app_circuit_shown(circuit_state, circuit_retry_at) AS shown
        FROM webhook_subscriptions WHERE id = $1`,

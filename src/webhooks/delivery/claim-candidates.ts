@@ -15,7 +15,9 @@
 // whose wait ended, a delivery requeued through the API or a subscription
 // enabled again (their NOTIFY names no subscription). Sweeps are asked for at
 // start, by such a NOTIFY, when the database says something is due, and by
-// the safety poll; at most one a SWEEP_INTERVAL_MS, unless a NOTIFY asks.
+// the safety poll; at most one a SWEEP_INTERVAL_MS, or a NOTIFY_SWEEP_INTERVAL_MS
+// when a NOTIFY asks (an organization with more subscriptions than a NOTIFY
+// names asks on every call it completes: one sweep serves many of its calls).
 
 /** Subscriptions with pending deliveries one claim's walk visits. */
 export const WALK = 100;
@@ -23,10 +25,18 @@ export const WALK = 100;
 const MAX_HINTS = 100;
 /** Sweeps asked for by the database's next due time start at most this often. */
 export const SWEEP_INTERVAL_MS = 1000;
+/** Sweeps asked for by a NOTIFY start at most this often. */
+export const NOTIFY_SWEEP_INTERVAL_MS = 250;
 
 export interface CandidateTracker {
   /** `id` has work due at `at` (ms since the epoch; default now). */
   hint(id: string, at?: number): void;
+  /**
+   * `id` has fresh work, named by a NOTIFY: looked at before the other hints,
+   * so that one organization's left-overs (hundreds of subscriptions whose
+   * endpoints take nothing) never keep another's fresh delivery out of a claim.
+   */
+  named(id: string): void;
   /** The earliest hint not due yet (ms), or Infinity. */
   nextHintAt(): number;
   hasDueHints(): boolean;
@@ -34,25 +44,31 @@ export interface CandidateTracker {
   next(): { hints: string[]; cursor: string | null; walk: number };
   /** What the claim found: where its walk stopped, and what it left. Returns whether a sweep goes on. */
   claimed(result: { passed: string[]; cursor: string | null; leftOver: string[] }): boolean;
-  /** Ask for a sweep; `now` skips the interval (a NOTIFY that names no subscription). */
+  /** Ask for a sweep; `now`: after the shorter interval (a NOTIFY that names no subscription). */
   sweep(now?: boolean): void;
   /** When a sweep asked for may start (ms), or Infinity when none waits. */
   sweepAt(): number;
 }
 
 export function createClaimCandidates(clock: () => number = Date.now): CandidateTracker {
+  const fresh = new Set<string>();
   const hints = new Map<string, number>();
   let cursor: string | null = null;
   let sweeping = false;
   let sweepWanted = true;
   let sweepNow = true;
   let lastSweepAt = -Infinity;
-  const sweepAt = () => (!sweepWanted ? Infinity : sweepNow ? clock() : lastSweepAt + SWEEP_INTERVAL_MS);
+  const sweepAt = () => (!sweepWanted ? Infinity : lastSweepAt + (sweepNow ? NOTIFY_SWEEP_INTERVAL_MS : SWEEP_INTERVAL_MS));
 
   const due = () => {
     const now = clock();
     const ids: string[] = [];
+    for (const id of fresh) {
+      ids.push(id);
+      if (ids.length === MAX_HINTS) return ids;
+    }
     for (const [id, at] of hints) {
+      if (fresh.has(id)) continue;
       if (at > now) continue;
       ids.push(id);
       if (ids.length === MAX_HINTS) break;
@@ -65,6 +81,9 @@ export function createClaimCandidates(clock: () => number = Date.now): Candidate
       const known = hints.get(id);
       if (known === undefined || at < known) hints.set(id, at);
     },
+    named(id) {
+      fresh.add(id);
+    },
     nextHintAt() {
       const now = clock();
       let next = Infinity;
@@ -72,6 +91,7 @@ export function createClaimCandidates(clock: () => number = Date.now): Candidate
       return next;
     },
     hasDueHints() {
+      if (fresh.size > 0) return true;
       const now = clock();
       for (const at of hints.values()) if (at <= now) return true;
       return false;
@@ -88,7 +108,10 @@ export function createClaimCandidates(clock: () => number = Date.now): Candidate
       return { hints: due(), cursor, walk: WALK };
     },
     claimed({ passed, cursor: stoppedAt, leftOver }) {
-      for (const id of passed) hints.delete(id);
+      for (const id of passed) {
+        hints.delete(id);
+        fresh.delete(id);
+      }
       for (const id of leftOver) this.hint(id);
       cursor = stoppedAt;
       if (stoppedAt === null) sweeping = false;

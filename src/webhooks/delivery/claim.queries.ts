@@ -205,10 +205,12 @@ const capOf = (maxInFlight: number) =>
   `(CASE WHEN s.circuit_state = 'open' THEN 1 ELSE least(coalesce(s.concurrency_limit, ${maxInFlight}), ${maxInFlight}) END)`;
 
 /**
- * Degraded by its recorded health, or by the worker's own slow attempts (a
- * test of its row and the worker's list only: no index probe).
+ * Degraded by its recorded health (never answered yet, circuit open, failing
+ * or slow), or by the worker's own slow attempts (a test of its row and the
+ * worker's list only: no index probe).
  */
-const degradedKnown = (a: Arguments) => `(s.circuit_state = 'open' OR s.consecutive_failures > 0 OR s.slow OR s.id = ANY (${a.slow}))`;
+const degradedKnown = (a: Arguments) =>
+  `(NOT s.answered OR s.circuit_state = 'open' OR s.consecutive_failures > 0 OR s.slow OR s.id = ANY (${a.slow}))`;
 
 /**
  * Degraded: known so, or another worker has had an attempt of it in flight

@@ -9,11 +9,16 @@
 //                         the circuit: nothing is sent until the wait (the
 //                         retry schedule, one step further per reopening) is
 //                         over, then one probe at a time; a healthy answer closes it.
-//   slow share            attempts to degraded endpoints (circuit open or
-//                         probing, a failure since the last healthy answer,
-//                         answering slowly, or an attempt in flight longer than
-//                         SLOW_ATTEMPT_MS, SLOW_LEASE_MS in another worker) hold at most SLOW_SHARE of a
-//                         worker's slots, so the others always find one free.
+//   slow share            attempts to degraded endpoints (never answered in
+//                         time yet, circuit open or probing, a failure since
+//                         the last healthy answer, answering slowly, or an
+//                         attempt in flight longer than SLOW_ATTEMPT_MS,
+//                         SLOW_LEASE_MS in another worker) hold at most
+//                         SLOW_SHARE of a worker's slots, so the others always
+//                         find one free. A new endpoint proves itself first:
+//                         hundreds of new subscriptions whose endpoints hang
+//                         would otherwise each take a healthy slot until
+//                         their first attempt timed out.
 //
 // The counting itself runs in the database, in the statement that records
 // outcomes (app_endpoint_health_after, migration 0022), so that every worker

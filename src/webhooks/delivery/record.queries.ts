@@ -184,7 +184,7 @@ export async function recordOutcomes(
          FROM webhook_subscriptions s JOIN streaks st ON st.subscription_id = s.id
         CROSS JOIN LATERAL app_endpoint_health_after(s, st.healthy, st.unhealthy, st.healthy_after, st.unhealthy_after,
                                                      st.last_answer_slow, st.last_unhealthy, $15, $16, $17) h
-        WHERE st.first_failure IS NOT NULL OR s.failing_since IS NOT NULL
+        WHERE st.first_failure IS NOT NULL OR s.failing_since IS NOT NULL OR (st.healthy > 0 AND NOT s.answered)
            OR (s.concurrency_limit, s.consecutive_failures, s.slow, s.circuit_state, s.circuit_retry_at, s.circuit_opens)
               IS DISTINCT FROM (h.concurrency_limit, h.consecutive_failures, h.slow, h.circuit_state, h.circuit_retry_at, h.circuit_opens)
         ORDER BY s.id
@@ -209,6 +209,7 @@ export async function recordOutcomes(
               (concurrency_limit, consecutive_failures, slow, circuit_state, circuit_changed_at, circuit_retry_at, circuit_opens) =
                 (SELECT h.* FROM app_endpoint_health_after(s, st.healthy, st.unhealthy, st.healthy_after, st.unhealthy_after,
                                                            st.last_answer_slow, st.last_unhealthy, $15, $16, $17) h),
+              answered = s.answered OR st.healthy > 0,
               updated_at = CASE WHEN st.first_failure IS NULL THEN s.updated_at ELSE now() END
          FROM streaks st JOIN ordered o ON o.id = st.subscription_id
         WHERE s.id = st.subscription_id

@@ -334,7 +334,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
   const onNotification = (payload?: string) => {
     const named = subscriptionsNamed(payload);
     if (!named) candidates.sweep(true);
-    for (const id of named ?? []) candidates.hint(id);
+    for (const id of named ?? []) candidates.named(id);
     if (named && named.every(atCap)) return;
     wake();
   };

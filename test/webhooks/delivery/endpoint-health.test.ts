@@ -65,6 +65,7 @@ describe('endpoint health', () => {
     const first = await until('the first failure to be recorded', hook.id, (h) => h.consecutive_failures === 1);
     assert.equal(first.concurrency_limit, 1, 'an unhealthy attempt cuts the subscription to one attempt in flight');
     assert.equal(first.circuit_state, 'closed');
+    assert.equal(first.answered, false, 'a failure is no answer: still degraded');
     for (let i = 1; i < calls; i++) await completeCall(t, org.member);
     return { hook, org };
   }
@@ -198,6 +199,7 @@ describe('endpoint health', () => {
     await watcher;
 
     assert.ok(deliveries.every((d) => d.status === 'succeeded'));
+    assert.equal((await health(hook.id)).answered, true, 'answered in time: no longer degraded for want of an answer');
     assert.deepEqual(overLimit, [], 'never more in flight than one plus the healthy answers so far');
     const healthy = receiver.requests.slice(phase);
     assert.equal(healthy[0]!.openAtArrival, 1);

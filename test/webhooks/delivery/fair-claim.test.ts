@@ -48,6 +48,8 @@ describe('the claim', () => {
          FROM c CROSS JOIN unnest($2::uuid[]) WITH ORDINALITY AS s(id, i)`,
       [org.member.org.id, hooks, perHook, dueSecondsAgo, staggerSeconds],
     );
+    // Endpoints that have answered before: in good health unless a test says otherwise.
+    await t.db.pool.query('UPDATE webhook_subscriptions SET answered = true WHERE id = ANY($1)', [hooks]);
     return { id: org.member.org.id, hooks };
   }
 
@@ -174,6 +176,18 @@ describe('the claim follows each endpoint\'s health', () => {
     assert.equal((await claim()).claimed.length, 0, 'three in flight: none more');
     await t.db.pool.query('UPDATE webhook_subscriptions SET concurrency_limit = NULL, consecutive_failures = 0 WHERE id = $1', [hook]);
     assert.equal((await claim()).claimed.length, 5, 'no limit of its own: the cap of ten');
+  });
+
+  test('an endpoint that has never answered is degraded (a slow slot) until its first answer in time', async () => {
+    const hook = await hookWithDue(3);
+    const { claimed } = await claimBatch(t.db.pool, { limit: 10, slowLimit: 1, leaseMs: 60_000 });
+    assert.deepEqual(claimed.map((d) => d.degraded), [true], 'one attempt, in the slow share');
+    const { claimed: none } = await claimBatch(t.db.pool, { limit: 10, slowLimit: 0, leaseMs: 60_000 });
+    assert.equal(none.length, 0, 'no slow slot free: nothing');
+
+    await t.db.pool.query('UPDATE webhook_subscriptions SET answered = true WHERE id = $1', [hook]);
+    const { claimed: healthy } = await claimBatch(t.db.pool, { limit: 10, slowLimit: 0, leaseMs: 60_000 });
+    assert.deepEqual(healthy.map((d) => d.degraded), [false, false], 'answered once: healthy slots');
   });
 
   test('an open circuit: nothing before its wait is over, the worker told to look again then; after it, one probe at a time', async () => {
