@@ -13,7 +13,6 @@ import { recentCallsBody } from '../cache/reads.ts';
 import { secretMatches } from '../oauth/clients.service.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { insertAgent, listAgents as listAgentRows, type Agent } from './agents.queries.ts';
-import { callCompletedEvent, type CallCompletedEvent } from './call-event.ts';
 import { createCompletedCallWriter, type CompletedCallWriter, type NewCompletedCall } from './completed-call-batches.ts';
 import { idempotently, type Answer } from './idempotency.ts';
 import { KeyHeld } from './idempotency.queries.ts';
@@ -23,7 +22,6 @@ import {
   insertCall,
   insertCompletedCall,
   listCalls,
-  listRecentCompletedCalls,
   readRecentCallsAsPlatform,
   type Call,
   type PlatformRecentCalls,
@@ -232,12 +230,6 @@ export async function* streamCalls(pool: Pool, organizationId: string, filters: 
     if (batch.length < EXPORT_BATCH) return;
     afterId = batch.at(-1)!.id;
   }
-}
-
-/** GET /calls/recent: completed calls, newest first, in the shape of the call.completed event. */
-export async function recentCalls(pool: Pool, organizationId: string, limit: number): Promise<CallCompletedEvent[]> {
-  const calls = await withOrg(pool, organizationId, (db) => listRecentCompletedCalls(db, limit));
-  return calls.map(callCompletedEvent);
 }
 
 /** Tokens are 47 characters and secrets 47: anything far longer is not ours and is not worth hashing. */

@@ -20,7 +20,7 @@ export interface SecretBox {
 
 export type SecretPurpose = 'webhook-secret' | 'refresh-token';
 
-/** `context` is the row's owner: the organization for a webhook secret, the grant for a refresh token. */
+/** `context` is what the ciphertext belongs to: the organization for a webhook secret, the successor's row id for a refresh token. */
 export function createSecretBox(key: Buffer, purpose: SecretPurpose = 'webhook-secret'): SecretBox {
   const associatedData = (context: string) => Buffer.from(`switchboard:${purpose}:${context}`, 'utf8');
   if (key.length !== 32) throw new Error('the webhook secret key must be 32 bytes');

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { connectPlatform, startWebhookApp, subscribeHook, type Connection } from '../helpers/webhooks.ts';
-import { callCompletedEvent } from '../../src/calls/call-event.ts';
+import { callCompletedEvent } from '../helpers/calls.ts';
 import type { CompletedCall } from '../../src/calls/calls.queries.ts';
 import { createCall, createAgent } from '../../src/calls/calls.service.ts';
 import { createCompletedCallWriter, type NewCompletedCall } from '../../src/calls/completed-call-batches.ts';

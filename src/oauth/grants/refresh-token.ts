@@ -70,7 +70,7 @@ async function replayWithinGrace(
   if (!current || current.expired || !current.sealed) {
     return new InvalidGrant('refresh token was already rotated, and its successor is no longer valid (RFC 6749 §5.2)');
   }
-  const refreshToken = openSuccessor(box, current.sealed, { grantId: record.grant_id, successorId: current.id });
+  const refreshToken = openSuccessor(box, current.sealed, current.id);
   const access = await issueAccessToken(tx, ttls, { grantId: record.grant_id, scopes });
   return { ...access, refresh_token: refreshToken };
 }

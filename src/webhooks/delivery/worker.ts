@@ -110,13 +110,6 @@ export function claimBatch(
   });
 }
 
-/** Claims and waits for the claim's commit: the leases returned are durable. */
-export async function claimDueDeliveries(pool: Pool, input: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
-  const { claimed, committed } = await claimBatch(pool, input);
-  await committed;
-  return claimed;
-}
-
 export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promise<DeliveryWorker> {
   const { pool, log } = options;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
