@@ -5,7 +5,7 @@
 // statement (app_refresh_exchange, migration 0014), and a ciphertext copied
 // onto another chain's row does not open, as the reader names the successor
 // it expects.
-import type { SecretBox } from '../webhooks/secret-box.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 
 export function sealSuccessor(box: SecretBox, refreshToken: string, successorId: string): Buffer {
   return box.seal(refreshToken, successorId);

@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from './app.ts';
 import { startHttpsTarget, type HttpsTarget } from './https-target.ts';
 import { createMember, type Member } from './fixtures.ts';
 import { createClient, issueTokens, platformHeaders, type TestClient } from './oauth.ts';
-import { createSecretBox } from '../../src/webhooks/secret-box.ts';
+import { createSecretBox } from '../../src/crypto/secret-box.ts';
 import { claimBatch, startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/delivery/worker.ts';
 import type { ClaimedDelivery } from '../../src/webhooks/delivery/claim.queries.ts';
 import type { Pool } from '../../src/db/pool.ts';

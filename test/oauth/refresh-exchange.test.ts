@@ -6,7 +6,7 @@ import { resolveSecretKey } from '../../src/config/secret-key.ts';
 import { openSuccessor, sealSuccessor } from '../../src/oauth/successor-seal.ts';
 import { exchangeRefreshToken } from '../../src/oauth/tokens.queries.ts';
 import { setUserActiveByEmail } from '../../src/orgs/users.queries.ts';
-import { createSecretBox, type SecretBox } from '../../src/webhooks/secret-box.ts';
+import { createSecretBox, type SecretBox } from '../../src/crypto/secret-box.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, type Member } from '../helpers/fixtures.ts';
 import { createClient, issueTokens, tokenRequest, type IssuedTokens, type TestClient } from '../helpers/oauth.ts';

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { generateToken, hashToken } from '../../auth/tokens.ts';
 import type { Pool, Queryable } from '../../db/pool.ts';
 import { withTransaction } from '../../db/transaction.ts';
-import type { SecretBox } from '../../webhooks/secret-box.ts';
+import type { SecretBox } from '../../crypto/secret-box.ts';
 import { REFRESH_TOKEN_CHECKS, runChecks } from '../checks/index.ts';
 import { requestedRefreshScopes } from '../checks/check-refresh-scope.ts';
 import { stringParam, type RefreshContext } from '../checks/context.ts';

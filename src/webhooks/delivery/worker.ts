@@ -21,7 +21,7 @@ import type { Pool } from '../../db/pool.ts';
 import { isDatabaseUnavailable, outageLog } from '../../db/availability.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import { DELIVERIES_CHANNEL, notifyDeliveriesDue, subscriptionsNamed } from '../deliveries.queries.ts';
-import type { SecretBox } from '../secret-box.ts';
+import type { SecretBox } from '../../crypto/secret-box.ts';
 import { attemptDelivery, RECORD_MARGIN_MS, type AttemptDeps } from './attempt.ts';
 import { createClaimCandidates } from './claim-candidates.ts';
 import { claimDue, type Claim, type ClaimCandidates, type ClaimedDelivery } from './claim.queries.ts';

@@ -6,7 +6,7 @@ import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.t
 import type { TestApp } from '../../helpers/app.ts';
 import { attemptsOf, claimDueDeliveries, completeCall, connectPlatform, deliveriesOf, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
 import { attemptDelivery, type AttemptDeps } from '../../../src/webhooks/delivery/attempt.ts';
-import { createSecretBox } from '../../../src/webhooks/secret-box.ts';
+import { createSecretBox } from '../../../src/crypto/secret-box.ts';
 
 // The claim → attempt → record steps driven one by one (no worker loop), to
 // show what the lease token protects.
