@@ -46,7 +46,7 @@ import { createClient } from '../src/oauth/clients.service.ts';
 import { createGrant, issueTokenPair } from '../src/oauth/tokens.service.ts';
 import { insertOrganization } from '../src/orgs/organizations.queries.ts';
 import { createUser } from '../src/orgs/orgs.service.ts';
-import { createSecretBox } from '../src/webhooks/secret-box.ts';
+import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { subscribe } from '../src/webhooks/subscriptions.service.ts';
 import { benchDatabase } from './bench-database.ts';
 

@@ -45,7 +45,7 @@ import { insertOrganization } from '../src/orgs/organizations.queries.ts';
 import { createUser } from '../src/orgs/orgs.service.ts';
 import { claimDue, claimStatements } from '../src/webhooks/delivery/claim.queries.ts';
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS } from '../src/webhooks/delivery/endpoint-health.ts';
-import { createSecretBox } from '../src/webhooks/secret-box.ts';
+import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { subscribe } from '../src/webhooks/subscriptions.service.ts';
 import { generateTestTls } from '../test/helpers/tls-certificates.ts';
 import { WALK } from '../src/webhooks/delivery/claim-candidates.ts';

@@ -85,7 +85,7 @@ import { createGrant } from '../src/oauth/tokens.service.ts';
 import { insertOrganization } from '../src/orgs/organizations.queries.ts';
 import { createUser } from '../src/orgs/orgs.service.ts';
 import { leaseMsFor, RETRY_AFTER_FLOOR_MS } from '../src/webhooks/delivery/retry-policy.ts';
-import { createSecretBox, type SecretBox } from '../src/webhooks/secret-box.ts';
+import { createSecretBox, type SecretBox } from '../src/crypto/secret-box.ts';
 import { subscribe } from '../src/webhooks/subscriptions.service.ts';
 import { generateTestTls, type TestTls } from '../test/helpers/tls-certificates.ts';
 import { benchDatabase, type BenchDatabase } from './bench-database.ts';

@@ -5,6 +5,9 @@ import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import type { Config } from './config/config.ts';
+import { resolveSecretKey } from './config/secret-key.ts';
+import { createCsrf, CSRF_COOKIE, type Csrf } from './crypto/csrf.ts';
+import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import type { Pool } from './db/pool.ts';
 import { censorChildBindings, genReqId, loggerOptions } from './http/logger.ts';
 import { CompletedRequestLog } from './http/request-log.ts';
@@ -27,12 +30,32 @@ import metricsPlugin from './metrics/metrics.plugin.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import * as errors from './errors.ts';
 import type { ProcessCaches } from './cache/process-caches.ts';
+import { cookieName, isSecureDeployment } from './web/session.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 
 function carriesCredentials(headers: Record<string, unknown>): boolean {
   return headers['x-user-token'] !== undefined || headers.authorization !== undefined || headers['x-client-secret'] !== undefined
     || headers.cookie !== undefined;
+}
+
+/** What SECRET_KEY keys, made once per process: each purpose its own box or HMAC key, so none opens another's. */
+export interface Keyed {
+  /** Webhook secrets, sent back verbatim when signing deliveries. */
+  webhookSecrets: SecretBox;
+  /** A rotated refresh token's successor, kept for a replay within REFRESH_REUSE_GRACE. */
+  refreshSuccessors: SecretBox;
+  /** The token of every form: the web UI's and the consent page's. */
+  csrf: Csrf;
+}
+
+export async function buildKeyed(config: Config): Promise<Keyed> {
+  const key = await resolveSecretKey(config);
+  return {
+    webhookSecrets: createSecretBox(key, 'webhook-secret'),
+    refreshSuccessors: createSecretBox(key, 'refresh-token'),
+    csrf: createCsrf(key, { name: cookieName(config, CSRF_COOKIE), secure: isSecureDeployment(config) }),
+  };
 }
 
 declare module 'fastify' {
@@ -49,7 +72,7 @@ declare module 'fastify' {
 
 export interface AppOptions {
   config: Config;
-  /** Request work: a pool connected as switchboard_request (the owner pool only in tools and old tests). */
+  /** Request work: a pool connected as switchboard_request (a benchmark may pass the owner pool). */
   pool: Pool;
   /** The owner connection; `pool` when absent. */
   ownerPool?: Pool;
@@ -63,6 +86,8 @@ export interface AppOptions {
   metrics?: Metrics;
   /** Process caches kept true by a LISTEN connection (server.ts); none when absent. */
   caches?: ProcessCaches;
+  /** Shared with the in-process delivery worker (server.ts); built from the config when absent. */
+  keyed?: Keyed;
 }
 
 /**
@@ -88,6 +113,7 @@ export async function buildWorkerApp(options: Pick<AppOptions, 'config' | 'pool'
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, pool } = options;
+  const keyed = options.keyed ?? await buildKeyed(config);
   const app = Fastify({
     logger: loggerOptions(config.logLevel, options.logStream),
     genReqId,
@@ -148,10 +174,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(userTokenRateLimit);
   await app.register(locationsRoutes);
   await app.register(serviceAreasRoutes);
-  await app.register(oauthPlugin);
-  await app.register(webPlugin);
+  await app.register(oauthPlugin, { csrf: keyed.csrf, refreshSuccessors: keyed.refreshSuccessors });
+  await app.register(webPlugin, { csrf: keyed.csrf });
   await app.register(metricsPlugin, options.metrics ? { metrics: options.metrics } : {});
   await app.register(callsRoutes);
-  await app.register(webhooksRoutes);
+  await app.register(webhooksRoutes, { webhookSecrets: keyed.webhookSecrets });
   return app;
 }

@@ -4,17 +4,15 @@
 // requests), then workers, then the pool, then the embedded PostgreSQL.
 import { pino, type Logger } from 'pino';
 import type { Redis } from 'ioredis';
-import { buildApp, buildWorkerApp } from './app.ts';
+import { buildApp, buildKeyed, buildWorkerApp } from './app.ts';
 import { startMaintenance, type BackgroundTask } from './background.ts';
 import type { Config } from './config/config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool, type Pool } from './db/pool.ts';
 import { openRequestPool } from './db/request-pool.ts';
-import { resolveSecretKey } from './config/secret-key.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startDeliveryWorker } from './webhooks/delivery/worker.ts';
-import { createSecretBox } from './webhooks/secret-box.ts';
 import { connectRateLimitRedis } from './http/rate-limit-redis.ts';
 import { createProcessCaches, type ProcessCaches } from './cache/process-caches.ts';
 import { listenForInvalidations, type CacheListener } from './cache/cache-listener.ts';
@@ -72,12 +70,14 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
       log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhook deliveries may reach loopback and private networks (on any port unless WEBHOOK_ALLOWED_PORTS is set); never use this in production');
     }
     const metrics = createMetrics({ processMetrics: true });
+    const keyed = await buildKeyed(config);
     if (options.workers) {
       tasks.push(...startMaintenance({ pool, config, log }));
-      const secretBox = createSecretBox(await resolveSecretKey(config));
       // Running attempts get most of the shutdown time to finish; the rest are handed back.
       const drainMs = workerDrainMs(config.shutdownTimeoutMs);
-      tasks.push(await startDeliveryWorker({ pool, databaseUrl: database.url, config, log, metrics, secretBox, drainMs }));
+      tasks.push(await startDeliveryWorker({
+        pool, databaseUrl: database.url, config, log, metrics, secretBox: keyed.webhookSecrets, drainMs,
+      }));
     }
     if (!options.http) {
       // A standalone worker still answers probes and scrapes (WORKER_PORT).
@@ -93,7 +93,7 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
       caches = createProcessCaches({ maxAgeMs: config.cacheMaxAgeSeconds * 1000 });
       cacheListener = await listenForInvalidations(database.url, caches, log);
     }
-    app = await buildApp({ config, pool: appPool, ownerPool: pool, metrics, ...(redis ? { redis } : {}), ...(caches ? { caches } : {}) });
+    app = await buildApp({ config, pool: appPool, ownerPool: pool, metrics, keyed, ...(redis ? { redis } : {}), ...(caches ? { caches } : {}) });
     const url = await app.listen({ port: config.port, host: config.host });
     return { url, stop };
   } catch (error) {

@@ -36,6 +36,4 @@ export const SwitchOrganizationBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const UserTokenHeader = Type.Object({ 'x-user-token': Type.Optional(Type.String()) });
-
 export { ProblemSchema };

@@ -1,8 +1,6 @@
 // The call.completed event: exactly the six fields of interface §2.3, in that
 // order. The same object is the webhook body and a /calls/recent element, so
 // the platform's sample has the shape of a live event.
-import type { CompletedCall } from './calls.queries.ts';
-
 export const CALL_COMPLETED = 'call.completed';
 
 export interface CallCompletedEvent {
@@ -12,15 +10,4 @@ export interface CallCompletedEvent {
   summary: string;
   duration_seconds: number;
   agent_id: string | null;
-}
-
-export function callCompletedEvent(call: CompletedCall): CallCompletedEvent {
-  return {
-    id: call.id,
-    organization_id: call.organization_id,
-    created_at: call.created_at.toISOString(),
-    summary: call.summary,
-    duration_seconds: call.duration_seconds,
-    agent_id: call.agent_id,
-  };
 }

@@ -178,14 +178,6 @@ export async function listCalls(
   return rows;
 }
 
-export async function listRecentCompletedCalls(db: Queryable, limit: number): Promise<CompletedCall[]> {
-  const { rows } = await db.query<CompletedCall>(
-    `SELECT ${COLUMNS} FROM calls WHERE status = 'completed' ORDER BY created_at DESC, id DESC LIMIT $1`,
-    [limit],
-  );
-  return rows;
-}
-
 /** Why a platform read was refused, or 'ok' (app_platform_recent_calls, migration 0010). */
 export type PlatformReadOutcome = 'ok' | 'token_invalid' | 'client_invalid' | 'insufficient_scope';
 

@@ -4,26 +4,22 @@
 import * as errors from '../errors.ts';
 import { hashToken } from '../auth/tokens.ts';
 import type { Pool } from '../db/pool.ts';
-import { onePerPool } from '../db/per-pool.ts';
 import { FOREIGN_KEY_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
-import { withOrg, withOrgOneStatement } from '../db/with-org.ts';
+import { withOrg } from '../db/with-org.ts';
 import { cachedAccessToken } from '../cache/access-tokens.ts';
 import { evictLocally, type ProcessCaches } from '../cache/process-caches.ts';
 import { recentCallsBody } from '../cache/reads.ts';
 import { secretMatches } from '../oauth/clients.service.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { insertAgent, listAgents as listAgentRows, type Agent } from './agents.queries.ts';
-import { callCompletedEvent, type CallCompletedEvent } from './call-event.ts';
-import { createCompletedCallWriter, type CompletedCallWriter, type NewCompletedCall } from './completed-call-batches.ts';
+import { writeCompletedCall } from './completed-call-batches.ts';
 import { idempotently, type Answer } from './idempotency.ts';
 import { KeyHeld } from './idempotency.queries.ts';
 import {
   completeInProgressCall,
   findCall,
   insertCall,
-  insertCompletedCall,
   listCalls,
-  listRecentCompletedCalls,
   readRecentCallsAsPlatform,
   type Call,
   type PlatformRecentCalls,
@@ -93,19 +89,6 @@ function unknownAgent(error: unknown): never {
   throw error;
 }
 
-/**
- * One completed call in its own transaction (the group commit's single-call
- * path: every call that finds no write on its way, and any batch of one), in
- * one round trip like a batch: BEGIN, the statement and COMMIT written together.
- */
-function insertCompletedCallAlone(pool: Pool, organizationId: string, call: NewCompletedCall) {
-  return withOrgOneStatement(pool, organizationId, (db) => insertCompletedCall(db, call), { genericPlan: true }).catch(unknownAgent);
-}
-
-/** One group-commit writer per pool (per process, in practice): see completed-call-batches.ts. */
-const completedCallWriter = onePerPool((pool): CompletedCallWriter =>
-  createCompletedCallWriter(pool, (organizationId, call) => insertCompletedCallAlone(pool, organizationId, call)));
-
 type NewCall = { agent_id?: string | null; summary?: string; duration_seconds?: number };
 
 /** recordCall without an Idempotency-Key: the call (the CLI's demo, tests). */
@@ -146,9 +129,9 @@ export async function recordCall(
     if (!completion) {
       return withOrg(pool, organizationId, async (db) => callView(await insertCall(db, { agentId, idempotency: claim }))).catch(unknownAgent);
     }
-    const call = callView(await completedCallWriter(pool).write(organizationId, {
+    const call = callView(await writeCompletedCall(pool, organizationId, {
       agentId, summary: completion.summary, durationSeconds: completion.duration_seconds, idempotency: claim,
-    }));
+    }).catch(unknownAgent));
     // Committed: this process's /calls/recent answers include it from now on.
     evictLocally([`calls:${organizationId}`]);
     return call;
@@ -232,12 +215,6 @@ export async function* streamCalls(pool: Pool, organizationId: string, filters: 
     if (batch.length < EXPORT_BATCH) return;
     afterId = batch.at(-1)!.id;
   }
-}
-
-/** GET /calls/recent: completed calls, newest first, in the shape of the call.completed event. */
-export async function recentCalls(pool: Pool, organizationId: string, limit: number): Promise<CallCompletedEvent[]> {
-  const calls = await withOrg(pool, organizationId, (db) => listRecentCompletedCalls(db, limit));
-  return calls.map(callCompletedEvent);
 }
 
 /** Tokens are 47 characters and secrets 47: anything far longer is not ours and is not worth hashing. */

@@ -1,32 +1,25 @@
-// Group commit (src/db/group-commit.ts) for calls recorded completed (POST
-// /calls with summary and duration_seconds), like the outcome recorder
-// (webhooks/delivery/recorder.ts):
-// per organization, the first call is written at once, and the calls that
-// arrive while that write is on its way are written together by the next one,
-// in one transaction: one statement inserts them, their deliveries (the
-// outbox) and one NOTIFY. A busy organization then pays one transaction, one
-// commit (a WAL flush) and one notification per batch instead of per call;
-// an idle one writes each call as before.
+// How POST /calls writes a call recorded completed (summary and
+// duration_seconds given): through the group commit of src/db/group-commit.ts,
+// keyed by organization, since a transaction sets one organization for
+// row-level security. Both writes live here:
+// - the single write: one call, its call.completed deliveries (the outbox)
+//   and its NOTIFY, in its own transaction;
+// - the batch write: the calls that arrived while a write was on its way, in
+//   one statement (their deliveries and one NOTIFY included), in one
+//   transaction.
+// Each sends BEGIN, the statement and COMMIT in one round trip
+// (withOrgOneStatement), on the statement's generic plan.
 //
-// Durability is unchanged: a request is answered only after the transaction
-// holding its call and its deliveries has committed, and nothing is held in
-// memory that the client was told is stored.
-//
-// Every request still gets the answer it would get alone. A call whose agent
-// the organization does not have (or whose Idempotency-Key it already holds)
-// is left out of the batch's statement, and a batch the database refuses (a
-// statement error: nothing was committed) is written again one call at a
-// time; both go through the single-call path, which gives today's answers
-// (201, the 400 naming the field, or the key found held). When the
-// database is unreachable (or the failure is not PostgreSQL's answer to the
-// statement), the whole batch fails with that error, as each call would have
-// alone: a lost connection leaves unknown whether the commit happened, and
-// writing again could record a call twice.
+// The batch statement leaves out a call whose agent the organization does not
+// have, or whose Idempotency-Key it already holds; such a call then goes
+// through the single write, which answers it as it would alone (the foreign
+// key's error, or KeyHeld).
 import { randomUUID } from 'node:crypto';
 import { createGroupCommit } from '../db/group-commit.ts';
+import { onePerPool } from '../db/per-pool.ts';
 import type { Pool } from '../db/pool.ts';
 import { withOrgOneStatement } from '../db/with-org.ts';
-import { insertCompletedCalls, type CompletedCall } from './calls.queries.ts';
+import { insertCompletedCall, insertCompletedCalls, type CompletedCall } from './calls.queries.ts';
 import type { KeyClaim } from './idempotency.queries.ts';
 
 /** One statement's worth; more wait for the next batch. */
@@ -49,21 +42,12 @@ export interface NewCompletedCall {
   idempotency?: KeyClaim | null;
 }
 
-/** The single-call path: one call in its own transaction, with the errors the API maps. */
-export type WriteAlone = (organizationId: string, call: NewCompletedCall) => Promise<CompletedCall>;
-
-export interface CompletedCallWriter {
-  /** Resolves once the call and its deliveries are committed; rejects as the single-call path would. */
-  write(organizationId: string, call: NewCompletedCall): Promise<CompletedCall>;
-}
-
-export function createCompletedCallWriter(pool: Pool, writeAlone: WriteAlone): CompletedCallWriter {
+function createCompletedCallWriter(pool: Pool) {
   return createGroupCommit<NewCompletedCall, CompletedCall>({
-    alone: writeAlone,
-    // A call left out of the statement (its agent is not the organization's, or its key is already held) goes alone.
+    alone: (organizationId, call) =>
+      withOrgOneStatement(pool, organizationId, (db) => insertCompletedCall(db, call), { genericPlan: true }),
     async together(organizationId, calls) {
       const ids = calls.map(() => randomUUID());
-      // One round trip for BEGIN, the statement and COMMIT (withOrgOneStatement).
       const written = await withOrgOneStatement(pool, organizationId, (db) => insertCompletedCalls(db, {
         ids,
         agentIds: calls.map((call) => call.agentId),
@@ -77,4 +61,16 @@ export function createCompletedCallWriter(pool: Pool, writeAlone: WriteAlone): C
       return ids.map((id) => byId.get(id));
     },
   }, { maxBatch: MAX_BATCH, maxParallel: MAX_WRITING, parallelMin: SECOND_BATCH_MIN });
+}
+
+/** One writer per pool (per process, in practice): everything writing through a pool shares its batches. */
+const writerOf = onePerPool(createCompletedCallWriter);
+
+/**
+ * Writes a completed call with its deliveries. Resolves once they are
+ * committed; rejects as the single write would: PostgreSQL's error (a foreign
+ * key naming the agent, say), or KeyHeld.
+ */
+export function writeCompletedCall(pool: Pool, organizationId: string, call: NewCompletedCall): Promise<CompletedCall> {
+  return writerOf(pool).write(organizationId, call);
 }

@@ -1,6 +1,7 @@
-// Webhook secrets are encrypted with SECRET_KEY. Without one, the key is
-// generated once into DATA_DIR (mode 0600) so every process sharing that
-// directory — serve, worker, CLI — uses the same key.
+// SECRET_KEY keys the secret boxes and the CSRF tokens (src/crypto, made once
+// per process by buildKeyed in app.ts). Without one, the key is generated once
+// into DATA_DIR (mode 0600), so every process sharing that directory (serve,
+// worker, CLI) uses the same key.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,7 +1,10 @@
-// Group commit: per key, the first item is written at once, alone; the items
-// that arrive while a write is on its way are written together by the next
-// one, in one statement (one commit, one WAL flush, one round trip for the
-// batch). An idle key writes each item as before; a busy one pays per batch.
+// Group commit: writes that arrive together share one statement and one
+// transaction, so a batch pays one round trip, one commit and one WAL flush
+// instead of one per item. Per key (whatever one transaction may hold
+// together: an organization, say), the first item is written at once, alone;
+// the items that arrive while a write is on its way wait, and the next write
+// takes them together. An idle key thus writes each item alone and without
+// delay; a busy one pays per batch.
 //
 // Each item is answered from its own write's outcome, after the commit that
 // holds it: nothing is held in memory that a client was told is stored.

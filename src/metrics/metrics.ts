@@ -4,8 +4,6 @@
 // delivery worker.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-export type DeliveryOutcomeLabel = 'succeeded' | 'retrying' | 'failed' | 'subscription_removed' | 'superseded';
-
 export interface Metrics {
   registry: Registry;
   /** Delivery attempts by outcome. */

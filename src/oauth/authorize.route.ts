@@ -7,7 +7,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { isDatabaseOutage } from '../http/problem-details.plugin.ts';
 import { listActiveMemberships } from '../orgs/users.queries.ts';
-import { createCsrf } from '../web/csrf.ts';
+import type { Csrf } from '../crypto/csrf.ts';
 import { sendPage } from '../web/layout.ts';
 import { consentPage } from '../web/pages/consent.page.ts';
 import { errorPage } from '../web/pages/error.page.ts';
@@ -56,9 +56,9 @@ function pick(body: RawParams): RawParams {
   return params;
 }
 
-export default async function authorizeRoutes(app: FastifyInstance) {
+export default async function authorizeRoutes(app: FastifyInstance, options: { csrf: Csrf }) {
   await app.register(formbody, { bodyLimit: 16 * 1024 });
-  const csrf = await createCsrf(app.config);
+  const { csrf } = options;
   const issuer = app.config.baseUrl;
 
   // A browser is on the other end of these routes: errors are pages, not JSON.

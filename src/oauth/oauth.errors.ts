@@ -40,10 +40,6 @@ export class InvalidGrant extends OAuthError {
   readonly error = 'invalid_grant';
 }
 
-export class UnauthorizedClient extends OAuthError {
-  readonly error = 'unauthorized_client';
-}
-
 export class UnsupportedGrantType extends OAuthError {
   readonly error = 'unsupported_grant_type';
 }

@@ -4,6 +4,8 @@
 // redirects. Metadata needs neither.
 import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
+import type { Csrf } from '../crypto/csrf.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 import authorizeRoutes from './authorize.route.ts';
 import metadataRoutes from './metadata.route.ts';
 import { installOAuthErrorHandler } from './oauth-errors.plugin.ts';
@@ -11,16 +13,16 @@ import revokeRoutes from './revoke.route.ts';
 import tokenRoutes from './token.route.ts';
 import userinfoRoutes from './userinfo.route.ts';
 
-async function oauthJsonEndpoints(app: FastifyInstance) {
+async function oauthJsonEndpoints(app: FastifyInstance, options: { refreshSuccessors: SecretBox }) {
   await app.register(formbody, { bodyLimit: 16 * 1024 });
   installOAuthErrorHandler(app);
-  await app.register(tokenRoutes);
+  await app.register(tokenRoutes, options);
   await app.register(revokeRoutes);
   await app.register(userinfoRoutes);
 }
 
-export default async function oauthPlugin(app: FastifyInstance) {
+export default async function oauthPlugin(app: FastifyInstance, options: { csrf: Csrf; refreshSuccessors: SecretBox }) {
   await app.register(metadataRoutes);
-  await app.register(authorizeRoutes);
-  await app.register(oauthJsonEndpoints);
+  await app.register(authorizeRoutes, { csrf: options.csrf });
+  await app.register(oauthJsonEndpoints, { refreshSuccessors: options.refreshSuccessors });
 }

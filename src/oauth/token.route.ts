@@ -3,11 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { clientRateLimit, documentOnly, paramsOf, tokenLimitPerIp } from './client-endpoint.ts';
 import { OAuthErrorSchema, TokenRequestBody, TokenResponseSchema } from './oauth.schemas.ts';
 import { exchangeToken } from './token.service.ts';
-import { resolveSecretKey } from '../config/secret-key.ts';
-import { createSecretBox } from '../webhooks/secret-box.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 
-export default async function tokenRoutes(app: FastifyInstance) {
-  const refreshBox = createSecretBox(await resolveSecretKey(app.config), 'refresh-token');
+export default async function tokenRoutes(app: FastifyInstance, options: { refreshSuccessors: SecretBox }) {
+  const { refreshSuccessors } = options;
   app.post('/oauth/token', {
     config: { rateLimit: tokenLimitPerIp(app) },
     preHandler: clientRateLimit(app),
@@ -20,7 +19,7 @@ export default async function tokenRoutes(app: FastifyInstance) {
       response: { 200: TokenResponseSchema, 400: OAuthErrorSchema, 401: OAuthErrorSchema, 429: OAuthErrorSchema },
     },
   }, async (request, reply) => {
-    const tokens = await exchangeToken(app.db, app.config, refreshBox, paramsOf(request), request.headers.authorization, app.caches);
+    const tokens = await exchangeToken(app.db, app.config, refreshSuccessors, paramsOf(request), request.headers.authorization, app.caches);
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(tokens);
   });
 }

@@ -11,10 +11,10 @@ import { revokeGrant } from './grants.queries.ts';
 import { InvalidRequest } from './oauth.errors.ts';
 import { findTokenOwner, revokeAccessToken } from './tokens.queries.ts';
 import type { TokenResponse } from './tokens.service.ts';
-import type { SecretBox } from '../webhooks/secret-box.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 import { evictLocally, type ProcessCaches } from '../cache/process-caches.ts';
 
-/** `refreshBox` seals a rotated refresh token's successor (createSecretBox(key, 'refresh-token')). */
+/** `refreshBox` seals a rotated refresh token's successor (the `refreshSuccessors` box of app.ts's buildKeyed). */
 export async function exchangeToken(
   pool: Pool, config: Config, refreshBox: SecretBox, params: RawParams, authorization: string | undefined, caches: ProcessCaches | null = null,
 ): Promise<TokenResponse> {

@@ -7,7 +7,6 @@ import fp from 'fastify-plugin';
 import { readFileSync } from 'node:fs';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-export const APP_VERSION = version;
 
 interface OpenApiShape { paths?: Record<string, Record<string, { parameters?: { required?: boolean; in?: string; schema?: { default?: unknown } }[] }>> }
 

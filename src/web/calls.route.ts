@@ -6,7 +6,7 @@ import { callCsvLine, CALLS_CSV_HEADER, csvLine } from '../calls/calls-csv.ts';
 import { getCall, listAgents, listCallsPage, streamCalls } from '../calls/calls.service.ts';
 import { parseCallFilters } from './call-filters.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
-import type { Csrf } from './csrf.ts';
+import type { Csrf } from '../crypto/csrf.ts';
 import { isUuid, pathId } from './forms.ts';
 import { sendPage } from './layout.ts';
 import { callPage } from './pages/call.page.ts';

@@ -2,7 +2,7 @@
 // the signed-in user's organization, and revoking one (DESIGN §6).
 import type { FastifyInstance } from 'fastify';
 import { listConnectedApps, revokeConnectedApp } from '../oauth/connected-apps.service.ts';
-import type { Csrf } from './csrf.ts';
+import type { Csrf } from '../crypto/csrf.ts';
 import { sendPage } from './layout.ts';
 import { connectedAppsPage } from './pages/connected-apps.page.ts';
 import { sectionAccess } from './signed-in.ts';

@@ -9,7 +9,7 @@ import { dashboardFigures } from '../dashboard/dashboard.service.ts';
 import { findClient } from '../oauth/clients.service.ts';
 import { listConnectedApps } from '../oauth/connected-apps.service.ts';
 import { listVisibleSubscriptions } from '../webhooks/subscriptions.service.ts';
-import type { Csrf } from './csrf.ts';
+import type { Csrf } from '../crypto/csrf.ts';
 import { sendPage } from './layout.ts';
 import { text, type FormBody } from './forms.ts';
 import { homePage } from './pages/home.page.ts';

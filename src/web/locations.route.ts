@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { LocationCreateBody, LocationPatchBody, type Location } from '../locations/locations.schemas.ts';
 import { createLocation, deleteLocation, getLocation, listLocations, makePrimary, updateLocation } from '../locations/locations.service.ts';
-import type { Csrf } from './csrf.ts';
+import type { Csrf } from '../crypto/csrf.ts';
 import {
   fieldErrorsOf, formValidator, formValues, pathId, noticeFor, nullableNumber, nullableText,
   type FieldErrors, type FormBody,

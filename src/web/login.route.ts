@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { LoginThrottled, throttledLogin } from '../auth/login-throttle.ts';
 import * as errors from '../errors.ts';
 import { authenticate, issueSession, logout } from '../auth/sessions.service.ts';
-import type { Csrf } from './csrf.ts';
+import type { Csrf } from '../crypto/csrf.ts';
 import { sendPage } from './layout.ts';
 import { loginPage } from './pages/login.page.ts';
 import { clearSessionCookie, safeReturnTo, setSessionCookie, webSession } from './session.ts';

@@ -7,7 +7,7 @@ import { ServiceAreaCreateBody, ServiceAreaPatchBody, type ServiceArea } from '.
 import {
   createServiceArea, deleteServiceArea, getServiceArea, listServiceAreas, updateServiceArea,
 } from '../service-areas/service-areas.service.ts';
-import type { Csrf } from './csrf.ts';
+import type { Csrf } from '../crypto/csrf.ts';
 import {
   fieldErrorsOf, formValidator, formValues, pathId, noticeFor, nullableNumber, nullableText,
   type FieldErrors, type FormBody,

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.ts';
 import type { ActiveSession } from '../auth/sessions.queries.ts';
 import { describeSession } from '../auth/sessions.service.ts';
-import type { Csrf } from './csrf.ts';
+import type { Csrf } from '../crypto/csrf.ts';
 import { SECTIONS, sendPage, type Navigation, type Section } from './layout.ts';
 import { errorPage } from './pages/error.page.ts';
 import { loginUrl, webSession } from './session.ts';

@@ -1,10 +1,11 @@
 // The server-rendered web UI (DESIGN §6), encapsulated: form bodies are parsed
 // only here, and errors render as HTML pages instead of problem+json.
-// Another feature's pages register here too, using layout.ts and csrf.ts.
+// Another feature's pages register here too, using layout.ts and the CSRF
+// tokens app.ts hands in (src/crypto/csrf.ts).
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { connectedAppsRoutes } from './connected-apps.route.ts';
-import { createCsrf } from './csrf.ts';
+import type { Csrf } from '../crypto/csrf.ts';
 import { homeRoutes } from './home.route.ts';
 import { sendPage, STYLESHEET, STYLESHEET_PATH } from './layout.ts';
 import { locationPages } from './locations.route.ts';
@@ -32,9 +33,9 @@ function describeError(status: number, requestId: string): { title: string; mess
   }
 }
 
-export default async function webPlugin(app: FastifyInstance) {
+export default async function webPlugin(app: FastifyInstance, options: { csrf: Csrf }) {
   await app.register(formbody, { bodyLimit: 16 * 1024 });
-  const csrf = await createCsrf(app.config);
+  const { csrf } = options;
   app.decorateRequest('webNavigation', null);
 
   app.setErrorHandler(function renderErrorPage(error: FastifyError, request, reply) {

@@ -12,7 +12,7 @@ import {
   getVisibleSubscription, listVisibleSubscriptions, reenableSubscription, removeSubscription,
 } from '../webhooks/subscriptions.service.ts';
 import { pageCursor } from './calls.route.ts';
-import type { Csrf } from './csrf.ts';
+import type { Csrf } from '../crypto/csrf.ts';
 import { noticeFor, pathId, text, type FormBody } from './forms.ts';
 import { localValue } from './pages/subscription-health.ts';
 import { sendPage } from './layout.ts';

@@ -10,7 +10,7 @@ import * as errors from '../errors.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { notifyDeliveriesDue } from './deliveries.queries.ts';
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from './delivery/endpoint-health.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 import { checkHookUrl, checkUrlShape, type CheckHookUrlOptions, type HookUrlCheck } from './ssrf/check-hook-url.ts';
 import {
   deleteSubscription,

@@ -5,12 +5,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { requirePrincipal } from '../auth/principal.ts';
 import { requireUserOrPlatformToken, USER_OR_PLATFORM_SECURITY } from '../auth/user-or-platform.hook.ts';
-import { resolveSecretKey } from '../config/secret-key.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 import { setNextLink } from '../http/pagination.ts';
 import { PLATFORM_SECURITY, requirePlatformToken } from '../oauth/platform-guard.ts';
 import { listAttemptsPage, redeliver } from './deliveries.service.ts';
 import { recoverFailedDeliveries } from './recovery.service.ts';
-import { createSecretBox } from './secret-box.ts';
 import {
   getVisibleSubscription,
   listVisibleSubscriptions,
@@ -38,11 +37,11 @@ import {
 const authErrors = { 401: ProblemSchema, 403: ProblemSchema };
 const security = USER_OR_PLATFORM_SECURITY;
 
-export default async function webhooksRoutes(fastify: FastifyInstance) {
+export default async function webhooksRoutes(fastify: FastifyInstance, options: { webhookSecrets: SecretBox }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const deps: SubscribeDeps = {
     pool: app.db,
-    secretBox: createSecretBox(await resolveSecretKey(app.config)),
+    secretBox: options.webhookSecrets,
     urlCheck: { allowPrivate: app.config.webhookAllowPrivateTargets, allowedPorts: app.config.webhookAllowedPorts },
   };
   const platform = requirePlatformToken('calls:read');

@@ -3,12 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { connectPlatform, startWebhookApp, subscribeHook, type Connection } from '../helpers/webhooks.ts';
-import { callCompletedEvent } from '../../src/calls/call-event.ts';
+import { callCompletedEvent } from '../helpers/calls.ts';
 import type { CompletedCall } from '../../src/calls/calls.queries.ts';
 import { createCall, createAgent } from '../../src/calls/calls.service.ts';
-import { createCompletedCallWriter, type NewCompletedCall } from '../../src/calls/completed-call-batches.ts';
-import { withOrg } from '../../src/db/with-org.ts';
-import { insertCompletedCall } from '../../src/calls/calls.queries.ts';
+import { writeCompletedCall, type NewCompletedCall } from '../../src/calls/completed-call-batches.ts';
 import { ValidationProblem } from '../../src/http/problem-details.plugin.ts';
 import { createPool } from '../../src/db/pool.ts';
 
@@ -30,15 +28,7 @@ describe('completed calls committed together', () => {
 
   const organizationId = () => org.member.org.id;
 
-  /** The single-call path, counting its uses. */
-  function countingAlone() {
-    const used: NewCompletedCall[] = [];
-    const writeAlone = (organization: string, call: NewCompletedCall) => {
-      used.push(call);
-      return withOrg(t.app.db, organization, (db) => insertCompletedCall(db, call));
-    };
-    return { used, writeAlone };
-  }
+  const write = (call: NewCompletedCall) => writeCompletedCall(t.app.db, organizationId(), call);
 
   async function deliveryBody(callId: string) {
     const { rows } = await t.db.pool.query<{ body: string }>(
@@ -47,12 +37,9 @@ describe('completed calls committed together', () => {
   }
 
   test('the first call is written at once; those arriving meanwhile share one transaction, each with its delivery', async () => {
-    const { used, writeAlone } = countingAlone();
-    const writer = createCompletedCallWriter(t.app.db, writeAlone);
     const calls = Array.from({ length: 10 }, (_, i) => ({ agentId: null, summary: `batched call ${i} "quoted" é`, durationSeconds: i }));
-    const written = await Promise.all(calls.map((call) => writer.write(organizationId(), call)));
+    const written = await Promise.all(calls.map(write));
 
-    assert.equal(used.length, 1, 'only the first went alone');
     written.forEach((call, i) => {
       assert.equal(call.summary, calls[i]!.summary, 'each request gets its own call back');
       assert.equal(call.duration_seconds, i);
@@ -62,7 +49,8 @@ describe('completed calls committed together', () => {
     assert.equal(new Set(written.map((c) => c.id)).size, 10);
     // One transaction: the nine share their start time (now()), the first has its own.
     const batchTimes = new Set(written.slice(1).map((c) => c.created_at.getTime()));
-    assert.equal(batchTimes.size, 1);
+    assert.equal(batchTimes.size, 1, 'the nine that waited share one transaction');
+    assert.ok(!batchTimes.has(written[0]!.created_at.getTime()), 'the first went alone');
     for (const call of written) {
       const { rows: [stored] } = await t.db.pool.query<CompletedCall>('SELECT * FROM calls WHERE id = $1', [call.id]);
       assert.deepEqual(await deliveryBody(call.id), [JSON.stringify(callCompletedEvent(stored!))]);
@@ -95,22 +83,20 @@ describe('completed calls committed together', () => {
   });
 
   test('a batch the database refuses is written again one call at a time: only the bad call fails, as it would alone', async () => {
-    const { used, writeAlone } = countingAlone();
-    const writer = createCompletedCallWriter(t.app.db, writeAlone);
     // PostgreSQL text cannot hold NUL (the HTTP layer refuses it earlier; the writer must cope anyway).
     const bad = { agentId: null, summary: 'nul \u0000 inside', durationSeconds: 1 };
-    const aloneError = await writeAlone(organizationId(), bad).then(() => assert.fail('refused'), (error: { code?: string }) => error);
-    used.length = 0;
+    const aloneError = await write(bad).then(() => assert.fail('refused'), (error: { code?: string }) => error);
     const calls = [
       { agentId: null, summary: 'one', durationSeconds: 1 },
       { agentId: null, summary: 'two', durationSeconds: 2 },
       bad,
       { agentId: null, summary: 'three', durationSeconds: 3 },
     ];
-    const results = await Promise.allSettled(calls.map((call) => writer.write(organizationId(), call)));
+    const results = await Promise.allSettled(calls.map(write));
     assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     assert.equal(((results[2] as PromiseRejectedResult).reason as { code?: string }).code, aloneError.code);
-    assert.equal(used.length, 4, 'the first alone, then the refused batch of three one by one');
+    const times = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.created_at.getTime()] : []));
+    assert.equal(new Set(times).size, 3, 'the first alone, then the refused batch one call at a time: three transactions');
     for (const r of results) {
       if (r.status === 'fulfilled') assert.equal((await deliveryBody(r.value.id)).length, 1);
     }
@@ -143,9 +129,8 @@ describe('completed calls committed together', () => {
     // One connection, so that its prepared statements can be read afterwards.
     const pool = createPool(t.db.url, 1);
     try {
-      const writer = createCompletedCallWriter(pool, (organization, call) => withOrg(pool, organization, (db) => insertCompletedCall(db, call)));
       for (let round = 0; round < 8; round++) {
-        await Promise.all(Array.from({ length: 4 }, (_, i) => writer.write(organizationId(), { agentId: null, summary: `planned ${round}.${i}`, durationSeconds: i })));
+        await Promise.all(Array.from({ length: 4 }, (_, i) => writeCompletedCall(pool, organizationId(), { agentId: null, summary: `planned ${round}.${i}`, durationSeconds: i })));
       }
       const { rows } = await pool.query<{ generic_plans: number; custom_plans: number }>(
         `SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement LIKE '%FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[]%'`);

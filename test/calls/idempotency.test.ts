@@ -13,11 +13,9 @@ import {
   connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook, WEBHOOK_TEST_ENV, type Connection,
 } from '../helpers/webhooks.ts';
 import { startMaintenance } from '../../src/background.ts';
-import { insertCompletedCall } from '../../src/calls/calls.queries.ts';
-import { createCompletedCallWriter, type NewCompletedCall } from '../../src/calls/completed-call-batches.ts';
+import { writeCompletedCall, type NewCompletedCall } from '../../src/calls/completed-call-batches.ts';
 import { fingerprint, purgeExpiredIdempotencyKeys } from '../../src/calls/idempotency.ts';
 import { KeyHeld } from '../../src/calls/idempotency.queries.ts';
-import { withOrg } from '../../src/db/with-org.ts';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
 
 describe('Idempotency-Key on calls ingest', () => {
@@ -103,11 +101,6 @@ describe('Idempotency-Key on calls ingest', () => {
     const member = await createMember(t.db.pool);
     const organizationId = member.org.id;
     assert.equal((await post(t, member, '/calls', { summary: 'held', duration_seconds: 1 }, 'held-key')).statusCode, 201);
-    const alone: NewCompletedCall[] = [];
-    const writer = createCompletedCallWriter(t.app.db, (organization, call) => {
-      alone.push(call);
-      return withOrg(t.app.db, organization, (db) => insertCompletedCall(db, call));
-    });
     const claim = (key: string, summary: string, duration: number) => ({ key, fingerprint: fingerprint('POST /calls', [null, summary, duration]), status: 201 });
     const calls: NewCompletedCall[] = [
       { agentId: null, summary: 'first, alone', durationSeconds: 1 },
@@ -115,10 +108,12 @@ describe('Idempotency-Key on calls ingest', () => {
       { agentId: null, summary: 'held', durationSeconds: 1, idempotency: claim('held-key', 'held', 1) },
       { agentId: null, summary: 'unkeyed', durationSeconds: 3 },
     ];
-    const results = await Promise.allSettled(calls.map((call) => writer.write(organizationId, call)));
+    const results = await Promise.allSettled(calls.map((call) => writeCompletedCall(t.app.db, organizationId, call)));
     assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-    assert.ok((results[2] as PromiseRejectedResult).reason instanceof KeyHeld);
-    assert.deepEqual(alone.map((c) => c.summary), ['first, alone', 'held'], 'the batch of three wrote two and left the held one out');
+    assert.ok((results[2] as PromiseRejectedResult).reason instanceof KeyHeld, 'the held one, left out of the batch, alone finds its key held');
+    const [firstAt, keyedAt, , unkeyedAt] = results.map((r) => (r.status === 'fulfilled' ? r.value.created_at.getTime() : undefined));
+    assert.equal(keyedAt, unkeyedAt, 'the batch of three wrote two in one transaction');
+    assert.notEqual(firstAt, keyedAt, 'the first went alone');
     const keyed = (results[1] as PromiseFulfilledResult<{ id: string }>).value;
     const { rows } = await t.db.pool.query(
       "SELECT call_id, response_status, fingerprint FROM idempotency_keys WHERE organization_id = $1 AND key = 'new-key'", [organizationId]);

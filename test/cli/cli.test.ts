@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { baseEnv, cliJson, runCli } from '../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { authenticate } from '../../src/auth/sessions.service.ts';
-import { recentCalls } from '../../src/calls/calls.service.ts';
+import { recentCalls } from '../helpers/calls.ts';
 import { authenticateClient } from '../../src/oauth/clients.service.ts';
 
 describe('switchboard CLI', () => {

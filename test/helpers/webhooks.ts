@@ -6,8 +6,10 @@ import { startTestApp, type TestApp } from './app.ts';
 import { startHttpsTarget, type HttpsTarget } from './https-target.ts';
 import { createMember, type Member } from './fixtures.ts';
 import { createClient, issueTokens, platformHeaders, type TestClient } from './oauth.ts';
-import { createSecretBox } from '../../src/webhooks/secret-box.ts';
-import { startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/delivery/worker.ts';
+import { createSecretBox } from '../../src/crypto/secret-box.ts';
+import { claimBatch, startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/delivery/worker.ts';
+import type { ClaimedDelivery } from '../../src/webhooks/delivery/claim.queries.ts';
+import type { Pool } from '../../src/db/pool.ts';
 
 /** Deliveries to 127.0.0.1 on any port (the receivers take random ones) allowed, retries after ~300 ms twice, attempts cut at 1.5 s. */
 export const WEBHOOK_TEST_ENV = {
@@ -144,4 +146,11 @@ export function settled(t: TestApp, subscriptionId: string, count: number, timeo
     const rows = await deliveriesOf(t, subscriptionId);
     return rows.length === count && rows.every((row) => row.status !== 'pending') ? rows : undefined;
   }, timeoutMs);
+}
+
+/** Claims due deliveries (every subscription's) and waits for the claim's commit: the leases returned are durable. */
+export async function claimDueDeliveries(pool: Pool, input: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
+  const { claimed, committed } = await claimBatch(pool, input);
+  await committed;
+  return claimed;
 }

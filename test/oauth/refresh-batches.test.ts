@@ -6,7 +6,7 @@ import { findClient, type OAuthClientWithSecret } from '../../src/oauth/clients.
 import { handleRefreshToken } from '../../src/oauth/grants/refresh-token.ts';
 import { InvalidGrant } from '../../src/oauth/oauth.errors.ts';
 import type { TokenResponse } from '../../src/oauth/tokens.service.ts';
-import { createSecretBox, type SecretBox } from '../../src/webhooks/secret-box.ts';
+import { createSecretBox, type SecretBox } from '../../src/crypto/secret-box.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember } from '../helpers/fixtures.ts';
 import { createClient, issueTokens, type IssuedTokens, type TestClient } from '../helpers/oauth.ts';

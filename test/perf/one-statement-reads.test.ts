@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { hashToken } from '../../src/auth/tokens.ts';
-import { recentCalls } from '../../src/calls/calls.service.ts';
+import { recentCalls } from '../helpers/calls.ts';
 import { readRecentCallsAsPlatform } from '../../src/calls/calls.queries.ts';
 import { listLocations } from '../../src/locations/locations.service.ts';
 import type { TestApp } from '../helpers/app.ts';

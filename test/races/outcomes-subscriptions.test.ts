@@ -9,12 +9,11 @@ import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { assertNo5xx, assertNoErrorLogs, assertRaced, counterTotal, pause, race, withRaceRig } from '../helpers/races.ts';
 import {
-  completeCall, connectPlatform, startWebhookApp, subscribeHook, waitFor, type Connection,
+  claimDueDeliveries, completeCall, connectPlatform, startWebhookApp, subscribeHook, waitFor, type Connection,
 } from '../helpers/webhooks.ts';
 import type { ClaimedDelivery } from '../../src/webhooks/delivery/claim.queries.ts';
 import type { OutcomeRecord } from '../../src/webhooks/delivery/record.queries.ts';
 import { writeOutcomes } from '../../src/webhooks/delivery/recorder.ts';
-import { claimDueDeliveries } from '../../src/webhooks/delivery/worker.ts';
 
 function outcome(claimed: ClaimedDelivery, result: 'succeeded' | 'retrying' | 'subscription_removed'): OutcomeRecord {
   return {

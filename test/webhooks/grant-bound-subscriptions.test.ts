@@ -4,14 +4,13 @@ import type { Browser } from 'playwright-core';
 import { createCall } from '../../src/calls/calls.service.ts';
 import { setOrganizationActive } from '../../src/orgs/organizations.queries.ts';
 import { setUserActiveByEmail } from '../../src/orgs/users.queries.ts';
-import { claimDueDeliveries } from '../../src/webhooks/delivery/worker.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { launchChromium, screenshot, signedInBrowser, SKIP_WITHOUT_BROWSER } from '../helpers/browser.ts';
 import { createMember } from '../helpers/fixtures.ts';
 import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
 import { createClient, issueTokens, platformHeaders, tokenRequest } from '../helpers/oauth.ts';
 import {
-  completeCall, connectPlatform, deliveriesOf, startTestWorker, subscribeHook, waitFor, WEBHOOK_TEST_ENV, type Connection,
+  claimDueDeliveries, completeCall, connectPlatform, deliveriesOf, startTestWorker, subscribeHook, waitFor, WEBHOOK_TEST_ENV, type Connection,
 } from '../helpers/webhooks.ts';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
 

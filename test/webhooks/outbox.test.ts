@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { completeCall, connectPlatform, startWebhookApp, subscribeHook } from '../helpers/webhooks.ts';
-import { callCompletedEvent } from '../../src/calls/call-event.ts';
+import { callCompletedEvent } from '../helpers/calls.ts';
 import type { CompletedCall } from '../../src/calls/calls.queries.ts';
 
 // The outbox statement builds the delivery body in SQL (one round trip for the

@@ -5,7 +5,7 @@ import type { RawParams } from '../checks/context.ts';
 import type { GrantType } from '../checks/check-grant-type.ts';
 import type { OAuthClientWithSecret } from '../clients.queries.ts';
 import type { TokenResponse, TokenTtls } from '../tokens.service.ts';
-import type { SecretBox } from '../../webhooks/secret-box.ts';
+import type { SecretBox } from '../../crypto/secret-box.ts';
 import { handleAuthorizationCode } from './authorization-code.ts';
 import { handleRefreshToken } from './refresh-token.ts';
 

@@ -1,19 +1,14 @@
-// Group commit (src/db/group-commit.ts) of refresh rotations: the first
-// refresh goes alone at once (app_refresh_exchange); the refreshes arriving
-// while a statement is on its way go together in the next one
-// (app_refresh_exchange_batch, migration 0017: app_refresh_exchange per
-// element, one commit). Under load that is one round trip, one backend wake-up
-// and one WAL flush per batch instead of per rotation (issue #11).
+// Group commit (src/db/group-commit.ts) of refresh rotations: a refresh
+// alone is app_refresh_exchange; refreshes together are
+// app_refresh_exchange_batch (migration 0017: app_refresh_exchange per
+// element, one commit), which also saves a backend wake-up per rotation.
 //
-// Each refresh gets the answer it would get alone:
-// - a rotation is answered after the commit that holds it;
-// - a refresh the statement declines (a rule does not hold, a replay, the same
-//   token earlier in the batch) goes to `decide`, the named checks in their
-//   own transaction, after the batch committed: every error, revocation and
-//   grace replay still comes from them. `decide` runs outside the queue, so a
-//   stream of bad or replayed tokens never holds up the next batch;
-// - a batch PostgreSQL refuses (nothing committed) is done one refresh at a
-//   time; a lost connection fails the batch as it would fail each alone.
+// A refresh the statement declines (a rule does not hold, a replay, the same
+// token earlier in the batch) goes to `decide`, the named checks in their own
+// transaction, after the batch committed: every error, revocation and grace
+// replay still comes from them, so each refresh gets the answer it would get
+// alone. `decide` runs outside the queue, so a stream of bad or replayed
+// tokens never holds up the next batch.
 import { createGroupCommit, type GroupCommit } from '../../db/group-commit.ts';
 import type { Pool } from '../../db/pool.ts';
 import { onePerPool } from '../../db/per-pool.ts';

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { generateToken, hashToken } from '../../auth/tokens.ts';
 import type { Pool, Queryable } from '../../db/pool.ts';
 import { withTransaction } from '../../db/transaction.ts';
-import type { SecretBox } from '../../webhooks/secret-box.ts';
+import type { SecretBox } from '../../crypto/secret-box.ts';
 import { REFRESH_TOKEN_CHECKS, runChecks } from '../checks/index.ts';
 import { requestedRefreshScopes } from '../checks/check-refresh-scope.ts';
 import { stringParam, type RefreshContext } from '../checks/context.ts';
@@ -70,7 +70,7 @@ async function replayWithinGrace(
   if (!current || current.expired || !current.sealed) {
     return new InvalidGrant('refresh token was already rotated, and its successor is no longer valid (RFC 6749 §5.2)');
   }
-  const refreshToken = openSuccessor(box, current.sealed, { grantId: record.grant_id, successorId: current.id });
+  const refreshToken = openSuccessor(box, current.sealed, current.id);
   const access = await issueAccessToken(tx, ttls, { grantId: record.grant_id, scopes });
   return { ...access, refresh_token: refreshToken };
 }

@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Pool } from '../../db/pool.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
-import type { SecretBox } from '../secret-box.ts';
+import type { SecretBox } from '../../crypto/secret-box.ts';
 import type { ClaimedDelivery } from './claim.queries.ts';
 import { deliver } from './deliver.ts';
 import { endpointHealth, healthPolicy } from './endpoint-health.ts';

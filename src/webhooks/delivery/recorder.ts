@@ -1,17 +1,14 @@
-// Records attempt outcomes through a group commit (src/db/group-commit.ts):
-// the first outcome is written at once; outcomes that finish while that write
-// is on its way are written together by the next one. An idle worker
-// therefore records each attempt immediately, and a busy one in one
-// statement per batch instead of a transaction of four statements per attempt.
-// A batch PostgreSQL refuses (nothing of it committed) is written again one
-// outcome at a time, so one outcome the database will not take does not cost
-// the others their record (and their deliveries a resend).
+// Records attempt outcomes through a group commit (src/db/group-commit.ts),
+// one queue for all of a worker's outcomes: a busy worker records a batch in
+// one statement instead of a transaction of four statements per attempt, and
+// one outcome the database will not take does not cost the others their
+// record (and their deliveries a resend).
 //
 // Nothing is lost to a crash that a per-attempt write would have kept: an
 // outcome waiting here belongs to a delivery whose lease is committed in the
 // database, so after a crash the lease runs out, the delivery is claimed
 // again, the lost attempt is logged as 'lease_expired' and the delivery is
-// sent again with the same X-Delivery-Id (at-least-once, as before). The
+// sent again with the same X-Delivery-Id (at-least-once). The
 // batch writes fit well inside the lease: attempts are cut at
 // WEBHOOK_TIMEOUT_MS and the lease lasts RECORD_MARGIN_MS longer at least.
 import { createGroupCommit } from '../../db/group-commit.ts';
@@ -28,7 +25,7 @@ const MAX_BATCH = 256;
  * with one batch at a time, a busy worker's outcomes waited ~13 ms on average
  * for their turn, holding their subscription's slot all the while
  * (docs/performance.md). A second batch starts only once PARALLEL_MIN outcomes
- * wait, so a trickle is still written by one loop in as few statements as before.
+ * wait, so a trickle is still written by one loop, in as few statements as it can.
  */
 const MAX_PARALLEL = 2;
 const PARALLEL_MIN = 8;

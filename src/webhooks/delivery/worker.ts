@@ -21,7 +21,7 @@ import type { Pool } from '../../db/pool.ts';
 import { isDatabaseUnavailable, outageLog } from '../../db/availability.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import { DELIVERIES_CHANNEL, notifyDeliveriesDue, subscriptionsNamed } from '../deliveries.queries.ts';
-import type { SecretBox } from '../secret-box.ts';
+import type { SecretBox } from '../../crypto/secret-box.ts';
 import { attemptDelivery, RECORD_MARGIN_MS, type AttemptDeps } from './attempt.ts';
 import { createClaimCandidates } from './claim-candidates.ts';
 import { claimDue, type Claim, type ClaimCandidates, type ClaimedDelivery } from './claim.queries.ts';
@@ -108,13 +108,6 @@ export function claimBatch(
     deadlineMs: input.deadlineMs,
     ...(input.candidates ?? { hints: [], cursor: null, walk: WALK_EVERYTHING, slow: [] }),
   });
-}
-
-/** Claims and waits for the claim's commit: the leases returned are durable. */
-export async function claimDueDeliveries(pool: Pool, input: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
-  const { claimed, committed } = await claimBatch(pool, input);
-  await committed;
-  return claimed;
 }
 
 export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promise<DeliveryWorker> {

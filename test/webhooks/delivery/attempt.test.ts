@@ -4,10 +4,9 @@ import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
-import { attemptsOf, completeCall, connectPlatform, deliveriesOf, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
+import { attemptsOf, claimDueDeliveries, completeCall, connectPlatform, deliveriesOf, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
 import { attemptDelivery, type AttemptDeps } from '../../../src/webhooks/delivery/attempt.ts';
-import { claimDueDeliveries } from '../../../src/webhooks/delivery/worker.ts';
-import { createSecretBox } from '../../../src/webhooks/secret-box.ts';
+import { createSecretBox } from '../../../src/crypto/secret-box.ts';
 
 // The claim → attempt → record steps driven one by one (no worker loop), to
 // show what the lease token protects.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { createSecretBox } from '../../src/webhooks/secret-box.ts';
+import { createSecretBox } from '../../src/crypto/secret-box.ts';
 
 describe('webhook secret box (AES-256-GCM)', () => {
   const box = createSecretBox(randomBytes(32));

@@ -4,9 +4,6 @@
 // SameSite=Lax keeps the session cookie off cross-site POSTs as well.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config/config.ts';
-import { resolveSecretKey } from '../config/secret-key.ts';
-import { cookieName, isSecureDeployment } from './session.ts';
 
 export const CSRF_COOKIE = 'sb_csrf';
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
@@ -18,11 +15,11 @@ export interface Csrf {
   verify(request: FastifyRequest, submitted: unknown): boolean;
 }
 
-export async function createCsrf(config: Config): Promise<Csrf> {
-  const key = createHmac('sha256', await resolveSecretKey(config)).update('switchboard csrf v1').digest();
+/** `cookie`: the cookie's name on this deployment (prefixed over https) and whether it is Secure. */
+export function createCsrf(secretKey: Buffer, cookie: { name: string; secure: boolean }): Csrf {
+  const key = createHmac('sha256', secretKey).update('switchboard csrf v1').digest();
   const sign = (value: string) => createHmac('sha256', key).update(value).digest('base64url');
-  const secure = isSecureDeployment(config);
-  const name = cookieName(config, CSRF_COOKIE);
+  const { name, secure } = cookie;
   const cookieOf = (request: FastifyRequest) => {
     const value = request.cookies[name];
     return typeof value === 'string' && COOKIE_VALUE.test(value) ? value : undefined;
