@@ -49,6 +49,7 @@ import { createUser } from '../src/orgs/orgs.service.ts';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { subscribe } from '../src/webhooks/subscriptions.service.ts';
 import { benchDatabase } from './bench-database.ts';
+import { NO_CACHES } from '../src/cache/caches.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CONNECTIONS = 50;
@@ -278,7 +279,7 @@ async function main() {
       for (let i = 0; i < CALLS; i++) await insertCompletedCall(tx, { agentId: null, summary: `Bench call ${i}`, durationSeconds: i % 600 });
     });
     for (let i = 0; i < LOCATIONS; i++) {
-      await createLocation(pool, org.id, { name: `Location ${i}`, city: 'Springfield', country: 'US', is_primary: i === 0 } as never);
+      await createLocation(pool, NO_CACHES, org.id, { name: `Location ${i}`, city: 'Springfield', country: 'US', is_primary: i === 0 } as never);
     }
     // POST /calls row (issue #10): one active subscription, so every call writes its outbox
     // row in the same statement. Its receiver accepts connections and never answers, so the

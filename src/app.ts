@@ -29,7 +29,7 @@ import webhooksRoutes from './webhooks/webhooks.route.ts';
 import metricsPlugin from './metrics/metrics.plugin.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import * as errors from './errors.ts';
-import type { ProcessCaches } from './cache/process-caches.ts';
+import { NO_CACHES, type Caches } from './cache/caches.ts';
 import { cookieName, isSecureDeployment } from './web/session.ts';
 
 export const BODY_LIMIT = 64 * 1024;
@@ -65,8 +65,8 @@ declare module 'fastify' {
     /** The owner connection, for the few system reads a request-serving process makes (the queue depth on /metrics). */
     ownerDb: Pool;
     config: Config;
-    /** Credential and read caches (src/cache), or null: every lookup goes to PostgreSQL. */
-    caches: ProcessCaches | null;
+    /** Credential and read caches (src/cache); NO_CACHES when the process keeps none. */
+    caches: Caches;
   }
 }
 
@@ -85,7 +85,7 @@ export interface AppOptions {
   /** Shared with the in-process delivery worker; a fresh registry when absent. */
   metrics?: Metrics;
   /** Process caches kept true by a LISTEN connection (server.ts); none when absent. */
-  caches?: ProcessCaches;
+  caches?: Caches;
   /** Shared with the in-process delivery worker (server.ts); built from the config when absent. */
   keyed?: Keyed;
 }
@@ -104,7 +104,7 @@ export async function buildWorkerApp(options: Pick<AppOptions, 'config' | 'pool'
   app.decorate('db', pool);
   app.decorate('ownerDb', pool);
   app.decorate('config', config);
-  app.decorate('caches', null);
+  app.decorate('caches', NO_CACHES);
   await app.register(problemDetails);
   await app.register(healthRoutes);
   await app.register(metricsPlugin, { metrics: options.metrics });
@@ -129,7 +129,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('db', pool);
   app.decorate('ownerDb', options.ownerPool ?? pool);
   app.decorate('config', config);
-  app.decorate('caches', options.caches ?? null);
+  app.decorate('caches', options.caches ?? NO_CACHES);
   app.decorateRequest('principal', null);
 
   // Callback style, not async: it runs on every answer, and a promise per hook is measurable there.

@@ -52,7 +52,6 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
   const stop = async () => {
     await app?.close();
     await cacheListener?.close();
-    caches?.close();
     await Promise.all(tasks.map((task) => task.stop()));
     await appPool?.end();
     await ownerPool?.end();

@@ -25,22 +25,14 @@ export async function insertSession(
 }
 
 /**
- * The one query behind every x-user-token request: the session exists and is
- * unexpired, and its user, organization and membership are all still active.
- * Deactivation takes effect on the next request that reaches it; the
- * process caches (src/cache) are evicted by migration 0012's notifications.
+ * The one query behind every x-user-token request (app_active_session,
+ * migration 0028): the session exists and is unexpired, and its user,
+ * organization and membership are all still active. Deactivation takes
+ * effect on the next request that reaches it; the process caches
+ * (src/cache) are evicted by migration 0012's notifications.
  */
 export async function findActiveSession(db: Queryable, tokenHash: Buffer): Promise<ActiveSession | undefined> {
-  const { rows } = await db.query<ActiveSession>(
-    `SELECT s.id AS session_id, s.expires_at, u.id AS user_id, u.email, u.name AS user_name,
-            o.id AS organization_id, o.name AS organization_name, m.role
-       FROM user_sessions s
-       JOIN users u ON u.id = s.user_id AND u.active
-       JOIN organizations o ON o.id = s.organization_id AND o.active
-       JOIN memberships m ON m.user_id = u.id AND m.organization_id = o.id
-      WHERE s.token_hash = $1 AND s.expires_at > now()`,
-    [tokenHash],
-  );
+  const { rows } = await db.query<ActiveSession>('SELECT * FROM app_active_session($1)', [tokenHash]);
   return rows[0];
 }
 

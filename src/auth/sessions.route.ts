@@ -41,7 +41,7 @@ export default async function sessionsRoutes(fastify: FastifyInstance) {
       response: { 200: SessionView, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema },
     },
   }, async (request) => {
-    const view = await switchOrganization(app.db, requirePrincipal(request.principal).session!, request.body.organization_id);
+    const view = await switchOrganization(app.db, app.caches, requirePrincipal(request.principal).session!, request.body.organization_id);
     return { ...view, expires_at: view.expires_at.toISOString() };
   });
 
@@ -49,7 +49,7 @@ export default async function sessionsRoutes(fastify: FastifyInstance) {
     preHandler: requireUserToken,
     schema: { tags: ["auth"], summary: "Log out (end the session)", response: { 204: Type.Null(), 401: ProblemSchema } },
   }, async (request, reply) => {
-    await logout(app.db, requirePrincipal(request.principal).session!);
+    await logout(app.db, app.caches, requirePrincipal(request.principal).session!);
     return reply.code(204).send(null);
   });
 }

@@ -2,7 +2,8 @@
 import * as errors from '../errors.ts';
 import type { Pool, Queryable } from '../db/pool.ts';
 import { findUserByEmail, listActiveMemberships, type OrganizationMembership } from '../orgs/users.queries.ts';
-import { evictLocally } from '../cache/process-caches.ts';
+import { readThrough, type Caches, type CacheSlot } from '../cache/caches.ts';
+import { tags, type Tag } from '../cache/tags.ts';
 import { throttledLogin } from './login-throttle.ts';
 import { verifyPassword } from './passwords.ts';
 import { deleteSession, findActiveSession, insertSession, updateSessionOrganization, type ActiveSession } from './sessions.queries.ts';
@@ -60,8 +61,17 @@ export async function login(
   return issueSession(pool, user, input.organization_id);
 }
 
-export async function resolveSession(db: Queryable, token: string): Promise<ActiveSession | undefined> {
-  return findActiveSession(db, hashToken(token));
+/** Sessions in the process caches, by the SHA-256 (hex) of the token; the expiry is checked on every use. */
+export const SESSIONS: CacheSlot<ActiveSession> = { cache: 'sessions', usable: (session) => session.expires_at.getTime() > Date.now() };
+
+/** The tags of a session's principal: any of them changing ends it. */
+export function sessionTags(session: Pick<ActiveSession, 'session_id' | 'user_id' | 'organization_id'>): Tag[] {
+  return [tags.session(session.session_id), tags.user(session.user_id), tags.org(session.organization_id)];
+}
+
+export function resolveSession(db: Queryable, caches: Caches, token: string): Promise<ActiveSession | undefined> {
+  const tokenHash = hashToken(token);
+  return readThrough(caches, SESSIONS, tokenHash.toString('hex'), () => findActiveSession(db, tokenHash), sessionTags);
 }
 
 export async function describeSession(db: Queryable, session: ActiveSession): Promise<SessionView> {
@@ -74,11 +84,11 @@ export async function describeSession(db: Queryable, session: ActiveSession): Pr
   };
 }
 
-export async function switchOrganization(db: Queryable, session: ActiveSession, organizationId: string): Promise<SessionView> {
+export async function switchOrganization(db: Queryable, caches: Caches, session: ActiveSession, organizationId: string): Promise<SessionView> {
   const organizations = await listActiveMemberships(db, session.user_id);
   const organization = chooseOrganization(organizations, organizationId);
   await updateSessionOrganization(db, session.session_id, organization.id);
-  evictLocally([`session:${session.session_id}`]);
+  caches.evict([tags.session(session.session_id)]);
   return {
     expires_at: session.expires_at,
     user: { id: session.user_id, email: session.email, name: session.user_name },
@@ -87,7 +97,7 @@ export async function switchOrganization(db: Queryable, session: ActiveSession, 
   };
 }
 
-export async function logout(db: Queryable, session: ActiveSession): Promise<void> {
+export async function logout(db: Queryable, caches: Caches, session: ActiveSession): Promise<void> {
   await deleteSession(db, session.session_id);
-  evictLocally([`session:${session.session_id}`]);
+  caches.evict([tags.session(session.session_id)]);
 }

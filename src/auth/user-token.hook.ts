@@ -3,7 +3,6 @@
 // process (migration 0012).
 import type { FastifyRequest } from 'fastify';
 import * as errors from '../errors.ts';
-import { resolveSessionCached } from '../cache/sessions.ts';
 import { resolveSession } from './sessions.service.ts';
 
 /** The x-user-token header, or the 401 its absence or length earns; no database involved. */
@@ -16,8 +15,7 @@ export function presentedUserToken(request: FastifyRequest): string {
 
 export async function requireUserToken(request: FastifyRequest): Promise<void> {
   const token = presentedUserToken(request);
-  const { caches, db } = request.server;
-  const session = await (caches ? resolveSessionCached(caches, db, token) : resolveSession(db, token));
+  const session = await resolveSession(request.server.db, request.server.caches, token);
   if (!session) throw new errors.AUTH_TOKEN_INVALID();
   request.principal = {
     kind: 'user',

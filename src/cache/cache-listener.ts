@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import { HEARTBEAT_MS, openListenConnection } from '../db/listen-connection.ts';
 import type { ProcessCaches } from './process-caches.ts';
+import { notificationTags } from './tags.ts';
 
 export const CACHE_CHANNEL = 'switchboard_cache';
 /** application_name of the LISTEN connection (operators and tests find it in pg_stat_activity). */
@@ -30,7 +31,7 @@ export async function listenForInvalidations(connectionString: string, caches: P
     heartbeatMs: HEARTBEAT_MS,
   }, {
     notification(payload) {
-      caches.evict((payload ?? 'flush').split(','));
+      caches.evict(notificationTags(payload));
     },
     lost(error) {
       caches.setEnabled(false);

@@ -1,70 +1,55 @@
 // The caches of one serve process, and the one way entries leave them early:
 // evict(tags), called by the LISTEN connection for every notification
-// (migration 0012) and, synchronously, by this process right after it
-// commits a change of its own (evictLocally), so its next request never
-// waits for its own notification. Besides the tags entries carry, a
+// (cache-listener.ts, migration 0012) and by this process right after it
+// commits a change of its own. Besides the tags entries carry, a
 // notification may hold `flush` (everything) or `flush:<cache>` (one whole
-// cache, FLUSH_TARGETS: sent on TRUNCATE, which names no rows, migration 0024).
-import type { ActiveSession } from '../auth/sessions.queries.ts';
-import type { OAuthClientWithSecret } from '../oauth/clients.queries.ts';
-import type { ActiveAccessToken } from '../oauth/tokens.queries.ts';
-import { TaggedCache } from './tagged-cache.ts';
+// cache: sent on TRUNCATE, which names no rows, migration 0024).
+import type { Caches, CacheSlot, Ticket } from './caches.ts';
+import { GenerationClock, TaggedCache } from './tagged-cache.ts';
+import { CACHE_NAMES, flushedCache, tags as tagOf, type CacheName, type Tag } from './tags.ts';
 
-export interface ProcessCaches {
-  /** SHA-256 (hex) of an access token → what it stands for, the client's secret hash included. */
-  accessTokens: TaggedCache<ActiveAccessToken>;
-  /** SHA-256 (hex) of an x-user-token → its session. */
-  sessions: TaggedCache<ActiveSession>;
-  /** client_id → the client, for client authentication at /oauth/token and /oauth/revoke. */
-  clients: TaggedCache<OAuthClientWithSecret>;
-  /** JSON bodies of the hot reads: "recent:<org>:<limit>", "locations:<org>". */
-  reads: TaggedCache<string>;
-  /** On while the LISTEN connection is up (cache-listener.ts); off, every lookup goes to PostgreSQL. */
+export interface ProcessCaches extends Caches {
+  /** Each cache by name, to look inside (its size, its entries). */
+  readonly stores: Readonly<Record<CacheName, TaggedCache<unknown>>>;
+  /** On while the LISTEN connection is up (cache-listener.ts); off, every lookup misses. */
   readonly enabled: boolean;
-  evict(tags: readonly string[]): void;
   flush(): void;
   setEnabled(enabled: boolean): void;
-  close(): void;
 }
 
-const live = new Set<ProcessCaches>();
-
-/** The cache a `flush:<name>` tag empties. */
-const FLUSH_TARGETS = {
-  access_tokens: 'accessTokens',
-  sessions: 'sessions',
-  clients: 'clients',
-  reads: 'reads',
-} as const;
-const FLUSH_PREFIX = 'flush:';
+/** Entries per cache: a /calls/recent body is at most 100 calls, so 500 reads stay within a few tens of MiB. */
+const MAX_ENTRIES: Record<CacheName, number> = { access_tokens: 10_000, sessions: 10_000, clients: 1_000, reads: 500 };
 
 export function createProcessCaches(options: { maxAgeMs: number }): ProcessCaches {
-  const credentials = { maxEntries: 10_000, maxAgeMs: options.maxAgeMs };
-  const all = {
-    accessTokens: new TaggedCache<ActiveAccessToken>(credentials),
-    sessions: new TaggedCache<ActiveSession>(credentials),
-    clients: new TaggedCache<OAuthClientWithSecret>({ maxEntries: 1_000, maxAgeMs: options.maxAgeMs }),
-    // A /calls/recent body is at most 100 calls: 500 of them stay within a few tens of MiB.
-    reads: new TaggedCache<string>({ maxEntries: 500, maxAgeMs: options.maxAgeMs }),
-  };
-  const each = Object.values(all);
+  const clock = new GenerationClock();
+  const stores = Object.fromEntries(CACHE_NAMES.map((name) =>
+    [name, new TaggedCache<unknown>({ maxEntries: MAX_ENTRIES[name], maxAgeMs: options.maxAgeMs, clock })])) as Record<CacheName, TaggedCache<unknown>>;
+  const each = Object.values(stores);
   const caches: ProcessCaches = {
-    ...all,
+    stores,
     get enabled() {
-      return all.reads.isEnabled;
+      return stores.reads.isEnabled;
     },
-    evict(tags) {
-      if (tags.includes('flush')) return caches.flush();
-      const entryTags: string[] = [];
-      for (const tag of tags) {
-        if (!tag.startsWith(FLUSH_PREFIX)) {
+    get<V>(slot: CacheSlot<V>, key: string): V | undefined {
+      const value = stores[slot.cache].get(key) as V | undefined;
+      return value === undefined || !slot.usable || slot.usable(value) ? value : undefined;
+    },
+    ticket: () => clock.value as Ticket,
+    set(slot, key, value, entryTags, ticket) {
+      stores[slot.cache].set(key, value, entryTags, ticket);
+    },
+    evict(evicted: readonly Tag[]) {
+      if (evicted.includes(tagOf.everything)) return caches.flush();
+      const entryTags: Tag[] = [];
+      for (const tag of evicted) {
+        const name = flushedCache(tag);
+        if (name === undefined) {
           entryTags.push(tag);
           continue;
         }
-        const name = tag.slice(FLUSH_PREFIX.length);
         // A cache this version does not know (a newer migration's): everything, to be safe.
-        if (!Object.hasOwn(FLUSH_TARGETS, name)) return caches.flush();
-        all[FLUSH_TARGETS[name as keyof typeof FLUSH_TARGETS]].flush();
+        if (!(CACHE_NAMES as readonly string[]).includes(name)) return caches.flush();
+        stores[name as CacheName].flush();
       }
       if (entryTags.length > 0) for (const cache of each) cache.evict(entryTags);
     },
@@ -74,29 +59,6 @@ export function createProcessCaches(options: { maxAgeMs: number }): ProcessCache
     setEnabled(enabled) {
       for (const cache of each) cache.setEnabled(enabled);
     },
-    close() {
-      caches.setEnabled(false);
-      live.delete(caches);
-    },
   };
-  live.add(caches);
   return caches;
-}
-
-/**
- * A change this process has just committed: every cache in the process drops
- * what it concerns now, before the request that made it is answered (the
- * notification from PostgreSQL follows and reaches every other process).
- */
-export function evictLocally(tags: readonly string[]): void {
-  for (const caches of live) caches.evict(tags);
-}
-
-/** The tags of an access token's principal: any of them changing ends it. */
-export function accessTokenTags(active: Pick<ActiveAccessToken, 'grant_id' | 'user_id' | 'organization_id' | 'client_id'>): string[] {
-  return [`grant:${active.grant_id}`, `user:${active.user_id}`, `org:${active.organization_id}`, `client:${active.client_id}`];
-}
-
-export function sessionTags(session: Pick<ActiveSession, 'session_id' | 'user_id' | 'organization_id'>): string[] {
-  return [`session:${session.session_id}`, `user:${session.user_id}`, `org:${session.organization_id}`];
 }

@@ -12,6 +12,13 @@
 export interface TaggedCacheOptions {
   maxEntries: number;
   maxAgeMs: number;
+  /** Shared by the caches of one process, so one ticket stands for a fill of several of them. */
+  clock?: GenerationClock;
+}
+
+/** Counts evictions and flushes; a ticket is its value when a fill began. */
+export class GenerationClock {
+  value = 0;
 }
 
 interface Entry<V> {
@@ -28,11 +35,13 @@ export class TaggedCache<V> {
   private readonly keysByTag = new Map<string, Set<string>>();
   /** Tag → clock value of its last eviction. */
   private readonly evictedAt = new Map<string, number>();
-  private clock = 0;
+  private readonly clock: GenerationClock;
   private flushedAt = 0;
   private enabled = false;
 
-  constructor(private readonly options: TaggedCacheOptions) {}
+  constructor(private readonly options: TaggedCacheOptions) {
+    this.clock = options.clock ?? new GenerationClock();
+  }
 
   get isEnabled(): boolean {
     return this.enabled;
@@ -44,7 +53,7 @@ export class TaggedCache<V> {
 
   /** Read before the query whose answer may be stored: set() compares it with later evictions. */
   ticket(): number {
-    return this.clock;
+    return this.clock.value;
   }
 
   get(key: string): V | undefined {
@@ -82,13 +91,13 @@ export class TaggedCache<V> {
   }
 
   evict(tags: readonly string[]): void {
-    this.clock++;
+    const now = ++this.clock.value;
     if (this.evictedAt.size + tags.length > MAX_REMEMBERED_EVICTIONS) {
       this.evictedAt.clear();
-      this.flushedAt = this.clock;
+      this.flushedAt = now;
     }
     for (const tag of tags) {
-      this.evictedAt.set(tag, this.clock);
+      this.evictedAt.set(tag, now);
       const keys = this.keysByTag.get(tag);
       if (!keys) continue;
       for (const key of [...keys]) {
@@ -99,8 +108,7 @@ export class TaggedCache<V> {
   }
 
   flush(): void {
-    this.clock++;
-    this.flushedAt = this.clock;
+    this.flushedAt = ++this.clock.value;
     this.evictedAt.clear();
     this.entries.clear();
     this.keysByTag.clear();

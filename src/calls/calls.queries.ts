@@ -9,6 +9,7 @@
 // fails on its primary key), and the caller answers from the stored row.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
+import type { ActiveAccessToken } from '../oauth/tokens.queries.ts';
 import { withCallCompletedOutbox } from '../webhooks/deliveries.queries.ts';
 import { claimedKeys, KeyHeld, type KeyClaim } from './idempotency.queries.ts';
 
@@ -178,47 +179,19 @@ export async function listCalls(
   return rows;
 }
 
-/** Why a platform read was refused, or 'ok' (app_platform_recent_calls, migration 0010). */
-export type PlatformReadOutcome = 'ok' | 'token_invalid' | 'client_invalid' | 'insufficient_scope';
-
-export interface PlatformRecentCalls {
-  outcome: PlatformReadOutcome;
-  user_id: string | null;
-  organization_id: string | null;
-  client_id: string | null;
-  grant_id: string | null;
-  scopes: string[] | null;
-  /** The JSON array of call.completed events, set only when outcome is 'ok'. */
-  body: string | null;
-}
-
 /**
- * GET /calls/recent in one statement: the platform's credentials are checked
- * and the calls read as switchboard_app in the token's organization (see the
- * migration). Runs on the pool, outside any transaction.
+ * GET /calls/recent in one statement (app_recent_calls_for_token, migration
+ * 0028): the access token's principal, as findActiveAccessToken reads it, and
+ * the JSON array of its organization's recent call.completed events, read as
+ * switchboard_app in that organization. Nothing is checked beyond the token
+ * being active: the caller decides on the principal (checkPlatformAccess).
+ * Undefined: no active token. Runs on the pool, outside any transaction.
  */
-export async function readRecentCallsAsPlatform(
-  db: Queryable,
-  input: { tokenHash: Buffer; clientId: string; secretHash: Buffer; scope: string; limit: number },
-): Promise<PlatformRecentCalls> {
-  const { rows } = await db.query<PlatformRecentCalls>({
-    name: 'calls_recent_as_platform',
-    text: 'SELECT * FROM app_platform_recent_calls($1, $2, $3, $4, $5)',
-    values: [input.tokenHash, input.clientId, input.secretHash, input.scope, input.limit],
+export async function readRecentCallsForToken(db: Queryable, tokenHash: Buffer, limit: number): Promise<(ActiveAccessToken & { body: string }) | undefined> {
+  const { rows } = await db.query<ActiveAccessToken & { body: string }>({
+    name: 'calls_recent_for_token',
+    text: 'SELECT * FROM app_recent_calls_for_token($1, $2)',
+    values: [tokenHash, limit],
   });
-  return rows[0]!;
-}
-
-/**
- * GET /calls/recent for an organization whose credential the caller has
- * already verified: the same read as readRecentCallsAsPlatform, under
- * row-level security in that organization, as one statement (migration 0012).
- */
-export async function readRecentCallsOfOrganization(db: Queryable, organizationId: string, limit: number): Promise<string> {
-  const { rows } = await db.query<{ body: string }>({
-    name: 'calls_recent_of_organization',
-    text: 'SELECT app_org_recent_calls($1, $2) AS body',
-    values: [organizationId, limit],
-  });
-  return rows[0]!.body;
+  return rows[0];
 }

@@ -7,7 +7,7 @@ import { requirePrincipal } from '../auth/principal.ts';
 import { requireUserOrPlatformToken, USER_OR_PLATFORM_SECURITY } from '../auth/user-or-platform.hook.ts';
 import { sendJsonText } from '../http/json-text.ts';
 import { setNextLink } from '../http/pagination.ts';
-import { PLATFORM_SECURITY, platformCredentials, refusePlatform } from '../oauth/platform-guard.ts';
+import { PLATFORM_SECURITY, platformCredentials, platformPrincipal, refusePlatform } from '../oauth/platform-guard.ts';
 import {
   CallCompletedEventSchema,
   CallSchema,
@@ -37,9 +37,10 @@ export default async function callsRoutes(fastify: FastifyInstance) {
   const canWrite = requireUserOrPlatformToken('calls:write');
   const canRead = requireUserOrPlatformToken('calls:read');
 
-  // The platform's polling endpoint is the hottest read: the guard's checks
-  // and the read are one statement (calls.queries.ts readRecentCallsAsPlatform)
-  // and PostgreSQL writes the JSON, so a request costs one round trip.
+  // The platform's polling endpoint is the hottest read: the token's principal
+  // and the calls are read together (from the process caches, or in one
+  // statement, calls.service.ts recentCallsForPlatform) and PostgreSQL writes
+  // the JSON, so a request costs one round trip at most.
   app.get('/calls/recent', {
     schema: {
       tags: ['calls'],
@@ -52,15 +53,8 @@ export default async function callsRoutes(fastify: FastifyInstance) {
     const scope = 'calls:read';
     const result = await recentCallsForPlatform(app.db, app.caches, platformCredentials(request, reply), scope, request.query.limit);
     if (result.outcome !== 'ok') return refusePlatform(reply, result.outcome, scope);
-    request.principal = {
-      kind: 'oauth',
-      userId: result.user_id!,
-      organizationId: result.organization_id!,
-      scopes: result.scopes!,
-      clientId: result.client_id!,
-      grantId: result.grant_id!,
-    };
-    return sendJsonText(reply, result.body!);
+    request.principal = platformPrincipal(result.active);
+    return sendJsonText(reply, result.active.body);
   });
 
   app.post('/calls', {
@@ -79,7 +73,7 @@ export default async function callsRoutes(fastify: FastifyInstance) {
     },
   }, async (request, reply) => {
     const key = keyFromHeader(request.headers['idempotency-key']);
-    const answer = await recordCall(app.db, requirePrincipal(request.principal).organizationId, request.body, key);
+    const answer = await recordCall(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.body, key);
     markReplayed(reply, answer);
     return reply.code(answer.status).header('location', `/calls/${answer.body.id}`).send(answer.body);
   });
@@ -105,7 +99,7 @@ export default async function callsRoutes(fastify: FastifyInstance) {
     },
   }, async (request, reply) => {
     const key = keyFromHeader(request.headers['idempotency-key']);
-    const answer = await completeCall(app.db, requirePrincipal(request.principal).organizationId, request.params.id, request.body, key);
+    const answer = await completeCall(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.params.id, request.body, key);
     markReplayed(reply, answer);
     return reply.code(answer.status).send(answer.body);
   });

@@ -6,10 +6,11 @@ import { hashToken } from '../auth/tokens.ts';
 import type { Pool } from '../db/pool.ts';
 import { FOREIGN_KEY_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
 import { withOrg } from '../db/with-org.ts';
-import { cachedAccessToken } from '../cache/access-tokens.ts';
-import { evictLocally, type ProcessCaches } from '../cache/process-caches.ts';
-import { recentCallsBody } from '../cache/reads.ts';
-import { secretMatches } from '../oauth/clients.service.ts';
+import { NO_CACHES, type Caches, type CacheSlot } from '../cache/caches.ts';
+import { tags } from '../cache/tags.ts';
+import { checkPlatformAccess, type PlatformCredentials, type PlatformRefusal } from '../oauth/platform-guard.ts';
+import type { ActiveAccessToken } from '../oauth/tokens.queries.ts';
+import { ACCESS_TOKENS, accessTokenTags } from '../oauth/tokens.service.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { insertAgent, listAgents as listAgentRows, type Agent } from './agents.queries.ts';
 import { writeCompletedCall } from './completed-call-batches.ts';
@@ -20,9 +21,8 @@ import {
   findCall,
   insertCall,
   listCalls,
-  readRecentCallsAsPlatform,
+  readRecentCallsForToken,
   type Call,
-  type PlatformRecentCalls,
   type CallFilters,
   type CallStatus,
 } from './calls.queries.ts';
@@ -91,9 +91,9 @@ function unknownAgent(error: unknown): never {
 
 type NewCall = { agent_id?: string | null; summary?: string; duration_seconds?: number };
 
-/** recordCall without an Idempotency-Key: the call (the CLI's demo, tests). */
+/** recordCall without an Idempotency-Key, outside a serve process (no caches): the call (the CLI's demo, tests). */
 export async function createCall(pool: Pool, organizationId: string, input: NewCall): Promise<CallView> {
-  return (await recordCall(pool, organizationId, input)).body;
+  return (await recordCall(pool, NO_CACHES, organizationId, input)).body;
 }
 
 /**
@@ -105,6 +105,7 @@ export async function createCall(pool: Pool, organizationId: string, input: NewC
  */
 export async function recordCall(
   pool: Pool,
+  caches: Caches,
   organizationId: string,
   input: NewCall,
   idempotencyKey?: string,
@@ -133,7 +134,7 @@ export async function recordCall(
       agentId, summary: completion.summary, durationSeconds: completion.duration_seconds, idempotency: claim,
     }).catch(unknownAgent));
     // Committed: this process's /calls/recent answers include it from now on.
-    evictLocally([`calls:${organizationId}`]);
+    caches.evict([tags.calls(organizationId)]);
     return call;
   });
 }
@@ -145,6 +146,7 @@ export async function recordCall(
  */
 export async function completeCall(
   pool: Pool,
+  caches: Caches,
   organizationId: string,
   callId: string,
   input: Completion,
@@ -172,7 +174,7 @@ export async function completeCall(
       }
       return callView(call);
     });
-    evictLocally([`calls:${organizationId}`]);
+    caches.evict([tags.calls(organizationId)]);
     return completed;
   });
 }
@@ -217,62 +219,56 @@ export async function* streamCalls(pool: Pool, organizationId: string, filters: 
   }
 }
 
-/** Tokens are 47 characters and secrets 47: anything far longer is not ours and is not worth hashing. */
-const MAX_TOKEN_LENGTH = 512;
-const MAX_SECRET_LENGTH = 500;
-const NO_DIGEST = Buffer.alloc(32);
+/** /calls/recent bodies in the process caches, by organization and limit: what that organization's row-level-security-bound read wrote. */
+const RECENT_CALLS: CacheSlot<string> = { cache: 'reads' };
+const recentCallsKey = (organizationId: string, limit: number) => `recent:${organizationId}:${limit}`;
+
+type PrincipalAndCalls = ActiveAccessToken & { body: string };
+
+/** GET /calls/recent: the token's principal and the calls, or the first of the platform guard's checks the credentials fail. */
+export type RecentCallsAnswer = { outcome: 'ok'; active: PrincipalAndCalls } | { outcome: PlatformRefusal };
 
 /**
- * GET /calls/recent for a platform: its three credentials checked and the
- * calls read in one statement (readRecentCallsAsPlatform). The body is the
- * JSON text PostgreSQL wrote; refused credentials come back as the outcome.
+ * The token's principal and its organization's body: from the process
+ * caches when both are there, else read together in one statement
+ * (readRecentCallsForToken) and stored. The cache memoises a read, it never
+ * decides which rows a tenant may see: a body is only what the read answered
+ * inside the organization it is stored under, and it is looked up with the
+ * organization of the token presented.
  */
-export async function recentCallsForPlatform(
-  pool: Pool,
-  caches: ProcessCaches | null,
-  credentials: { token: string; clientId: string; clientSecret: string },
-  scope: string,
-  limit: number,
-): Promise<Pick<PlatformRecentCalls, 'outcome'> & Partial<PlatformRecentCalls>> {
-  if (credentials.token.length > MAX_TOKEN_LENGTH) return { outcome: 'token_invalid' as const, body: null };
-  if (caches?.enabled) return recentCallsThroughCaches(pool, caches, credentials, scope, limit);
-  return readRecentCallsAsPlatform(pool, {
-    tokenHash: hashToken(credentials.token),
-    clientId: credentials.clientId,
-    // An over-long secret is wrong, but the token is still checked first (same order as the guard).
-    secretHash: credentials.clientSecret.length > MAX_SECRET_LENGTH ? NO_DIGEST : hashToken(credentials.clientSecret),
-    scope,
-    limit,
-  });
+async function principalAndCalls(pool: Pool, caches: Caches, tokenHash: Buffer, limit: number): Promise<PrincipalAndCalls | undefined> {
+  const tokenKey = tokenHash.toString('hex');
+  const active = caches.get(ACCESS_TOKENS, tokenKey);
+  const body = active && caches.get(RECENT_CALLS, recentCallsKey(active.organization_id, limit));
+  if (active && body !== undefined) return { ...active, body };
+  const ticket = caches.ticket();
+  const read = await readRecentCallsForToken(pool, tokenHash, limit);
+  if (read) {
+    const { body: readBody, ...principal } = read;
+    const organizationId = principal.organization_id;
+    caches.set(ACCESS_TOKENS, tokenKey, principal, accessTokenTags(principal), ticket);
+    caches.set(RECENT_CALLS, recentCallsKey(organizationId, limit), readBody, [tags.calls(organizationId), tags.org(organizationId)], ticket);
+  }
+  return read;
 }
 
 /**
- * The same checks in the same order as app_platform_recent_calls, on the
- * cached principal: the token (unexpired), the client id and secret (constant
- * time, both always), the scope; then the body the organization's
- * row-level-security-bound read produced (src/cache/reads.ts).
+ * GET /calls/recent for a platform: the guard's own checks
+ * (checkPlatformAccess) on the token's principal, read with the calls; the
+ * body is the JSON text PostgreSQL wrote.
  */
-async function recentCallsThroughCaches(
+export async function recentCallsForPlatform(
   pool: Pool,
-  caches: ProcessCaches,
-  credentials: { token: string; clientId: string; clientSecret: string },
+  caches: Caches,
+  credentials: PlatformCredentials,
   scope: string,
   limit: number,
-): Promise<Pick<PlatformRecentCalls, 'outcome'> & Partial<PlatformRecentCalls>> {
-  const active = await cachedAccessToken(caches, pool, hashToken(credentials.token));
-  if (!active) return { outcome: 'token_invalid', body: null };
-  const secretOk = credentials.clientSecret.length <= MAX_SECRET_LENGTH && secretMatches(active.client_secret_hash, credentials.clientSecret);
-  if (active.client_id !== credentials.clientId || !secretOk) return { outcome: 'client_invalid', body: null };
-  if (!active.scopes.includes(scope)) return { outcome: 'insufficient_scope', body: null };
-  return {
-    outcome: 'ok',
-    user_id: active.user_id,
-    organization_id: active.organization_id,
-    client_id: active.client_id,
-    grant_id: active.grant_id,
-    scopes: active.scopes,
-    body: await recentCallsBody(caches, pool, active.organization_id, limit),
-  };
+): Promise<RecentCallsAnswer> {
+  // Tokens are 47 characters: anything far longer is not ours and is not worth hashing.
+  if (credentials.token.length > 512) return { outcome: 'token_invalid' };
+  const found = await principalAndCalls(pool, caches, hashToken(credentials.token), limit);
+  const access = checkPlatformAccess(found, credentials, scope);
+  return access.ok ? { outcome: 'ok', active: access.active } : { outcome: access.refusal };
 }
 
 export async function createAgent(pool: Pool, organizationId: string, name: string): Promise<Agent> {

@@ -1,6 +1,7 @@
 // SQL for locations. Every function runs on a client inside withOrg: row-level
 // security limits each statement to the organization of the transaction, and
 // new rows take that organization from app_current_org().
+import type { ActiveSession } from '../auth/sessions.queries.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Location } from './locations.schemas.ts';
 
@@ -91,39 +92,18 @@ export async function deleteLocation(db: Queryable, id: string): Promise<boolean
   return (rowCount ?? 0) > 0;
 }
 
-export interface SessionLocations {
-  outcome: 'ok' | 'token_invalid';
-  session_id: string | null;
-  user_id: string | null;
-  organization_id: string | null;
-  /** The JSON array of locations, set only when outcome is 'ok'. */
-  body: string | null;
-}
-
 /**
- * GET /locations in one statement: the x-user-token session is checked and
- * the locations read as switchboard_app in its organization (migration 0010).
- * Runs on the pool, outside any transaction.
+ * GET /locations in one statement (app_locations_for_session, migration
+ * 0028): the x-user-token's session, as findActiveSession reads it, and the
+ * JSON array of its organization's locations, read as switchboard_app in
+ * that organization. Undefined: no active session. Runs on the pool, outside
+ * any transaction.
  */
-export async function readLocationsForSession(db: Queryable, tokenHash: Buffer): Promise<SessionLocations> {
-  const { rows } = await db.query<SessionLocations>({
+export async function readLocationsForSession(db: Queryable, tokenHash: Buffer): Promise<(ActiveSession & { body: string }) | undefined> {
+  const { rows } = await db.query<ActiveSession & { body: string }>({
     name: 'locations_for_session',
-    text: 'SELECT * FROM app_session_locations($1)',
+    text: 'SELECT * FROM app_locations_for_session($1)',
     values: [tokenHash],
   });
-  return rows[0]!;
-}
-
-/**
- * GET /locations for an organization whose session the caller has already
- * verified: the same read as readLocationsForSession, under row-level
- * security in that organization, as one statement (migration 0012).
- */
-export async function readLocationsOfOrganization(db: Queryable, organizationId: string): Promise<string> {
-  const { rows } = await db.query<{ body: string }>({
-    name: 'locations_of_organization',
-    text: 'SELECT app_org_locations($1) AS body',
-    values: [organizationId],
-  });
-  return rows[0]!.body;
+  return rows[0];
 }

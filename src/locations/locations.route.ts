@@ -37,7 +37,7 @@ export default async function locationsRoutes(fastify: FastifyInstance) {
       response: { 201: Location, 400: ProblemSchema, 401: ProblemSchema, 409: ProblemSchema, 429: ProblemSchema },
     },
   }, async (request, reply) => {
-    const location = await createLocation(app.db, requirePrincipal(request.principal).organizationId, request.body);
+    const location = await createLocation(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.body);
     return reply.code(201).header('location', `/locations/${location.id}`).send(location);
   });
 
@@ -55,7 +55,7 @@ export default async function locationsRoutes(fastify: FastifyInstance) {
       body: LocationPatchBody,
       response: { 200: Location, ...failures, 409: ProblemSchema },
     },
-  }, async (request) => updateLocation(app.db, requirePrincipal(request.principal).organizationId, request.params.id, request.body));
+  }, async (request) => updateLocation(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.params.id, request.body));
 
   app.delete('/locations/:id', {
     ...guarded,
@@ -66,7 +66,7 @@ export default async function locationsRoutes(fastify: FastifyInstance) {
       response: { 204: Type.Null(), ...failures },
     },
   }, async (request, reply) => {
-    await deleteLocation(app.db, requirePrincipal(request.principal).organizationId, request.params.id);
+    await deleteLocation(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.params.id);
     return reply.code(204).send(null);
   });
 
@@ -78,5 +78,5 @@ export default async function locationsRoutes(fastify: FastifyInstance) {
       params: IdParams,
       response: { 200: Location, ...failures, 409: ProblemSchema },
     },
-  }, async (request) => makePrimary(app.db, requirePrincipal(request.principal).organizationId, request.params.id));
+  }, async (request) => makePrimary(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.params.id));
 }

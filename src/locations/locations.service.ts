@@ -6,9 +6,9 @@ import { hashToken } from '../auth/tokens.ts';
 import * as errors from '../errors.ts';
 import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
-import { evictLocally, type ProcessCaches } from '../cache/process-caches.ts';
-import { locationsBody } from '../cache/reads.ts';
-import { resolveSessionCached } from '../cache/sessions.ts';
+import type { Caches, CacheSlot } from '../cache/caches.ts';
+import { tags } from '../cache/tags.ts';
+import { SESSIONS, sessionTags } from '../auth/sessions.service.ts';
 import { mapConstraintError, ONE_PRIMARY_INDEX, violatedConstraint } from './constraint-errors.ts';
 import {
   clearPrimary, deleteLocation as deleteLocationRow, findLocation, insertLocation, listLocations as listLocationRows, readLocationsForSession,
@@ -50,24 +50,35 @@ function newLocationFields(body: LocationCreateBody): LocationFields {
   };
 }
 
+/** GET /locations bodies in the process caches, by organization: what that organization's row-level-security-bound read wrote. */
+const LOCATIONS: CacheSlot<string> = { cache: 'reads' };
+const locationsKey = (organizationId: string) => `locations:${organizationId}`;
+
 /**
- * GET /locations: the x-user-token session checked and the locations read in
- * one statement (readLocationsForSession); the body is the JSON text
- * PostgreSQL wrote. An unknown or inactive session is AUTH_TOKEN_INVALID.
+ * GET /locations: the x-user-token's session and its organization's
+ * locations, from the process caches when both are there, else read
+ * together in one statement (readLocationsForSession) and stored; the body
+ * is the JSON text PostgreSQL wrote. A body is only what the read answered
+ * inside the organization it is stored under, looked up with the
+ * organization of the session presented. An unknown or inactive session is
+ * AUTH_TOKEN_INVALID.
  */
 export async function locationsForSession(
-  pool: Pool, caches: ProcessCaches | null, token: string,
+  pool: Pool, caches: Caches, token: string,
 ): Promise<{ organizationId: string; userId: string; body: string }> {
-  if (caches?.enabled) {
-    // The cached session (expiry checked), then the body the organization's
-    // row-level-security-bound read produced (src/cache/reads.ts).
-    const session = await resolveSessionCached(caches, pool, token);
-    if (!session) throw new errors.AUTH_TOKEN_INVALID();
-    return { organizationId: session.organization_id, userId: session.user_id, body: await locationsBody(caches, pool, session.organization_id) };
-  }
-  const result = await readLocationsForSession(pool, hashToken(token));
-  if (result.outcome !== 'ok') throw new errors.AUTH_TOKEN_INVALID();
-  return { organizationId: result.organization_id!, userId: result.user_id!, body: result.body! };
+  const tokenHash = hashToken(token);
+  const tokenKey = tokenHash.toString('hex');
+  const session = caches.get(SESSIONS, tokenKey);
+  const body = session && caches.get(LOCATIONS, locationsKey(session.organization_id));
+  if (session && body !== undefined) return { organizationId: session.organization_id, userId: session.user_id, body };
+  const ticket = caches.ticket();
+  const read = await readLocationsForSession(pool, tokenHash);
+  if (!read) throw new errors.AUTH_TOKEN_INVALID();
+  const { body: readBody, ...principal } = read;
+  const organizationId = principal.organization_id;
+  caches.set(SESSIONS, tokenKey, principal, sessionTags(principal), ticket);
+  caches.set(LOCATIONS, locationsKey(organizationId), readBody, [tags.locations(organizationId), tags.org(organizationId)], ticket);
+  return { organizationId, userId: principal.user_id, body: readBody };
 }
 
 export function listLocations(pool: Pool, organizationId: string): Promise<Location[]> {
@@ -81,13 +92,13 @@ export async function getLocation(pool: Pool, organizationId: string, id: string
 }
 
 /** After a write to an organization's locations (committed or not): this process's GET /locations reads again. */
-function evictingLocations<T>(organizationId: string, write: Promise<T>): Promise<T> {
-  return write.finally(() => evictLocally([`locations:${organizationId}`]));
+function evictingLocations<T>(caches: Caches, organizationId: string, write: Promise<T>): Promise<T> {
+  return write.finally(() => caches.evict([tags.locations(organizationId)]));
 }
 
-export function createLocation(pool: Pool, organizationId: string, body: LocationCreateBody): Promise<Location> {
+export function createLocation(pool: Pool, caches: Caches, organizationId: string, body: LocationCreateBody): Promise<Location> {
   const fields = newLocationFields(body);
-  return evictingLocations(organizationId, retryOnPrimaryRace(() =>
+  return evictingLocations(caches, organizationId, retryOnPrimaryRace(() =>
     withOrg(pool, organizationId, async (db) => {
       if (fields.is_primary) {
         await lockPrimary(db);
@@ -99,9 +110,9 @@ export function createLocation(pool: Pool, organizationId: string, body: Locatio
 }
 
 /** Partial update: absent fields keep their value, null clears a nullable one. */
-export function updateLocation(pool: Pool, organizationId: string, id: string, body: LocationPatchBody): Promise<Location> {
+export function updateLocation(pool: Pool, caches: Caches, organizationId: string, id: string, body: LocationPatchBody): Promise<Location> {
   const patch: Partial<LocationFields> = { ...body, ...(body.name !== undefined ? { name: body.name.trim() } : {}) };
-  return evictingLocations(organizationId, retryOnPrimaryRace(() =>
+  return evictingLocations(caches, organizationId, retryOnPrimaryRace(() =>
     withOrg(pool, organizationId, async (db) => {
       if (patch.is_primary === true) {
         await lockPrimary(db);
@@ -115,12 +126,12 @@ export function updateLocation(pool: Pool, organizationId: string, id: string, b
   ));
 }
 
-export function makePrimary(pool: Pool, organizationId: string, id: string): Promise<Location> {
-  return updateLocation(pool, organizationId, id, { is_primary: true });
+export function makePrimary(pool: Pool, caches: Caches, organizationId: string, id: string): Promise<Location> {
+  return updateLocation(pool, caches, organizationId, id, { is_primary: true });
 }
 
 /** Service areas linked to the location keep existing, unlinked (ON DELETE SET NULL). */
-export async function deleteLocation(pool: Pool, organizationId: string, id: string): Promise<void> {
-  const deleted = await evictingLocations(organizationId, withOrg(pool, organizationId, (db) => deleteLocationRow(db, id)));
+export async function deleteLocation(pool: Pool, caches: Caches, organizationId: string, id: string): Promise<void> {
+  const deleted = await evictingLocations(caches, organizationId, withOrg(pool, organizationId, (db) => deleteLocationRow(db, id)));
   if (!deleted) throw new errors.LOCATION_NOT_FOUND(id);
 }

@@ -8,8 +8,8 @@ import {
   type OAuthClient, type OAuthClientWithSecret,
 } from './clients.queries.ts';
 import { redirectUriProblem } from './redirect-uri.ts';
-import { evictLocally, type ProcessCaches } from '../cache/process-caches.ts';
-import { findClientCached } from '../cache/clients.ts';
+import { readThrough, type Caches, type CacheSlot } from '../cache/caches.ts';
+import { tags } from '../cache/tags.ts';
 import { isSupportedScope, normalizeScopes, SUPPORTED_SCOPES } from './scopes.ts';
 
 export class ClientInputError extends Error {}
@@ -74,18 +74,19 @@ export async function listClients(db: Queryable): Promise<ClientView[]> {
   return (await listClientRows(db)).map(toClientView);
 }
 
-/** Deleting a client deletes its grants, codes and tokens with it (ON DELETE CASCADE). */
+/**
+ * Deleting a client deletes its grants, codes and tokens with it (ON DELETE
+ * CASCADE). Operators do it from the CLI, another process: the serve
+ * processes' caches learn of it from migration 0012's notification.
+ */
 export async function deleteClient(db: Queryable, clientId: string): Promise<boolean> {
-  const deleted = await deleteClientRow(db, clientId);
-  evictLocally([`client:${clientId}`]);
-  return deleted;
+  return deleteClientRow(db, clientId);
 }
 
-/** A new secret; the old one stops working at once. Issued tokens stay valid. */
+/** A new secret; the old one stops working at once (the notification, as for deleteClient). Issued tokens stay valid. */
 export async function rotateClientSecret(db: Queryable, clientId: string): Promise<{ client_id: string; client_secret: string } | undefined> {
   const clientSecret = generateToken('sbs');
   const client = await updateClientSecret(db, clientId, hashToken(clientSecret));
-  evictLocally([`client:${clientId}`]);
   return client ? { client_id: client.client_id, client_secret: clientSecret } : undefined;
 }
 
@@ -94,12 +95,19 @@ export function secretMatches(secretHash: Buffer, presented: string): boolean {
   return timingSafeEqual(secretHash, hashToken(presented));
 }
 
+/**
+ * Registered clients in the process caches, by client_id, with their secret
+ * hash: client authentication itself (the constant-time comparison) still
+ * runs on every request.
+ */
+export const CLIENTS: CacheSlot<OAuthClientWithSecret> = { cache: 'clients' };
+
 /** The client when both id and secret are right; undefined otherwise (no hint which one was wrong). */
 export async function authenticateClient(
-  db: Queryable, clientId: string, clientSecret: string, caches?: ProcessCaches | null,
+  db: Queryable, caches: Caches, clientId: string, clientSecret: string,
 ): Promise<OAuthClientWithSecret | undefined> {
   if (clientId.length > 200 || clientSecret.length > 500) return undefined;
-  const client = await (caches ? findClientCached(caches, db, clientId) : findClient(db, clientId));
+  const client = await readThrough(caches, CLIENTS, clientId, () => findClient(db, clientId), (found) => [tags.client(found.client_id)]);
   // Hash even for an unknown client so both failures take the same time.
   const ok = secretMatches(client?.secret_hash ?? Buffer.alloc(32), clientSecret);
   return client && ok ? client : undefined;

@@ -4,7 +4,8 @@ import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
 import { listConnectedApps as listConnectedAppRows, revokeClientGrantsInOrg, type ConnectedApp } from './grants.queries.ts';
 import { normalizeScopes } from './scopes.ts';
-import { evictLocally } from '../cache/process-caches.ts';
+import type { Caches } from '../cache/caches.ts';
+import { tags } from '../cache/tags.ts';
 
 export async function listConnectedApps(pool: Pool, organizationId: string): Promise<ConnectedApp[]> {
   const apps = await withOrg(pool, organizationId, (db) => listConnectedAppRows(db));
@@ -12,10 +13,10 @@ export async function listConnectedApps(pool: Pool, organizationId: string): Pro
 }
 
 /** Revokes every grant of the client in the organization; false when it had none (or is another organization's). */
-export async function revokeConnectedApp(pool: Pool, organizationId: string, clientId: string): Promise<boolean> {
+export async function revokeConnectedApp(pool: Pool, caches: Caches, organizationId: string, clientId: string): Promise<boolean> {
   if (clientId.length === 0 || clientId.length > 200) return false;
   const revoked = await withOrg(pool, organizationId, (db) => revokeClientGrantsInOrg(db, clientId));
   // The grants' ids are not at hand: every cached token of the client goes (other organizations' refill on their next request).
-  if (revoked > 0) evictLocally([`client:${clientId}`]);
+  if (revoked > 0) caches.evict([tags.client(clientId)]);
   return revoked > 0;
 }

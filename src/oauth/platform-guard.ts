@@ -11,12 +11,12 @@
 // client's secret evict it in every process (migration 0012). The client and
 // scope checks below run on every request either way.
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { Principal } from '../auth/principal.ts';
 import * as errors from '../errors.ts';
 import { secretMatches } from './clients.service.ts';
 import { errorDescription } from './oauth.errors.ts';
 import type { ActiveAccessToken } from './tokens.queries.ts';
 import { resolveAccessToken } from './tokens.service.ts';
-import { resolveAccessTokenCached } from '../cache/access-tokens.ts';
 
 export const REALM = 'switchboard';
 
@@ -84,6 +84,37 @@ export function platformCredentials(request: FastifyRequest, reply: FastifyReply
 
 export type PlatformRefusal = 'token_invalid' | 'client_invalid' | 'insufficient_scope';
 
+/** Whether platform credentials pass, and if not, the first check they fail. */
+export type PlatformAccess<P extends ActiveAccessToken> = { ok: true; active: P } | { ok: false; refusal: PlatformRefusal };
+
+/**
+ * The guard's checks, in their order, on the active token the bearer
+ * credential stands for (undefined: unknown, expired, revoked or
+ * deactivated): the token, then the client it was issued to (id and secret,
+ * the secret compared in constant time, both always, so a wrong id and a
+ * wrong secret cost the same), then the scope. The one home of this rule:
+ * the preHandler below and GET /calls/recent (calls.service.ts) both decide with it.
+ */
+export function checkPlatformAccess<P extends ActiveAccessToken>(active: P | undefined, credentials: PlatformCredentials, scope: string): PlatformAccess<P> {
+  if (!active) return { ok: false, refusal: 'token_invalid' };
+  const secretOk = credentials.clientSecret.length <= 500 && secretMatches(active.client_secret_hash, credentials.clientSecret);
+  if (active.client_id !== credentials.clientId || !secretOk) return { ok: false, refusal: 'client_invalid' };
+  if (!active.scopes.includes(scope)) return { ok: false, refusal: 'insufficient_scope' };
+  return { ok: true, active };
+}
+
+/** What a token that passed the guard stands for. */
+export function platformPrincipal(active: ActiveAccessToken): Principal {
+  return {
+    kind: 'oauth',
+    userId: active.user_id,
+    organizationId: active.organization_id,
+    scopes: active.scopes,
+    clientId: active.client_id,
+    grantId: active.grant_id,
+  };
+}
+
 /** The answer to platform credentials that did not verify, in the order the guard checks them. */
 export function refusePlatform(reply: FastifyReply, refusal: PlatformRefusal, scope: string): never {
   if (refusal === 'token_invalid') return fail(reply, new errors.OAUTH_TOKEN_INVALID(), 'invalid_token');
@@ -93,31 +124,16 @@ export function refusePlatform(reply: FastifyReply, refusal: PlatformRefusal, sc
 
 /**
  * A Fastify preHandler for a platform endpoint that needs `scope`. On success
- * it sets request.principal = {kind: 'oauth', userId, organizationId, scopes, clientId}.
- * (GET /calls/recent checks the same credentials inside its one statement instead.)
+ * it sets request.principal = {kind: 'oauth', userId, organizationId, scopes, clientId, grantId}.
+ * (GET /calls/recent reads the token and the calls together instead, and
+ * decides with the same checkPlatformAccess.)
  */
 export function requirePlatformToken(scope: string): preHandlerAsyncHookHandler {
   return async function platformGuard(request: FastifyRequest, reply: FastifyReply) {
-    const { token, clientId, clientSecret } = platformCredentials(request, reply);
-    const { caches, db } = request.server;
-    const active = await (caches ? resolveAccessTokenCached(caches, db, token) : resolveAccessToken(db, token));
-    if (!active) return refusePlatform(reply, 'token_invalid', scope);
-    // Both checks always run so a wrong id and a wrong secret cost the same.
-    const secretOk = clientSecret.length <= 500 && secretMatches(active.client_secret_hash, clientSecret);
-    if (active.client_id !== clientId || !secretOk) return refusePlatform(reply, 'client_invalid', scope);
-    authorize(request, reply, active, scope);
-  };
-}
-
-/** The scope check shared by both guards, then the principal the token stands for. */
-function authorize(request: FastifyRequest, reply: FastifyReply, active: ActiveAccessToken, scope: string): void {
-  if (!active.scopes.includes(scope)) fail(reply, new errors.OAUTH_INSUFFICIENT_SCOPE(scope), 'insufficient_scope', scope);
-  request.principal = {
-    kind: 'oauth',
-    userId: active.user_id,
-    organizationId: active.organization_id,
-    scopes: active.scopes,
-    clientId: active.client_id,
-    grantId: active.grant_id,
+    const credentials = platformCredentials(request, reply);
+    const active = await resolveAccessToken(request.server.db, request.server.caches, credentials.token);
+    const access = checkPlatformAccess(active, credentials, scope);
+    if (!access.ok) return refusePlatform(reply, access.refusal, scope);
+    request.principal = platformPrincipal(access.active);
   };
 }

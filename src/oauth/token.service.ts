@@ -12,16 +12,17 @@ import { InvalidRequest } from './oauth.errors.ts';
 import { findTokenOwner, revokeAccessToken } from './tokens.queries.ts';
 import type { TokenResponse } from './tokens.service.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
-import { evictLocally, type ProcessCaches } from '../cache/process-caches.ts';
+import type { Caches } from '../cache/caches.ts';
+import { tags } from '../cache/tags.ts';
 
 /** `refreshBox` seals a rotated refresh token's successor (the `refreshSuccessors` box of app.ts's buildKeyed). */
 export async function exchangeToken(
-  pool: Pool, config: Config, refreshBox: SecretBox, params: RawParams, authorization: string | undefined, caches: ProcessCaches | null = null,
+  pool: Pool, config: Config, refreshBox: SecretBox, params: RawParams, authorization: string | undefined, caches: Caches,
 ): Promise<TokenResponse> {
   const ctx: TokenRequestContext = { db: pool, params, authorization, caches };
   await runChecks(TOKEN_REQUEST_CHECKS, ctx);
   const grant = GRANTS[params.grant_type as GrantType];
-  return grant(pool, config, ctx.client!, params, { refreshReuseGrace: config.refreshReuseGrace, secretBox: refreshBox });
+  return grant(pool, config, ctx.client!, params, { refreshReuseGrace: config.refreshReuseGrace, secretBox: refreshBox, caches });
 }
 
 /**
@@ -29,7 +30,7 @@ export async function exchangeToken(
  * token revokes that token; revoking a refresh token revokes its whole grant,
  * and so every access token issued under it (RFC 7009 §2.1 "SHOULD").
  */
-export async function revokeToken(pool: Pool, params: RawParams, authorization: string | undefined, caches: ProcessCaches | null = null): Promise<void> {
+export async function revokeToken(pool: Pool, params: RawParams, authorization: string | undefined, caches: Caches): Promise<void> {
   const ctx: TokenRequestContext = { db: pool, params, authorization, caches };
   await runChecks(REVOCATION_REQUEST_CHECKS, ctx);
   const token = stringParam(params, 'token');
@@ -43,5 +44,5 @@ export async function revokeToken(pool: Pool, params: RawParams, authorization: 
   if (owner.kind === 'access') await revokeAccessToken(pool, owner.id);
   else await revokeGrant(pool, owner.grant_id, 'client_revocation');
   // Committed: this process refuses the token from its next request on.
-  evictLocally([`grant:${owner.grant_id}`]);
+  caches.evict([tags.grant(owner.grant_id)]);
 }

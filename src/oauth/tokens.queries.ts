@@ -47,20 +47,16 @@ export interface ActiveAccessToken {
 
 /**
  * The hot path of the platform guard and of /oauth/userinfo: one query on the
- * unique token_hash index, joined to primary keys only. It answers only for a
- * token that is unexpired and unrevoked, whose grant is unrevoked, whose user,
- * organization and membership are active. With the process caches
- * (src/cache) a hit skips it; migration 0012's notifications evict hits.
+ * unique token_hash index, joined to primary keys only (app_active_access_token,
+ * migration 0028, inlined into the plan). It answers only for a token that is
+ * unexpired and unrevoked, whose grant is unrevoked, whose user, organization
+ * and membership are active. With the process caches (src/cache) a hit skips
+ * it; migration 0012's notifications evict hits.
  */
 export async function findActiveAccessToken(db: Queryable, tokenHash: Buffer): Promise<ActiveAccessToken | undefined> {
   const { rows } = await db.query<ActiveAccessToken>({
     name: 'oauth_find_active_access_token',
-    text: `SELECT t.grant_id, t.scopes, t.expires_at, s.user_id, s.email, s.user_name,
-                  s.organization_id, s.organization_name, s.client_id, s.client_secret_hash
-             FROM oauth_access_tokens t
-             JOIN oauth_grant_status s ON s.grant_id = t.grant_id
-            WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now()
-              AND NOT s.grant_revoked AND s.principal_active`,
+    text: 'SELECT * FROM app_active_access_token($1)',
     values: [tokenHash],
   });
   return rows[0];

@@ -3,6 +3,8 @@
 import { generateToken, hashToken } from '../auth/tokens.ts';
 import type { Config } from '../config/config.ts';
 import type { Queryable } from '../db/pool.ts';
+import { readThrough, type Caches, type CacheSlot } from '../cache/caches.ts';
+import { tags, type Tag } from '../cache/tags.ts';
 import { insertGrant, type Grant } from './grants.queries.ts';
 import { formatScope, normalizeScopes } from './scopes.ts';
 import { findActiveAccessToken, insertAccessToken, insertRefreshToken, type ActiveAccessToken } from './tokens.queries.ts';
@@ -71,9 +73,23 @@ export function createGrant(
   });
 }
 
+/**
+ * Access tokens in the process caches, by the SHA-256 (hex) of the token:
+ * what PostgreSQL answered for a valid one, the client's secret hash
+ * included. The expiry is checked on every use; the client and scope checks
+ * run on every request either way (platform-guard.ts).
+ */
+export const ACCESS_TOKENS: CacheSlot<ActiveAccessToken> = { cache: 'access_tokens', usable: (active) => active.expires_at.getTime() > Date.now() };
+
+/** The tags of an access token's principal: any of them changing ends it. */
+export function accessTokenTags(active: Pick<ActiveAccessToken, 'grant_id' | 'user_id' | 'organization_id' | 'client_id'>): Tag[] {
+  return [tags.grant(active.grant_id), tags.user(active.user_id), tags.org(active.organization_id), tags.client(active.client_id)];
+}
+
 /** The active token behind a bearer credential, or undefined (unknown, expired, revoked, deactivated). */
-export function resolveAccessToken(db: Queryable, accessToken: string): Promise<ActiveAccessToken | undefined> {
+export function resolveAccessToken(db: Queryable, caches: Caches, accessToken: string): Promise<ActiveAccessToken | undefined> {
   // Our tokens are 47 characters; anything far longer is not one of ours and is not worth hashing.
   if (accessToken.length === 0 || accessToken.length > 512) return Promise.resolve(undefined);
-  return findActiveAccessToken(db, hashToken(accessToken));
+  const tokenHash = hashToken(accessToken);
+  return readThrough(caches, ACCESS_TOKENS, tokenHash.toString('hex'), () => findActiveAccessToken(db, tokenHash), accessTokenTags);
 }

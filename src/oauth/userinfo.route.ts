@@ -23,7 +23,7 @@ export default async function userinfoRoutes(app: FastifyInstance) {
         if (!request.headers.authorization) reply.header('www-authenticate', bearerChallenge());
         throw new InvalidToken('an access token is required: Authorization: Bearer <token> (RFC 6750 §2.1)');
       }
-      const active = await resolveAccessToken(app.db, token);
+      const active = await resolveAccessToken(app.db, app.caches, token);
       if (!active) throw new InvalidToken('the access token is invalid, expired or revoked, or its user or organization is inactive (RFC 6750 §3.1)');
       return reply.header('cache-control', 'no-store').send({
         sub: active.user_id,

@@ -24,7 +24,7 @@ export function connectedAppsRoutes(csrf: Csrf) {
       if (!ctx) return reply;
       const clientId = typeof request.body?.client_id === 'string' ? request.body.client_id : '';
       // Another organization's app, or one already revoked: nothing to do, and nothing revealed.
-      await revokeConnectedApp(app.db, ctx.organizationId, clientId);
+      await revokeConnectedApp(app.db, app.caches, ctx.organizationId, clientId);
       return reply.redirect('/connected-apps?revoked=1', 303);
     });
   };

@@ -56,7 +56,7 @@ export function homeRoutes(csrf: Csrf) {
       const ctx = await signedInForm(request, reply, csrf, 'home');
       if (!ctx) return reply;
       // Not a member (or not active there): AUTH_NOT_A_MEMBER, rendered as a 403 page; the session is unchanged.
-      await switchOrganization(app.db, ctx.session, text(request.body, 'organization_id'));
+      await switchOrganization(app.db, app.caches, ctx.session, text(request.body, 'organization_id'));
       // Back to the section's list, never to one record: it belongs to the previous organization.
       return reply.redirect(safeReturnTo(text(request.body, 'return_to'), HOME_PATH), 303);
     });

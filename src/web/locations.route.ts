@@ -83,7 +83,7 @@ export function locationPages(csrf: Csrf) {
       const body = { ...editableFields(values), is_primary: values.is_primary === 'on' };
       const result = validateCreate(body);
       if (!result.ok) return showForm(reply, ctx, values, result.errors);
-      const failed = await fieldErrorsOf(() => createLocation(app.db, ctx.organizationId, result.value), LABELS);
+      const failed = await fieldErrorsOf(() => createLocation(app.db, app.caches, ctx.organizationId, result.value), LABELS);
       if (failed) return showForm(reply, ctx, values, failed);
       return reply.redirect('/ui/locations?done=created', 303);
     });
@@ -102,7 +102,7 @@ export function locationPages(csrf: Csrf) {
       const values = formValues(request.body, FIELDS);
       const result = validatePatch(editableFields(values));
       if (!result.ok) return showForm(reply, ctx, values, result.errors, id);
-      const failed = await fieldErrorsOf(() => updateLocation(app.db, ctx.organizationId, id, result.value), LABELS);
+      const failed = await fieldErrorsOf(() => updateLocation(app.db, app.caches, ctx.organizationId, id, result.value), LABELS);
       if (failed) return showForm(reply, ctx, values, failed, id);
       return reply.redirect('/ui/locations?done=updated', 303);
     });
@@ -110,7 +110,7 @@ export function locationPages(csrf: Csrf) {
     app.post<{ Params: { id: string }; Body: FormBody }>('/ui/locations/:id/primary', hide, async (request, reply) => {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
-      await makePrimary(app.db, ctx.organizationId, pathId(request.params.id, 'location'));
+      await makePrimary(app.db, app.caches, ctx.organizationId, pathId(request.params.id, 'location'));
       return reply.redirect('/ui/locations?done=primary', 303);
     });
 
@@ -131,7 +131,7 @@ export function locationPages(csrf: Csrf) {
     app.post<{ Params: { id: string }; Body: FormBody }>('/ui/locations/:id/delete', hide, async (request, reply) => {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
-      await deleteLocation(app.db, ctx.organizationId, pathId(request.params.id, 'location'));
+      await deleteLocation(app.db, app.caches, ctx.organizationId, pathId(request.params.id, 'location'));
       return reply.redirect('/ui/locations?done=deleted', 303);
     });
   };

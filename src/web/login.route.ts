@@ -54,7 +54,7 @@ export function loginRoutes(csrf: Csrf) {
       }
       // Signing in again in the same browser replaces its session: the old one ends now, not at its expiry.
       const previous = await webSession(request);
-      if (previous) await logout(app.db, previous);
+      if (previous) await logout(app.db, app.caches, previous);
       setSessionCookie(reply, app.config, session.token, session.expires_at);
       return reply.redirect(returnTo, 303);
     });
@@ -62,7 +62,7 @@ export function loginRoutes(csrf: Csrf) {
     app.post<{ Body: { csrf?: unknown } }>('/logout', { schema: { hide: true } }, async (request, reply) => {
       if (!csrf.verify(request, request.body?.csrf)) return reply.redirect('/login', 303);
       const session = await webSession(request);
-      if (session) await logout(app.db, session);
+      if (session) await logout(app.db, app.caches, session);
       clearSessionCookie(reply, app.config);
       return reply.redirect('/login', 303);
     });

@@ -25,7 +25,7 @@ export function cookieName(config: Config, name: string): string {
 export async function webSession(request: FastifyRequest): Promise<ActiveSession | undefined> {
   const token = request.cookies[cookieName(request.server.config, SESSION_COOKIE)];
   if (typeof token !== 'string' || token.length === 0 || token.length > 256) return undefined;
-  return resolveSession(request.server.db, token);
+  return resolveSession(request.server.db, request.server.caches, token);
 }
 
 export function setSessionCookie(reply: FastifyReply, config: Config, token: string, expiresAt: Date): void {

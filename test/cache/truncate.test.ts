@@ -12,8 +12,10 @@ import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { hashToken } from '../../src/auth/tokens.ts';
 import { CACHE_CHANNEL, listenForInvalidations, type CacheListener } from '../../src/cache/cache-listener.ts';
+import type { CacheSlot } from '../../src/cache/caches.ts';
 import { createProcessCaches, type ProcessCaches } from '../../src/cache/process-caches.ts';
 import type { TaggedCache } from '../../src/cache/tagged-cache.ts';
+import { tags, type CacheName } from '../../src/cache/tags.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createMember } from '../helpers/fixtures.ts';
@@ -44,7 +46,6 @@ describe('TRUNCATE of a cached table empties that cache in every process', () =>
     for (const p of processes) {
       await p.t.close();
       await p.listener.close();
-      p.caches.close();
     }
     await db.drop();
   });
@@ -55,12 +56,13 @@ describe('TRUNCATE of a cached table empties that cache in every process', () =>
    * process, the tag is sent after them, and PostgreSQL delivers notifications
    * in commit order, so a process that dropped its probe has handled the earlier ones.
    */
+  const PROBE: CacheSlot<string> = { cache: 'reads' };
   async function notificationsHandled(): Promise<void> {
-    const tag = `probe:${randomUUID()}`;
-    for (const p of processes) p.caches.reads.set(tag, 'probe', [tag], p.caches.reads.ticket());
+    const tag = tags.calls(randomUUID());
+    for (const p of processes) p.caches.set(PROBE, tag, 'probe', [tag], p.caches.ticket());
     await db.pool.query('SELECT pg_notify($1, $2)', [CACHE_CHANNEL, tag]);
     const deadline = Date.now() + 10_000;
-    while (processes.some((p) => p.caches.reads.get(tag) !== undefined)) {
+    while (processes.some((p) => p.caches.get(PROBE, tag) !== undefined)) {
       assert.ok(Date.now() < deadline, 'the probe notification never arrived');
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -79,12 +81,12 @@ describe('TRUNCATE of a cached table empties that cache in every process', () =>
     const key = hashToken(tokens.access_token).toString('hex');
     for (const p of processes) {
       assert.equal((await recent(p, headers)).statusCode, 200);
-      assert.ok(p.caches.accessTokens.get(key), 'the token is answered from the cache');
+      assert.ok(p.caches.stores.access_tokens.get(key), 'the token is answered from the cache');
     }
     await db.pool.query('TRUNCATE oauth_access_tokens');
     await notificationsHandled();
     for (const p of processes) {
-      assert.equal(p.caches.accessTokens.size, 0, 'the whole access-token cache is gone');
+      assert.equal(p.caches.stores.access_tokens.size, 0, 'the whole access-token cache is gone');
       assert.equal((await recent(p, headers)).statusCode, 401);
     }
   });
@@ -95,14 +97,14 @@ describe('TRUNCATE of a cached table empties that cache in every process', () =>
     for (const p of processes) {
       assert.equal((await p.t.app.inject({ url: '/locations', headers: { 'x-user-token': member.token } })).statusCode, 200);
       assert.equal((await recent(p, headers)).statusCode, 200);
-      assert.ok(p.caches.sessions.size > 0 && p.caches.accessTokens.size > 0);
+      assert.ok(p.caches.stores.sessions.size > 0 && p.caches.stores.access_tokens.size > 0);
     }
     await db.pool.query('TRUNCATE user_sessions');
     await notificationsHandled();
     for (const p of processes) {
-      assert.equal(p.caches.sessions.size, 0);
+      assert.equal(p.caches.stores.sessions.size, 0);
       assert.equal((await p.t.app.inject({ url: '/locations', headers: { 'x-user-token': member.token } })).statusCode, 401);
-      assert.ok(p.caches.accessTokens.size > 0, 'only the sessions were flushed');
+      assert.ok(p.caches.stores.access_tokens.size > 0, 'only the sessions were flushed');
     }
   });
 
@@ -127,7 +129,7 @@ describe('TRUNCATE of a cached table empties that cache in every process', () =>
     for (const p of processes) {
       assert.equal((await recent(p, headers)).statusCode, 200);
       assert.equal((await revoke(p)).statusCode, 200, 'client authentication answered');
-      assert.ok(p.caches.clients.get(client.client_id), 'the client is answered from the cache');
+      assert.ok(p.caches.stores.clients.get(client.client_id), 'the client is answered from the cache');
     }
     await db.pool.query('TRUNCATE oauth_clients CASCADE');
     await notificationsHandled();
@@ -141,30 +143,31 @@ describe('TRUNCATE of a cached table empties that cache in every process', () =>
     const caches = createProcessCaches({ maxAgeMs: 60_000 });
     try {
       caches.setEnabled(true);
-      const all: TaggedCache<unknown>[] = [caches.accessTokens, caches.sessions, caches.clients, caches.reads];
+      const { access_tokens, sessions, clients, reads } = caches.stores;
+      const all: TaggedCache<unknown>[] = [access_tokens, sessions, clients, reads];
       const fill = () => {
         for (const cache of all) cache.set('k', {}, ['grant:1'], cache.ticket());
       };
       const sizes = () => all.map((cache) => cache.size);
       fill();
-      caches.evict(['flush:sessions']);
+      caches.evict([tags.cache('sessions')]);
       assert.deepEqual(sizes(), [1, 0, 1, 1]);
-      caches.evict(['flush:clients', 'flush:reads']);
+      caches.evict([tags.cache('clients'), tags.cache('reads')]);
       assert.deepEqual(sizes(), [1, 0, 0, 0]);
       fill();
-      caches.evict(['flush:access_tokens']);
+      caches.evict([tags.cache('access_tokens')]);
       assert.deepEqual(sizes(), [0, 1, 1, 1]);
       fill();
-      caches.evict(['flush:something_new']);
+      caches.evict([tags.cache('something_new' as CacheName)]);
       assert.deepEqual(sizes(), [0, 0, 0, 0]);
       fill();
-      caches.evict(['flush:constructor']);
+      caches.evict([tags.cache('constructor' as CacheName)]);
       assert.deepEqual(sizes(), [0, 0, 0, 0]);
       fill();
-      caches.evict(['user:2', 'flush:sessions', 'grant:1']);
+      caches.evict([tags.user('2'), tags.cache('sessions'), tags.grant('1')]);
       assert.deepEqual(sizes(), [0, 0, 0, 0], 'entry tags in the same notification still evict');
     } finally {
-      caches.close();
+      caches.setEnabled(false);
     }
   });
 });

@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { authenticate } from '../../src/auth/sessions.service.ts';
 import { recentCalls } from '../helpers/calls.ts';
 import { authenticateClient } from '../../src/oauth/clients.service.ts';
+import { NO_CACHES } from '../../src/cache/caches.ts';
 
 describe('switchboard CLI', () => {
   let db: TestDatabase;
@@ -45,7 +46,7 @@ describe('switchboard CLI', () => {
     assert.deepEqual(Object.keys(seeded).sort(), ['agent', 'calls', 'client', 'organization', 'user', 'user_token']);
     const user = await authenticate(db.pool, seeded.user.email, seeded.user.password);
     assert.ok(user.id);
-    assert.ok(await authenticateClient(db.pool, seeded.client.client_id, seeded.client.client_secret));
+    assert.ok(await authenticateClient(db.pool, NO_CACHES, seeded.client.client_id, seeded.client.client_secret));
     assert.equal(seeded.calls.length, 3);
     assert.ok(seeded.calls.every((call) => call.agent_id === seeded.agent.id));
     const recent = await recentCalls(db.pool, seeded.organization.id, 10);

@@ -149,7 +149,6 @@ export async function withRaceRig(
     await target?.close();
     await t?.close();
     await cacheListener?.close();
-    caches?.close();
     await db.drop().catch(() => {});
   }
 }

@@ -9,6 +9,7 @@ import { createServiceArea } from '../../src/service-areas/service-areas.service
 import { createMember, PASSWORD, type Member } from './fixtures.ts';
 import { authorizationPath, createClient, pkcePair } from './oauth.ts';
 import { completeCall, connectPlatform, settled, subscribeHook, type DeliveryRig } from './webhooks.ts';
+import { NO_CACHES } from '../../src/cache/caches.ts';
 
 export type Visitor = 'visitor' | 'empty' | 'data';
 
@@ -44,7 +45,7 @@ export async function seedTour(rig: DeliveryRig): Promise<Tour> {
   const org = await connectPlatform(t);
   const data = org.member;
   const agent = await createAgent(t.db.pool, data.org.id, 'Ava (voice agent)');
-  const location = await createLocation(t.db.pool, data.org.id, { name: 'Head office', city: 'Springfield', latitude: 39.78, longitude: -89.65 });
+  const location = await createLocation(t.db.pool, NO_CACHES, data.org.id, { name: 'Head office', city: 'Springfield', latitude: 39.78, longitude: -89.65 });
   const area = await createServiceArea(t.db.pool, data.org.id, { label: 'Springfield metro', radius_km: 25, location_id: location.id });
   target.respond((request) => (request.url.startsWith('/tour/failing')
     ? { status: 503, body: '{"error":"maintenance","detail":"back in five minutes"}' }

@@ -45,7 +45,7 @@ describe('refresh rotations committed together', () => {
     return Promise.allSettled(tokens.map((refreshToken, i) => handleRefreshToken(
       t.app.db, t.config, options.as?.[i] ?? client,
       { grant_type: 'refresh_token', refresh_token: refreshToken, ...(options.scope?.[i] ? { scope: options.scope[i] } : {}) },
-      { refreshReuseGrace: options.grace ?? GRACE, secretBox: box },
+      { refreshReuseGrace: options.grace ?? GRACE, secretBox: box, caches: t.app.caches },
     )));
   }
 

@@ -1,5 +1,6 @@
-// GET /calls/recent and GET /locations check credentials and read in one
-// statement, with the JSON written by PostgreSQL (migration 0010). These tests
+// GET /calls/recent and GET /locations read the credential's principal and
+// the data in one statement, with the JSON written by PostgreSQL (migration
+// 0028). These tests
 // hold that path to the same answers as the general one (services serialised
 // by Node), to the same refusals, and to row-level security.
 import assert from 'node:assert/strict';
@@ -7,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { hashToken } from '../../src/auth/tokens.ts';
 import { recentCalls } from '../helpers/calls.ts';
-import { readRecentCallsAsPlatform } from '../../src/calls/calls.queries.ts';
+import { readRecentCallsForToken } from '../../src/calls/calls.queries.ts';
 import { listLocations } from '../../src/locations/locations.service.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { completeCall, connectPlatform, startWebhookApp } from '../helpers/webhooks.ts';
@@ -84,15 +85,14 @@ describe('one-statement reads', () => {
     try {
       // With the organization forced to another one, the policy hides every row: the statement reads as switchboard_app.
       await client.query(`CREATE FUNCTION pg_temp.noop() RETURNS void LANGUAGE sql AS 'SELECT 1'`);
-      const input = { tokenHash: hashToken(org.accessToken), clientId: org.client.client_id, secretHash: hashToken(org.client.client_secret), scope: 'calls:read', limit: 10 };
-      const result = await readRecentCallsAsPlatform(client, input);
-      assert.equal(result.outcome, 'ok');
-      assert.equal(JSON.parse(result.body!).length, 1);
+      const result = await readRecentCallsForToken(client, hashToken(org.accessToken), 10);
+      assert.ok(result);
+      assert.equal(result.organization_id, org.member.org.id);
+      assert.equal(JSON.parse(result.body).length, 1);
       const after_ = await client.query(`SELECT current_user AS role, current_setting('app.organization_id', true) AS org`);
       assert.notEqual(after_.rows[0].role, 'switchboard_app');
       assert.ok(!after_.rows[0].org, 'the organization setting ends with the statement');
-      const denied = await readRecentCallsAsPlatform(client, { ...input, scope: 'calls:write' });
-      assert.deepEqual([denied.outcome, denied.body], ['insufficient_scope', null]);
+      assert.equal(await readRecentCallsForToken(client, hashToken('sba_unknown'), 10), undefined, 'no active token, no row');
     } finally {
       await client.end();
     }

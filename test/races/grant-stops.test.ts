@@ -14,6 +14,7 @@ import { assertNo5xx, assertNoErrorLogs, assertRaced, pause, race, waitForLockWa
 import { revokeConnectedApp } from '../../src/oauth/connected-apps.service.ts';
 import { setOrganizationActive } from '../../src/orgs/organizations.queries.ts';
 import { setUserActiveByEmail } from '../../src/orgs/users.queries.ts';
+import { NO_CACHES } from '../../src/cache/caches.ts';
 
 describe('subscriptions stopped with their grant while calls are ingested and delivered', () => {
   let rig: RaceRig;
@@ -126,7 +127,7 @@ describe('subscriptions stopped with their grant while calls are ingested and de
     try {
       await recorder.query('BEGIN');
       await recorder.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR KEY SHARE', [low]);
-      const revoking = revokeConnectedApp(rig.t.db.pool, x.owner.org.id, x.client.client_id);
+      const revoking = revokeConnectedApp(rig.t.db.pool, NO_CACHES, x.owner.org.id, x.client.client_id);
       await waitForLockWait(rig.t.db.pool);
       await recorder.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR KEY SHARE', [high]);
       await recorder.query('COMMIT');

@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, type Member } from '../helpers/fixtures.ts';
 import type { UserAgent } from '../helpers/user-agent.ts';
 import { csrfToken, fieldError, signedInAgent } from '../helpers/web.ts';
+import { NO_CACHES } from '../../src/cache/caches.ts';
 
 describe('web forms: validation messages beside the fields', () => {
   let t: TestApp;
@@ -68,7 +69,7 @@ describe('web forms: validation messages beside the fields', () => {
   });
 
   test('an invalid edit keeps the stored location unchanged and shows what was typed', async () => {
-    const location = await createLocation(t.db.pool, member.org.id, { name: 'Stable', latitude: 1, longitude: 2 });
+    const location = await createLocation(t.db.pool, NO_CACHES, member.org.id, { name: 'Stable', latitude: 1, longitude: 2 });
     const res = await agent.post(`/ui/locations/${location.id}`, { csrf, name: 'Renamed', latitude: '91', longitude: '2' });
     assert.equal(res.status, 400);
     assert.equal(fieldError(res.body, 'latitude'), 'Must be at most 90.');
@@ -77,7 +78,7 @@ describe('web forms: validation messages beside the fields', () => {
   });
 
   test('clearing coordinates and the second address line on edit stores null', async () => {
-    const location = await createLocation(t.db.pool, member.org.id, { name: 'Clearable', address_line2: 'Floor 2', latitude: 1, longitude: 2 });
+    const location = await createLocation(t.db.pool, NO_CACHES, member.org.id, { name: 'Clearable', address_line2: 'Floor 2', latitude: 1, longitude: 2 });
     const res = await agent.post(`/ui/locations/${location.id}`, { csrf, name: 'Clearable', address_line2: '', latitude: '', longitude: '' });
     assert.equal(res.status, 303);
     const stored = await getLocation(t.db.pool, member.org.id, location.id);

@@ -7,6 +7,7 @@ import { listServiceAreas } from '../../src/service-areas/service-areas.service.
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { launchChromium, screenshot, signedInBrowser, SKIP_WITHOUT_BROWSER } from '../helpers/browser.ts';
 import { createMember, createOrg, PASSWORD } from '../helpers/fixtures.ts';
+import { NO_CACHES } from '../../src/cache/caches.ts';
 
 /** The rows of the page's table, as the text of their first cell. */
 async function firstCells(page: Page): Promise<string[]> {
@@ -97,9 +98,9 @@ describe('locations and service areas in headless Chromium', { skip: SKIP_WITHOU
 
   test('create a service area linked to a location with a radius, edit it, delete it', async () => {
     const member = await createMember(t.db.pool);
-    const depot = await createLocation(t.db.pool, member.org.id, { name: 'Depot' });
+    const depot = await createLocation(t.db.pool, NO_CACHES, member.org.id, { name: 'Depot' });
     const stranger = await createMember(t.db.pool);
-    await createLocation(t.db.pool, stranger.org.id, { name: 'Someone Else\'s Office' });
+    await createLocation(t.db.pool, NO_CACHES, stranger.org.id, { name: 'Someone Else\'s Office' });
     const { context, page } = await signedInBrowser(browser, t.url, member.email);
 
     await page.click('nav.sections >> text=Service areas');
@@ -150,8 +151,8 @@ describe('locations and service areas in headless Chromium', { skip: SKIP_WITHOU
     const member = await createMember(t.db.pool);
     const other = await createOrg(t.db.pool, 'Beta Plumbing');
     await createUser(t.db.pool, { email: member.email, password: PASSWORD, organizationId: other.id, role: 'member' });
-    const alpha = await createLocation(t.db.pool, member.org.id, { name: 'Alpha HQ' });
-    const beta = await createLocation(t.db.pool, other.id, { name: 'Beta Depot' });
+    const alpha = await createLocation(t.db.pool, NO_CACHES, member.org.id, { name: 'Alpha HQ' });
+    const beta = await createLocation(t.db.pool, NO_CACHES, other.id, { name: 'Beta Depot' });
     const { context, page } = await signedInBrowser(browser, t.url, member.email);
     await page.click('nav.sections >> text=Locations');
 

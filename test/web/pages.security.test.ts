@@ -10,6 +10,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, createOrg, PASSWORD, type Member } from '../helpers/fixtures.ts';
 import { hiddenInputs, UserAgent } from '../helpers/user-agent.ts';
 import { csrfToken, fieldError, signedInAgent } from '../helpers/web.ts';
+import { NO_CACHES } from '../../src/cache/caches.ts';
 
 describe('web pages: access, CSRF and organization boundaries', () => {
   let t: TestApp;
@@ -44,13 +45,13 @@ describe('web pages: access, CSRF and organization boundaries', () => {
   test('signing in again in the same browser ends the session it replaces', async () => {
     const agent = await signedInAgent(t.url, mine.email);
     const first = agent.cookies.get('sb_session')!;
-    assert.ok(await resolveSession(t.db.pool, first));
+    assert.ok(await resolveSession(t.db.pool, NO_CACHES, first));
     const again = await agent.post('/login', { csrf: await csrfToken(agent), email: mine.email, password: PASSWORD });
     assert.equal(again.status, 303);
     const second = agent.cookies.get('sb_session')!;
     assert.notEqual(second, first);
-    assert.equal(await resolveSession(t.db.pool, first), undefined, 'the replaced session no longer works');
-    assert.ok(await resolveSession(t.db.pool, second));
+    assert.equal(await resolveSession(t.db.pool, NO_CACHES, first), undefined, 'the replaced session no longer works');
+    assert.ok(await resolveSession(t.db.pool, NO_CACHES, second));
   });
 
   test('the login page shares the sign-in throttle: ten failures block the email, then even the right password waits', async () => {
@@ -79,7 +80,7 @@ describe('web pages: access, CSRF and organization boundaries', () => {
   });
 
   test('not signed in: every page redirects to the login page, every form post changes nothing', async () => {
-    const location = await createLocation(t.db.pool, mine.org.id, { name: 'Guarded' });
+    const location = await createLocation(t.db.pool, NO_CACHES, mine.org.id, { name: 'Guarded' });
     const area = await createServiceArea(t.db.pool, mine.org.id, { label: 'Guarded area' });
     const agent = new UserAgent(t.url);
     for (const path of [
@@ -104,7 +105,7 @@ describe('web pages: access, CSRF and organization boundaries', () => {
   });
 
   test('a form post without this browser\'s CSRF token is refused and changes nothing', async () => {
-    const location = await createLocation(t.db.pool, mine.org.id, { name: 'Protected' });
+    const location = await createLocation(t.db.pool, NO_CACHES, mine.org.id, { name: 'Protected' });
     const area = await createServiceArea(t.db.pool, mine.org.id, { label: 'Protected area' });
     const agent = await signedInAgent(t.url, mine.email);
     const otherBrowser = await signedInAgent(t.url, mine.email);
@@ -132,7 +133,7 @@ describe('web pages: access, CSRF and organization boundaries', () => {
   });
 
   test('another organization\'s location or service area is the 404 page, and stays untouched', async () => {
-    const location = await createLocation(t.db.pool, theirs.org.id, { name: 'Their secret depot', is_primary: false });
+    const location = await createLocation(t.db.pool, NO_CACHES, theirs.org.id, { name: 'Their secret depot', is_primary: false });
     const area = await createServiceArea(t.db.pool, theirs.org.id, { label: 'Their secret area' });
     const agent = await signedInAgent(t.url, mine.email);
     const csrf = await csrfToken(agent);
@@ -166,7 +167,7 @@ describe('web pages: access, CSRF and organization boundaries', () => {
   });
 
   test('a service area cannot be linked to another organization\'s location', async () => {
-    const foreign = await createLocation(t.db.pool, theirs.org.id, { name: 'Foreign' });
+    const foreign = await createLocation(t.db.pool, NO_CACHES, theirs.org.id, { name: 'Foreign' });
     const mineArea = await createServiceArea(t.db.pool, mine.org.id, { label: 'Mine' });
     const agent = await signedInAgent(t.url, mine.email);
     const csrf = await csrfToken(agent);
@@ -185,7 +186,7 @@ describe('web pages: access, CSRF and organization boundaries', () => {
     const csrf = await csrfToken(agent);
     const res = await agent.post('/ui/organization', { csrf, organization_id: theirs.org.id, return_to: '/ui/locations' });
     assert.equal(res.status, 403);
-    const session = await resolveSession(t.db.pool, agent.cookies.get('sb_session')!);
+    const session = await resolveSession(t.db.pool, NO_CACHES, agent.cookies.get('sb_session')!);
     assert.equal(session?.organization_id, mine.org.id);
   });
 
@@ -201,7 +202,7 @@ describe('web pages: access, CSRF and organization boundaries', () => {
   test('names are escaped on every page, and pages carry no script', async () => {
     const member = await createMember(t.db.pool);
     const name = '<script>alert(1)</script>"\'&';
-    const location = await createLocation(t.db.pool, member.org.id, { name, city: '<img src=x onerror=alert(2)>' });
+    const location = await createLocation(t.db.pool, NO_CACHES, member.org.id, { name, city: '<img src=x onerror=alert(2)>' });
     await createServiceArea(t.db.pool, member.org.id, { label: name, location_id: location.id });
     const agent = await signedInAgent(t.url, member.email);
     for (const path of ['/ui/locations', `/ui/locations/${location.id}/edit`, `/ui/locations/${location.id}/delete`, '/ui/service-areas', '/ui/service-areas/new']) {

@@ -1,3 +1,4 @@
+import { NO_CACHES } from '../../cache/caches.ts';
 import { createAgent, recordCall } from '../../calls/calls.service.ts';
 import * as errors from '../../errors.ts';
 import type { Pool } from '../../db/pool.ts';
@@ -55,7 +56,7 @@ export async function callComplete(ctx: CommandContext) {
   const idempotencyKey = optionalString(ctx, 'idempotency-key');
   const answer = await withDatabase(ctx.config, async (pool) => {
     await requireActiveOrganization(pool, organizationId);
-    return recordCall(pool, organizationId, { agent_id: agentId, summary, duration_seconds: durationSeconds }, idempotencyKey).catch(asUsageError);
+    return recordCall(pool, NO_CACHES, organizationId, { agent_id: agentId, summary, duration_seconds: durationSeconds }, idempotencyKey).catch(asUsageError);
   });
   const call = answer.body;
   const replayed = answer.replayed ? ', recorded earlier with this idempotency key' : '';

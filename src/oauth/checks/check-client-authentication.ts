@@ -64,7 +64,7 @@ export const checkClientAuthentication: TokenRequestCheck = async function check
     }
     credentials = { clientId: bodyId, clientSecret: bodySecret };
   }
-  const client = await authenticateClient(ctx.db, credentials.clientId, credentials.clientSecret, ctx.caches);
+  const client = await authenticateClient(ctx.db, ctx.caches, credentials.clientId, credentials.clientSecret);
   if (!client) throw new InvalidClient('client authentication failed: unknown client or wrong secret (RFC 6749 §5.2)');
   ctx.client = client;
 };

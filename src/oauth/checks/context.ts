@@ -1,6 +1,6 @@
 // What the checks look at. A check either throws an OAuthError naming the rule
 // (with its RFC section) or returns, possibly after filling in the context.
-import type { ProcessCaches } from '../../cache/process-caches.ts';
+import type { Caches } from '../../cache/caches.ts';
 import type { Queryable } from '../../db/pool.ts';
 import type { OAuthClientWithSecret } from '../clients.queries.ts';
 import type { AuthorizationCode } from '../grants.queries.ts';
@@ -33,8 +33,8 @@ export interface TokenRequestContext {
   params: RawParams;
   /** The Authorization request header, for HTTP Basic client authentication. */
   authorization: string | undefined;
-  /** The process cache of clients (src/cache), when the process has one. */
-  caches?: ProcessCaches | null;
+  /** Where registered clients are looked up first (clients.service.ts CLIENTS). */
+  caches: Caches;
   client?: OAuthClientWithSecret;
 }
 

@@ -9,9 +9,9 @@ import { lockAuthorizationCode, markAuthorizationCodeUsed, revokeGrant } from '.
 import { InvalidGrant, InvalidRequest, OAuthError } from '../oauth.errors.ts';
 import { issueTokenPair, type TokenResponse } from '../tokens.service.ts';
 import type { GrantHandler } from './index.ts';
-import { evictLocally } from '../../cache/process-caches.ts';
+import { tags } from '../../cache/tags.ts';
 
-export const handleAuthorizationCode: GrantHandler = async function handleAuthorizationCode(pool: Pool, ttls, client, params) {
+export const handleAuthorizationCode: GrantHandler = async function handleAuthorizationCode(pool: Pool, ttls, client, params, options) {
   const code = stringParam(params, 'code');
   if (code === undefined) throw new InvalidRequest('code is required (RFC 6749 §4.1.3)');
   const codeHash = hashToken(code);
@@ -38,7 +38,7 @@ export const handleAuthorizationCode: GrantHandler = async function handleAuthor
   });
   if (outcome instanceof OAuthError) {
     // A revocation a failed check made is committed now: this process forgets the grant's tokens at once.
-    if (outcome.revokedGrantId) evictLocally([`grant:${outcome.revokedGrantId}`]);
+    if (outcome.revokedGrantId) options.caches.evict([tags.grant(outcome.revokedGrantId)]);
     throw outcome;
   }
   return outcome;

@@ -6,10 +6,16 @@ import type { GrantType } from '../checks/check-grant-type.ts';
 import type { OAuthClientWithSecret } from '../clients.queries.ts';
 import type { TokenResponse, TokenTtls } from '../tokens.service.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
+import type { Caches } from '../../cache/caches.ts';
 import { handleAuthorizationCode } from './authorization-code.ts';
 import { handleRefreshToken } from './refresh-token.ts';
 
-export interface GrantOptions { refreshReuseGrace: number; secretBox: SecretBox }
+export interface GrantOptions {
+  refreshReuseGrace: number;
+  secretBox: SecretBox;
+  /** Told of a grant a failed check revoked, once committed. */
+  caches: Caches;
+}
 
 export type GrantHandler = (
   pool: Pool,

@@ -25,7 +25,7 @@ import { issueAccessToken, type TokenResponse, type TokenTtls } from '../tokens.
 import type { GrantHandler, GrantOptions } from './index.ts';
 import { refreshInBatch, type RefreshRequest } from './refresh-batches.ts';
 import type { OAuthClientWithSecret } from '../clients.queries.ts';
-import { evictLocally } from '../../cache/process-caches.ts';
+import { tags } from '../../cache/tags.ts';
 
 /**
  * What app_refresh_exchange (migration 0014) needs to exchange the presented
@@ -123,7 +123,7 @@ async function decideByChecks(
   });
   if (outcome instanceof OAuthError) {
     // A revocation a failed check made is committed now: this process forgets the grant's tokens at once.
-    if (outcome.revokedGrantId) evictLocally([`grant:${outcome.revokedGrantId}`]);
+    if (outcome.revokedGrantId) options.caches.evict([tags.grant(outcome.revokedGrantId)]);
     throw outcome;
   }
   return outcome;
