@@ -1,4 +1,4 @@
--- Security review fixes (issue 8, docs/security.md).
+-- Security review fixes (docs/security.md).
 --
 -- 1. A webhook subscription belongs to the OAuth grant that created it.
 --    Only platforms subscribe (docs/interface.md §4.2: /webhooks/subscribe takes the

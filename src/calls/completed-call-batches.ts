@@ -6,7 +6,7 @@
 // in one transaction: one statement inserts them, their deliveries (the
 // outbox) and one NOTIFY. A busy organization then pays one transaction, one
 // commit (a WAL flush) and one notification per batch instead of per call;
-// an idle one writes each call as before.
+// an idle one writes each call alone, at once.
 //
 // Durability is unchanged: a request is answered only after the transaction
 // holding its call and its deliveries has committed, and nothing is held in
@@ -16,7 +16,7 @@
 // the organization does not have (or whose Idempotency-Key it already holds)
 // is left out of the batch's statement, and a batch the database refuses (a
 // statement error: nothing was committed) is written again one call at a
-// time; both go through the single-call path, which gives today's answers
+// time; both go through the single-call path, which gives the usual answers
 // (201, the 400 naming the field, or the key found held). When the
 // database is unreachable (or the failure is not PostgreSQL's answer to the
 // statement), the whole batch fails with that error, as each call would have

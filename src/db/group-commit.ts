@@ -1,7 +1,7 @@
 // Group commit: per key, the first item is written at once, alone; the items
 // that arrive while a write is on its way are written together by the next
 // one, in one statement (one commit, one WAL flush, one round trip for the
-// batch). An idle key writes each item as before; a busy one pays per batch.
+// batch). An idle key writes each item alone, at once; a busy one pays per batch.
 //
 // Each item is answered from its own write's outcome, after the commit that
 // holds it: nothing is held in memory that a client was told is stored.

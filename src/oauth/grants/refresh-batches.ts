@@ -3,7 +3,7 @@
 // while a statement is on its way go together in the next one
 // (app_refresh_exchange_batch, migration 0017: app_refresh_exchange per
 // element, one commit). Under load that is one round trip, one backend wake-up
-// and one WAL flush per batch instead of per rotation (issue #11).
+// and one WAL flush per batch instead of per rotation.
 //
 // Each refresh gets the answer it would get alone:
 // - a rotation is answered after the commit that holds it;

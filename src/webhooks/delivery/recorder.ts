@@ -11,7 +11,7 @@
 // outcome waiting here belongs to a delivery whose lease is committed in the
 // database, so after a crash the lease runs out, the delivery is claimed
 // again, the lost attempt is logged as 'lease_expired' and the delivery is
-// sent again with the same X-Delivery-Id (at-least-once, as before). The
+// sent again with the same X-Delivery-Id (at-least-once). The
 // batch writes fit well inside the lease: attempts are cut at
 // WEBHOOK_TIMEOUT_MS and the lease lasts RECORD_MARGIN_MS longer at least.
 import { createGroupCommit } from '../../db/group-commit.ts';
@@ -25,10 +25,10 @@ const MAX_BATCH = 256;
 /**
  * Batches on their way at once. While one waits for its commit's flush, the
  * next is already executing, and PostgreSQL flushes the two commits together:
- * with one batch at a time, a busy worker's outcomes waited ~13 ms on average
- * for their turn, holding their subscription's slot all the while
+ * with one batch at a time, a busy worker's outcomes waited for their turn,
+ * holding their subscription's slot all the while
  * (docs/performance.md). A second batch starts only once PARALLEL_MIN outcomes
- * wait, so a trickle is still written by one loop in as few statements as before.
+ * wait, so a trickle is still written by one loop in as few statements as it needs.
  */
 const MAX_PARALLEL = 2;
 const PARALLEL_MIN = 8;
