@@ -281,7 +281,7 @@ async function main() {
     for (let i = 0; i < LOCATIONS; i++) {
       await createLocation(pool, NO_CACHES, org.id, { name: `Location ${i}`, city: 'Springfield', country: 'US', is_primary: i === 0 } as never);
     }
-    // POST /calls row (issue #10): one active subscription, so every call writes its outbox
+    // POST /calls row: one active subscription, so every call writes its outbox
     // row in the same statement. Its receiver accepts connections and never answers, so the
     // server's own worker holds at most the per-subscription cap in flight (10 s time-outs)
     // and the row measures ingest, not delivery (bench:delivery does that).

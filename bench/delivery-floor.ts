@@ -10,7 +10,7 @@
 // triggers, no NOTIFY. Each process is its own, as in bench:delivery; the CPU
 // line says where each delivery's CPU went.
 //
-// It is a bound, not a design: if the floor's ratio stays under issue #10's
+// It is a bound, not a design: if the floor's ratio stays under the goal of
 // 0.5 ×, no outbox keeping those rules reaches it here (docs/performance.md).
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

@@ -22,7 +22,7 @@
 //      with B more rows in webhook_deliveries (the rest delivered, failed or
 //      scheduled a day later), and the claim's round trip and EXPLAIN
 //      (ANALYZE, BUFFERS) times at both sizes (BENCH_SHOW_PLANS=1 prints the plans);
-// and a final `ratio` line with the goals of issue #10.
+// and a final `ratio` line with its goals (docs/performance.md).
 //
 // DATABASE_URL selects the PostgreSQL server; unset, an embedded one runs in a
 // temporary directory. --cpu-prof DIR has the worker write a V8 CPU profile there.

@@ -3,7 +3,7 @@
 // product. One worker, a cap of `cap` in flight per subscription counted in
 // this process, bare POSTs (no signature, no SSRF check, no log line), and no
 // NOTIFY: it claims again as soon as a slot frees, and polls every 2 ms when
-// it finds nothing. `lease` and `lock` keep the issue's durability rules (the
+// it finds nothing. `lease` and `lock` keep the product's durability rules (the
 // outbox row committed with the call, an outcome written only under its lease,
 // an attempt logged per attempt) with as few writes as each can; `nolog` drops
 // the attempt log, as a bound:

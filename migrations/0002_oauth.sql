@@ -1,5 +1,5 @@
 -- OAuth 2.0 authorization server: clients, grants, authorization codes,
--- access and refresh tokens (DESIGN §5 "OAuth 2.0").
+-- access and refresh tokens (docs/interface.md §10).
 --
 -- Every secret (client secret, code, access token, refresh token) is kept only
 -- as its SHA-256 hash. A grant is one approval on the consent page: one code,

@@ -1,4 +1,4 @@
--- Locations and service areas (DESIGN §5 "Locations and service areas").
+-- Locations and service areas (docs/interface.md §2.4, §2.5, §4.5).
 --
 -- Both are tenant tables: row-level security compares organization_id with
 -- app_current_org(), and request work reaches them only through withOrg.

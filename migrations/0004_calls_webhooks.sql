@@ -1,6 +1,6 @@
 -- Calls and agents, call.completed subscriptions, the delivery outbox (which
 -- is also the work queue) and the log of every delivery attempt
--- (DESIGN §2 "Webhook deliveries are durable", §5 "Webhooks" and "Calls").
+-- (docs/interface.md §6.4, §12 and §13).
 --
 -- Tenant isolation: every table carries organization_id with a row-level
 -- policy for switchboard_app. The delivery worker is a system process and runs

@@ -1,7 +1,7 @@
--- Security review fixes (issue 8, docs/security.md).
+-- Security review fixes (docs/security.md).
 --
 -- 1. A webhook subscription belongs to the OAuth grant that created it.
---    Only platforms subscribe (interface §4.2: /webhooks/subscribe takes the
+--    Only platforms subscribe (docs/interface.md §4.2: /webhooks/subscribe takes the
 --    three platform headers), so every subscription has a grant; an
 --    x-user-token caller can list, delete and re-enable subscriptions but
 --    never create one. When the grant stops standing (revoked on the

@@ -1,4 +1,4 @@
--- The hot authenticated reads in one statement each (issue #11, docs/performance.md):
+-- The hot authenticated reads in one statement each (docs/performance.md):
 -- the credential check, the organization setting, the application role and
 -- the read itself, so GET /calls/recent and GET /locations cost one round
 -- trip to PostgreSQL instead of four. Nothing is cached: revoking a token or a

@@ -1,4 +1,4 @@
--- Indexes behind the delivery-health pages (issue #12): the home dashboard,
+-- Indexes behind the delivery-health pages: the home dashboard,
 -- the subscription charts, recover, and the calls filters. Each chart reads a
 -- bounded time range of one organization or subscription through an index
 -- that holds every column the query needs (index-only where the table is

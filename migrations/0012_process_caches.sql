@@ -1,4 +1,4 @@
--- Process caches (issue #11, docs/decisions.md "Credential and read caches"):
+-- Process caches (docs/decisions.md, "Caches"):
 -- each serve process keeps verified credentials and the JSON of the two hot
 -- reads in memory, and evicts them when PostgreSQL says what changed. The
 -- triggers below are statement-level with transition tables, so a statement
@@ -235,12 +235,12 @@ BEGIN
 END
 $$;
 
--- Refresh rotation in one statement (issue #11: ≥ 1,000 rotations/s): the
+-- Refresh rotation in one statement (goal: ≥ 1,000 rotations/s): the
 -- token endpoint reads the presented token and runs its checks
 -- (src/oauth/checks), then this function, which locks the token again and
 -- rotates it only if it is still what the checks saw: current (unrotated,
 -- unrevoked, unexpired), its grant live, within REFRESH_TOKEN_MAX_LIFETIME.
--- Then, in the review's order (security review item 2): the token marked
+-- Then, in an order that keeps one chain per grant: the token marked
 -- rotated first, so the one-current-token-per-grant index admits the
 -- successor; the access token; the successor (same scopes, expiry capped by
 -- the grant's maximum lifetime); the successor's id and sealed plaintext on

@@ -2,8 +2,7 @@
 -- same rights. As a LANGUAGE sql function with a SET clause it cannot be
 -- inlined, and PostgreSQL plans a SQL function's body again for every
 -- statement that calls it: the outbox insert of every completed call planned
--- the oauth_grant_status join (~1.2 ms of CPU, more than the rest of the
--- statement). PL/pgSQL keeps the plan for the life of the connection.
+-- the oauth_grant_status join (more CPU than the rest of the statement). PL/pgSQL keeps the plan for the life of the connection.
 -- Nothing is cached but the plan: every call still reads the grant, its
 -- user, membership and organization as they are now.
 CREATE OR REPLACE FUNCTION app_grant_is_live(grant_id uuid) RETURNS boolean

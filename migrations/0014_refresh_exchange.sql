@@ -1,4 +1,4 @@
--- Refresh rotation in one round trip (issue #11: ≥ 1,000 rotations/s).
+-- Refresh rotation in one round trip (goal: ≥ 1,000 rotations/s).
 --
 -- Migration 0012's app_refresh_rotate needed the token read first (two round
 -- trips: the successor was sealed with the grant as associated data, known

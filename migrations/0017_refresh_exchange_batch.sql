@@ -1,4 +1,4 @@
--- Concurrent refreshes rotated together (issue #11: ≥ 1,000 rotations/s with
+-- Concurrent refreshes rotated together (goal: ≥ 1,000 rotations/s with
 -- a margin). The token endpoint batches the refreshes that arrive while one
 -- is on its way (src/oauth/grants/refresh-batches.ts, group commit as for
 -- completed calls): one statement and one commit for the batch instead of a

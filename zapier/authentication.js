@@ -57,7 +57,7 @@ const refreshAccessToken = (z, bundle) =>
     refresh_token: bundle.authData.refresh_token,
   });
 
-// The connection label reads `json.email` (the profile of interface §4.1:
+// The connection label reads `json.email` (the profile of docs/interface.md §4.1:
 // sub, email, name, organization) from what the test returns. That is the
 // response's shape, trimmed: the full response object also carries the
 // request with its bearer token and client secret, which do not belong in

@@ -3,8 +3,8 @@
 // every instance shares them without Redis. Each attempt first reserves its
 // place atomically (one upsert returning the new count) and is refused over
 // the limit before its password is checked, right or wrong; so however many
-// guesses arrive at once, at most `max` per window are verified (security
-// review item 3: counting after verifying let every concurrent guess through).
+// guesses arrive at once, at most `max` per window are verified (counting
+// after verifying would let every concurrent guess through).
 // Only failures keep their place: a success gives the address's back and
 // clears the email's count, so a user or an integration that signs in often
 // is never locked out.

@@ -1,5 +1,5 @@
 // POST /auth/sessions, GET /auth/session, PUT /auth/session/organization,
-// DELETE /auth/session (DESIGN §5 "Users, organizations, x-user-token").
+// DELETE /auth/session (docs/interface.md §11).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';

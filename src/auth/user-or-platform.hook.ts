@@ -3,8 +3,8 @@
 //   1. x-user-token present → the user-session check;
 //   2. otherwise            → the full platform guard: Authorization: Bearer
 //                             plus x-client-id and x-client-secret, all three
-//                             verified (interface §5.1).
-// An access token alone is never enough (security review item 5): a leaked
+//                             verified (docs/interface.md §5.1).
+// An access token alone is never enough: a leaked
 // token without the client's secret reads and writes nothing. Only
 // /oauth/userinfo takes a bare bearer token (it answers with the token's own
 // user, the platform's connection test).

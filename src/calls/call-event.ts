@@ -1,4 +1,4 @@
-// The call.completed event: exactly the six fields of interface §2.3, in that
+// The call.completed event: exactly the six fields of docs/interface.md §2.3, in that
 // order. The same object is the webhook body and a /calls/recent element, so
 // the platform's sample has the shape of a live event.
 export const CALL_COMPLETED = 'call.completed';

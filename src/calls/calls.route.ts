@@ -1,5 +1,5 @@
-// Calls ingest and reading (DESIGN §5 "Calls"), and the platform's sample
-// endpoint GET /calls/recent (interface §4.4).
+// Calls ingest and reading (docs/interface.md §12), and the platform's sample
+// endpoint GET /calls/recent (docs/interface.md §4.4).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -59,7 +59,7 @@ export default async function callsRoutes(fastify: FastifyInstance) {
 
   app.post('/calls', {
     preHandler: canWrite,
-    // Every field is optional (DESIGN: POST /calls {agent_id?}), so no body at all means an empty one.
+    // Every field is optional (docs/interface.md §12: POST /calls {agent_id?}), so no body at all means an empty one.
     preValidation: async (request) => {
       request.body ??= {};
     },

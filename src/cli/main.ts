@@ -1,4 +1,4 @@
-// switchboard CLI entry point (DESIGN §4). Every command reads the same
+// switchboard CLI entry point (docs/interface.md §16). Every command reads the same
 // environment configuration as the server; --json prints one JSON object on
 // stdout; any error exits non-zero with one line on stderr.
 import { parseArgs } from 'node:util';

@@ -1,5 +1,6 @@
-// Configuration comes only from the environment (DESIGN §3). Every variable is
-// parsed here once; a bad value stops the process with a message naming it.
+// Configuration comes only from the environment (the README lists every
+// variable with its default). Every variable is parsed here once; a bad value
+// stops the process with a message naming it.
 import path from 'node:path';
 
 export interface RateLimitSetting {

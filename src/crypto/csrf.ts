@@ -1,4 +1,4 @@
-// CSRF protection for every form (DESIGN §5): a random value in an HttpOnly
+// CSRF protection for every form (docs/interface.md §14): a random value in an HttpOnly
 // SameSite=Lax cookie, and in each form an HMAC of it keyed with SECRET_KEY.
 // A cross-site page can neither read the cookie nor compute the HMAC, and
 // SameSite=Lax keeps the session cookie off cross-site POSTs as well.

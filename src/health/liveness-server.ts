@@ -6,7 +6,7 @@
 // that, a probe cost about twice a bare Fastify route (docs/performance.md).
 // The Fastify route of the same name stays for app.inject, the OpenAPI
 // document and anything this path does not take (HEAD, a query string).
-// /readyz (the database answers) goes through Fastify as before.
+// /readyz (the database answers) goes through Fastify.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { FastifyServerOptions } from 'fastify';
 import { genReqId } from '../http/logger.ts';

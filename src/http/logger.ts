@@ -91,8 +91,8 @@ export function censorChildBindings(logger: FastifyBaseLogger): void {
 }
 
 // Why not pino's `redact`: its library (@pinojs/redact) parses every path again
-// on each line and wraps every key of every line, 3–6 % of the server's busy time on
-// POST /calls (docs/performance.md). The censor walks the keys of the line once.
+// on each line and wraps every key of every line, a measurable share of the
+// server's busy time on POST /calls (docs/performance.md). The censor walks the keys of the line once.
 export function loggerOptions(level: string, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
   return {
     level,

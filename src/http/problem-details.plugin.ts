@@ -190,7 +190,7 @@ async function problemDetails(app: FastifyInstance) {
     const oauthError = (error as { oauthError?: unknown }).oauthError;
     // RFC 9110 §15.5.2: a 401 carries a challenge. The bearer guards set a
     // detailed one (RFC 6750 §3); the x-user-token and login 401s get the
-    // plain one DESIGN §5 names.
+    // plain one (docs/interface.md §5.2).
     if (problem.status === 401 && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', 'Bearer realm="switchboard"');
     return sendProblem(reply, problem.status, problem.code, problem.detail, {
       ...(problem.fieldErrors ? { errors: problem.fieldErrors } : {}),

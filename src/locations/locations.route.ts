@@ -1,5 +1,5 @@
 // GET|POST /locations, GET|PATCH|DELETE /locations/{id},
-// POST /locations/{id}/primary (interface §4.5, DESIGN §5).
+// POST /locations/{id}/primary (docs/interface.md §4.5).
 // x-user-token; the organization is the session's; RATE_LIMIT per token.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';

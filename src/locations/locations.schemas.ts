@@ -1,4 +1,4 @@
-// Locations (interface §2.4, DESIGN §5). These schemas are the only
+// Locations (docs/interface.md §2.4). These schemas are the only
 // validation of request bodies: every rule a JSON Schema can state is here,
 // so the OpenAPI document shows clients exactly what is checked.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';

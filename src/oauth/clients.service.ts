@@ -1,4 +1,4 @@
-// OAuth clients are registered by operators (DESIGN §4 `switchboard client …`).
+// OAuth clients are registered by operators (`switchboard client …`, docs/interface.md §16).
 // The secret is random, shown once, and kept only as its SHA-256 hash.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { generateToken, hashToken } from '../auth/tokens.ts';

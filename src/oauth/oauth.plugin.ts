@@ -1,4 +1,4 @@
-// The OAuth 2.0 authorization server (DESIGN §5 "OAuth 2.0"), encapsulated so
+// The OAuth 2.0 authorization server (docs/interface.md §10), encapsulated so
 // its form parsing and error rendering stay here: the JSON endpoints answer
 // RFC 6749 §5.2 errors, the authorization endpoint answers with pages or
 // redirects. Metadata needs neither.

@@ -1,4 +1,4 @@
-// The platform guard (interface §5.1, DESIGN §5): every request to a platform
+// The platform guard (docs/interface.md §5.1): every request to a platform
 // endpoint (/webhooks/subscribe, /calls/recent) carries three credentials:
 //   Authorization: Bearer <access token>   (RFC 6750 §2.1)
 //   x-client-id / x-client-secret          (the client the token was issued to)
@@ -34,7 +34,7 @@ function quoted(value: string): string {
 }
 
 /** RFC 6750 §3: the challenge; with no error code when no credentials were sent at all (§3.1). */
-/** OpenAPI security requirement of the platform routes: all three headers at once (interface §5.1). */
+/** OpenAPI security requirement of the platform routes: all three headers at once (docs/interface.md §5.1). */
 export const PLATFORM_SECURITY: Record<string, string[]>[] = [{ bearer: [], clientId: [], clientSecret: [] }];
 
 export function bearerChallenge(error?: { code: string; description: string; scope?: string }): string {
@@ -60,7 +60,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
-/** The three platform headers of a request (interface §5.1). */
+/** The three platform headers of a request (docs/interface.md §5.1). */
 export interface PlatformCredentials {
   token: string;
   clientId: string;

@@ -1,4 +1,4 @@
-// The scopes of interface §5.3, with the plain words the consent page shows.
+// The scopes of docs/interface.md §5.3, with the plain words the consent page shows.
 export const SCOPE_DESCRIPTIONS = {
   'calls:read': 'See your organization’s calls and their summaries, and be notified when a call completes',
   'calls:write': 'Record calls for your organization',
@@ -13,7 +13,7 @@ export type Scope = keyof typeof SCOPE_DESCRIPTIONS;
 
 export const SUPPORTED_SCOPES = Object.keys(SCOPE_DESCRIPTIONS) as Scope[];
 
-/** DESIGN §5: an authorization request without `scope` asks for this. */
+/** docs/interface.md §5.3: an authorization request without `scope` asks for this. */
 export const DEFAULT_SCOPE: Scope = 'calls:read';
 
 export function isSupportedScope(value: string): value is Scope {

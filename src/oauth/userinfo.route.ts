@@ -1,4 +1,4 @@
-// GET|POST /oauth/userinfo: the platform's connection test (interface §4.1).
+// GET|POST /oauth/userinfo: the platform's connection test (docs/interface.md §4.1, §10.4).
 // Any valid bearer token (RFC 6750 §2.1) may call it; no scope is needed.
 import type { FastifyInstance } from 'fastify';
 import { InvalidToken } from './oauth.errors.ts';

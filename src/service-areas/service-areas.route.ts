@@ -1,5 +1,5 @@
 // GET|POST /service-areas, GET|PATCH|DELETE /service-areas/{id}
-// (interface §4.5, DESIGN §5). x-user-token; RATE_LIMIT per token.
+// (docs/interface.md §4.5). x-user-token; RATE_LIMIT per token.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';

@@ -1,4 +1,4 @@
-// Service areas (interface §2.5, DESIGN §5). The only validation of request
+// Service areas (docs/interface.md §2.5). The only validation of request
 // bodies; the OpenAPI document is generated from these same schemas.
 import { Type, type Static } from '@sinclair/typebox';
 import { UUID_PATTERN } from '../http/schemas.ts';

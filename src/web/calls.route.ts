@@ -1,4 +1,4 @@
-// The calls pages (DESIGN §6): the organization's calls, newest first, and
+// The calls pages (docs/interface.md §14): the organization's calls, newest first, and
 // one call in full. Read-only; through the calls service.
 import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';

@@ -1,5 +1,5 @@
 // GET /connected-apps and POST /connected-apps/revoke: the apps connected to
-// the signed-in user's organization, and revoking one (DESIGN §6).
+// the signed-in user's organization, and revoking one (docs/interface.md §14).
 import type { FastifyInstance } from 'fastify';
 import { listConnectedApps, revokeConnectedApp } from '../oauth/connected-apps.service.ts';
 import type { Csrf } from '../crypto/csrf.ts';

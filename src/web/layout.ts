@@ -1,4 +1,4 @@
-// The shared page frame of the server-rendered UI (DESIGN §6): one stylesheet,
+// The shared page frame of the server-rendered UI (docs/interface.md §14): one stylesheet,
 // no scripts, strict security headers. Pages build their body with html`` and
 // send it with sendPage(). Signed-in pages carry the navigation bar with the
 // organization switcher; the OAuth pages keep a minimal header.

@@ -1,4 +1,4 @@
-// The locations pages (DESIGN §6): list, create, edit, delete (after a
+// The locations pages (docs/interface.md §14): list, create, edit, delete (after a
 // confirmation page), make primary. Everything goes through the locations
 // service, and forms are validated with the API's own schemas.
 import type { FastifyInstance, FastifyReply } from 'fastify';

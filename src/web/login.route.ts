@@ -1,4 +1,4 @@
-// GET/POST /login and POST /logout: the web session (DESIGN §5, §6).
+// GET/POST /login and POST /logout: the web session (docs/interface.md §14).
 import type { FastifyInstance } from 'fastify';
 import { LoginThrottled, throttledLogin } from '../auth/login-throttle.ts';
 import * as errors from '../errors.ts';

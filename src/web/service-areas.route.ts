@@ -1,4 +1,4 @@
-// The service-area pages (DESIGN §6): list, create, edit, delete (after a
+// The service-area pages (docs/interface.md §14): list, create, edit, delete (after a
 // confirmation page), linked to one of the organization's locations, with a
 // radius. Everything goes through the service-areas service and the API's schemas.
 import type { FastifyInstance, FastifyReply } from 'fastify';

@@ -1,6 +1,6 @@
 // The web UI's session: the same user_sessions row and token kind as an
 // x-user-token, carried in an HttpOnly, SameSite=Lax cookie that is Secure
-// whenever BASE_URL is https (DESIGN §5).
+// whenever BASE_URL is https (docs/interface.md §14).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ActiveSession } from '../auth/sessions.queries.ts';
 import { resolveSession } from '../auth/sessions.service.ts';

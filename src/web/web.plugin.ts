@@ -1,4 +1,4 @@
-// The server-rendered web UI (DESIGN §6), encapsulated: form bodies are parsed
+// The server-rendered web UI (docs/interface.md §14), encapsulated: form bodies are parsed
 // only here, and errors render as HTML pages instead of problem+json.
 // Another feature's pages register here too, using layout.ts and the CSRF
 // tokens app.ts hands in (src/crypto/csrf.ts).

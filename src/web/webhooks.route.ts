@@ -1,4 +1,4 @@
-// The webhook pages (DESIGN §6): the organization's subscriptions with their
+// The webhook pages (docs/interface.md §14): the organization's subscriptions with their
 // status, and per subscription its delivery attempts, with redeliver,
 // re-enable and delete. Everything goes through the webhooks services, as an
 // organization user (who sees every client's subscriptions).

@@ -68,7 +68,7 @@ const CALL_COMPLETED_BODY = `'{"id":"' || call.id || '","organization_id":"' || 
   || ',"agent_id":' || coalesce('"' || call.agent_id || '"', 'null') || '}'`;
 
 /**
- * The transactional outbox (DESIGN §2) in one statement: `callStatement`
+ * The transactional outbox (docs/interface.md §6.4) in one statement: `callStatement`
  * (an INSERT or UPDATE of calls RETURNING the completed calls, one or many) runs with the
  * insert of one delivery per active call.completed subscription of the
  * call's organization whose grant still stands (a revocation committing

@@ -1,4 +1,4 @@
-// call.completed subscriptions (DESIGN §5 "Webhooks"). The platform
+// call.completed subscriptions (docs/interface.md §4.2, §4.3, §13). The platform
 // subscribes and unsubscribes by URL for its own client; an organization user
 // (x-user-token) sees and manages every subscription of the organization, an
 // OAuth caller only its own client's.

@@ -1,5 +1,5 @@
-// REST Hooks for the automation platform (interface §4.2–4.3) and webhook
-// management for organization users and platforms (DESIGN §5 "Webhooks").
+// REST Hooks for the automation platform (docs/interface.md §4.2–4.3) and webhook
+// management for organization users and platforms (§13).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -47,7 +47,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
   const platform = requirePlatformToken('calls:read');
   const userOrPlatform = requireUserOrPlatformToken('calls:read');
 
-  // Interface §5.1 marks Content-Type optional on the platform's requests: in
+  // docs/interface.md §5.1 marks Content-Type optional on the platform's requests: in
   // this scope any body (no Content-Type, text/plain, a form type) is read as
   // JSON. Harmless for CSRF: these routes need an Authorization header, which
   // no cross-site form can send.

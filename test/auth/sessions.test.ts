@@ -156,8 +156,8 @@ describe('x-user-token sessions', () => {
     assert.equal(last, 429);
   });
 
-  // Security review item 3: the throttle used to count after verifying, so
-  // concurrent guesses all read "not blocked" and all got checked.
+  // The throttle counts before verifying: counting after would let concurrent
+  // guesses all read "not blocked" and all be checked.
   test('50 concurrent wrong passwords for one email: at most 10 are verified, the rest are 429 with Retry-After', async () => {
     const member = await createMember(t.db.pool);
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => t.app.inject({

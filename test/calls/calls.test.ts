@@ -127,7 +127,7 @@ describe('calls ingest and reading', () => {
     assert.equal(noRead.statusCode, 403);
   });
 
-  // Security review item 5: a stolen access token without the client's secret does nothing.
+  // A stolen access token without the client's secret does nothing.
   test('an access token alone neither reads nor writes calls: every OAuth route needs the client headers', async () => {
     const writer = await connectPlatform(t, { scopes: ['calls:read', 'calls:write'] });
     const existing = await t.app.inject({ method: 'POST', url: '/calls', headers: writer.headers, payload: {} });

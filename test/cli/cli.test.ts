@@ -16,7 +16,7 @@ describe('switchboard CLI', () => {
   });
   after(() => db.drop());
 
-  test('org, user and user-token commands print the JSON of DESIGN §4', async () => {
+  test('org, user and user-token commands print the JSON of docs/interface.md §16', async () => {
     const org = await cliJson(['org', 'create', '--name', 'Acme'], env);
     assert.deepEqual(Object.keys(org).sort(), ['id', 'name']);
     assert.equal(org.name, 'Acme');

@@ -25,7 +25,7 @@ describe('switchboard client create|list|rotate-secret|delete', () => {
     }
   }
 
-  test('the whole lifecycle prints exactly the DESIGN §4 JSON', async () => {
+  test('the whole lifecycle prints exactly the JSON of docs/interface.md §16', async () => {
     const created = await cli('client', 'create', '--name', 'Zapier', '--redirect-uri', 'https://zapier.example/cb',
       '--redirect-uri', 'http://localhost:8080/cb', '--scopes', 'calls:read calls:write', '--json');
     assert.equal(created.code, 0, created.stderr);

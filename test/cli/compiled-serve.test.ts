@@ -4,7 +4,7 @@
 // secret rotation made through one process is refused by that process's next
 // request, and by the other's (or after the CLI made it, by both) as soon as
 // the cache notification arrives. This file runs beside the rest of the suite,
-// so it allows a loaded machine a second; the 100 ms bound of issue #11 is
+// so it allows a loaded machine a second; the 100 ms bound is
 // asserted by test/cache/two-processes.serial.test.ts, which runs alone.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

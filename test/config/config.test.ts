@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 
 describe('configuration from the environment', () => {
-  test('defaults follow DESIGN §3', () => {
+  test('unset variables take their documented defaults', () => {
     const config = loadConfig({});
     assert.equal(config.port, 3000);
     assert.equal(config.host, '127.0.0.1');

@@ -4,11 +4,10 @@ import { withOrg } from '../../src/db/with-org.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember } from '../helpers/fixtures.ts';
 
-// Security review finding 4: the pool connected as the postgres superuser, so
-// SET LOCAL ROLE inside withOrg was the only barrier. Request work now runs
-// on a pool connected as switchboard_request, and the tenant tables force
-// row-level security (every one of them, read from the catalog, in
-// row-level-security.test.ts).
+// Request work runs on a pool connected as switchboard_request (not as the
+// owner, where SET LOCAL ROLE inside withOrg would be the only barrier), and
+// the tenant tables force row-level security (every one of them, read from
+// the catalog, in row-level-security.test.ts).
 const CUSTOMER_TABLES = [
   'locations', 'service_areas', 'agents', 'calls', 'webhook_subscriptions', 'webhook_deliveries', 'webhook_attempts', 'idempotency_keys',
 ];

@@ -26,7 +26,7 @@ export function startWebhookApp(env: Record<string, string> = {}): Promise<TestA
 export interface Connection {
   member: Member;
   client: TestClient;
-  /** The three platform headers (interface §5.1). */
+  /** The three platform headers (docs/interface.md §5.1). */
   headers: Record<string, string>;
   accessToken: string;
 }

@@ -1,5 +1,5 @@
-// Requests a careless or hostile client sends, answered as the DESIGN §5
-// error contract says: a 4xx problem naming what is wrong, never a 500.
+// Requests a careless or hostile client sends, answered as the error contract
+// of docs/interface.md §7 says: a 4xx problem naming what is wrong, never a 500.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

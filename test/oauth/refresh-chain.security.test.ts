@@ -4,10 +4,9 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember } from '../helpers/fixtures.ts';
 import { createClient, issueTokens, tokenRequest, type TestClient } from '../helpers/oauth.ts';
 
-// Security review item 2: a refresh token replayed within REFRESH_REUSE_GRACE
-// used to mint a second successor, so a thief replaying inside the window kept
-// a chain of their own and reuse detection never fired. Now a grant has one
-// current refresh token: a replay inside the grace gets that same token, and
+// A grant has one current refresh token, so a thief replaying a refresh token
+// within REFRESH_REUSE_GRACE cannot keep a chain of their own out of reach of
+// reuse detection: a replay inside the grace gets the current token, and
 // any use of a superseded token after the grace revokes the grant.
 //
 // "After the grace" is reached by moving rotated_at back, not by waiting.

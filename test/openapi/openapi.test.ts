@@ -1,4 +1,4 @@
-// The OpenAPI document and its rendered reference page (DESIGN §5 "Versioning"),
+// The OpenAPI document and its rendered reference page (docs/interface.md §9),
 // read the way a client generator or a newcomer reads them.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

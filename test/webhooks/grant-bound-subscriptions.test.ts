@@ -14,7 +14,7 @@ import {
 } from '../helpers/webhooks.ts';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
 
-// Security review item 1: a webhook subscription lives and dies with the OAuth
+// A webhook subscription lives and dies with the OAuth
 // grant it was made under. Each test connects two apps to one organization:
 // the one whose access ends, and a control app that stays connected, so "the
 // worker ran and delivered the control's event" proves that the silence of the

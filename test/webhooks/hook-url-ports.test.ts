@@ -6,8 +6,8 @@ import {
   attemptsOf, completeCall, connectPlatform, deliveriesOf, startTestWorker, startWebhookApp, subscribeHook, waitFor, type Connection,
 } from '../helpers/webhooks.ts';
 
-// Security review item 6: a hook URL could name any port, so the delivery log
-// (status, error, the answer's first 4 KiB) probed ports of public hosts.
+// Without a port rule a hook URL could name any port, and the delivery log
+// (status, error, the answer's first 4 KiB) would probe ports of public hosts.
 describe('hook URL ports are limited to WEBHOOK_ALLOWED_PORTS', () => {
   let strict: TestApp;
   let loopback: TestApp;

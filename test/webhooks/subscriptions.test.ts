@@ -112,7 +112,7 @@ describe('POST and DELETE /webhooks/subscribe, GET and DELETE /webhooks', () => 
     assert.deepEqual(left.json().map((s: { id: string }) => s.id), [b.id]);
   });
 
-  test('the platform may send its JSON body without Content-Type (interface §5.1 marks it optional)', async () => {
+  test('the platform may send its JSON body without Content-Type (docs/interface.md §5.1 marks it optional)', async () => {
     const org = await connectPlatform(t);
     const body = JSON.stringify({ hookUrl: 'https://127.0.0.1:9/no-content-type' });
     const bare = await t.app.inject({ method: 'POST', url: '/webhooks/subscribe', headers: org.headers, payload: body });

@@ -21,7 +21,7 @@ const includeBearerToken = (request: any, z: any, bundle: any) => {
 
 // A developer who pasted the template into this app: the template's function
 // first; the app's own middleware then adds only the client headers the
-// platform endpoints need (interface §5.1), as it leaves an Authorization
+// platform endpoints need (docs/interface.md §5.1), as it leaves an Authorization
 // header that is already there alone.
 const TemplateApp = { ...App, beforeRequest: [includeBearerToken, ...App.beforeRequest] };
 const tester = zapier.createAppTester(TemplateApp);

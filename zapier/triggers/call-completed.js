@@ -29,7 +29,7 @@ const performUnsubscribe = async (z, bundle) => {
   return response.data;
 };
 
-// The delivery body is the completed call itself (interface §2.3, §6), which
+// The delivery body is the completed call itself (docs/interface.md §2.3, §6), which
 // the platform hands over parsed as cleanedRequest. Some runtimes wrap the
 // parsed body as {method, headers, querystring, content}; the call is then
 // its content.

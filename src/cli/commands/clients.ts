@@ -1,4 +1,4 @@
-// switchboard client create|list|delete|rotate-secret (DESIGN §4).
+// switchboard client create|list|delete|rotate-secret (docs/interface.md §16).
 import { ClientInputError, createClient, deleteClient, listClients, rotateClientSecret } from '../../oauth/clients.service.ts';
 import { parseScope } from '../../oauth/scopes.ts';
 import { optionalString, output, requirePositional, requireString, UsageError, withDatabase, type CommandContext } from '../context.ts';

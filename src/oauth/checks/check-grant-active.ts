@@ -1,5 +1,5 @@
 // RFC 6749 §5.2 invalid_grant: the grant was revoked, or its user,
-// organization or membership is no longer active (DESIGN §5: every credential
+// organization or membership is no longer active (docs/interface.md §5.4: every credential
 // of a deactivated user or organization stops working at once).
 import { InvalidGrant } from '../oauth.errors.ts';
 import type { CodeExchangeContext, RefreshContext } from './context.ts';

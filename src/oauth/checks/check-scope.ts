@@ -1,5 +1,5 @@
 // RFC 6749 §3.3: the requested scope must be known and allowed for the client;
-// when absent, the documented default applies (DESIGN §5: calls:read).
+// when absent, the documented default applies (docs/interface.md §5.3: calls:read).
 import { InvalidScope } from '../oauth.errors.ts';
 import { DEFAULT_SCOPE, isSupportedScope, normalizeScopes, parseScope } from '../scopes.ts';
 import type { AuthorizationCheck } from './context.ts';

@@ -6,8 +6,8 @@
 // retrying a response it lost) gets a new access token and the chain's
 // current refresh token — the same one the first refresh returned, kept
 // sealed under SECRET_KEY for that purpose — never a second successor: a
-// thief replaying inside the grace window cannot fork the chain (security
-// review item 2). After the grace, check-refresh-token-reuse revokes the grant.
+// thief replaying inside the grace window cannot fork the chain. After the
+// grace, check-refresh-token-reuse revokes the grant.
 import { randomUUID } from 'node:crypto';
 import { generateToken, hashToken } from '../../auth/tokens.ts';
 import type { Pool, Queryable } from '../../db/pool.ts';

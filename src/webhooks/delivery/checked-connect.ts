@@ -1,4 +1,4 @@
-// The connect-time address check (DESIGN §2 "Outbound HTTP"): the address
+// The connect-time address check (docs/interface.md §6.5): the address
 // the socket actually dials must be public. Checking the URL at subscribe
 // time is not enough, because DNS can answer differently later (rebinding).
 import dns from 'node:dns';

@@ -33,7 +33,7 @@
 // on leased rows, so the cost follows the batch and the number of active
 // subscriptions, not the number of deliveries stored or due (docs/performance.md).
 //
-// Live grant (security review item 1): a subscription is claimed only while
+// Live grant: a subscription is claimed only while
 // the OAuth grant it was made under stands — not revoked, its user,
 // organization and membership active (the oauth_grant_status view, the same
 // definition the token check uses). Revocation disables the subscription in
@@ -315,7 +315,7 @@ picked AS MATERIALIZED (
 -- whole due index (every subscription's due rows) and filtered on the tuple
 -- ids. A row updated meanwhile has moved: PostgreSQL re-checks the new
 -- version, its tuple id no longer matches, and it is left for the next
--- claim. The state test is re-checked on the newest version as before.
+-- claim. The state test is re-checked on the newest version too.
 -- A picked row another transaction is writing (an outcome recorded as its
 -- lease runs out) is left for the next claim, not waited for: that writer
 -- goes on to lock the subscription this claim holds.

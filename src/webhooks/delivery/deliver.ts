@@ -1,4 +1,4 @@
-// One webhook HTTP attempt (DESIGN §2 "Outbound HTTP", §5 "Webhooks"):
+// One webhook HTTP attempt (docs/interface.md §6.5):
 // HTTPS only, POST, no redirects followed, the dialled address checked, a
 // total time limit, at most 4 KiB of the answer read. Whatever the target
 // does comes back as a value; the retry policy decides what it means.

@@ -22,8 +22,8 @@ const MAX_BATCH = 256;
 /**
  * Batches on their way at once. While one waits for its commit's flush, the
  * next is already executing, and PostgreSQL flushes the two commits together:
- * with one batch at a time, a busy worker's outcomes waited ~13 ms on average
- * for their turn, holding their subscription's slot all the while
+ * with one batch at a time, a busy worker's outcomes waited for their turn,
+ * holding their subscription's slot all the while
  * (docs/performance.md). A second batch starts only once PARALLEL_MIN outcomes
  * wait, so a trickle is still written by one loop, in as few statements as it can.
  */

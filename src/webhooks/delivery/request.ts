@@ -1,4 +1,4 @@
-// The headers of a call.completed delivery (DESIGN §5 "Delivery"). The body
+// The headers of a call.completed delivery (docs/interface.md §6.1). The body
 // is the stored event text, sent byte for byte on every attempt.
 import { readFileSync } from 'node:fs';
 import { standardWebhookHeaders } from './sign.ts';
@@ -26,7 +26,7 @@ export function deliveryHeaders(input: DeliveryHeadersInput): Record<string, str
     'x-delivery-attempt': String(input.attempt),
   };
   if (input.secret !== undefined) {
-    // A shared-secret echo (interface §6), then the Standard Webhooks HMAC over the same id and body.
+    // A shared-secret echo (docs/interface.md §6.2), then the Standard Webhooks HMAC over the same id and body.
     headers['x-signature'] = input.secret;
     Object.assign(headers, standardWebhookHeaders({ id: input.deliveryId, timestamp: input.timestamp, body: input.body, secret: input.secret }));
   }

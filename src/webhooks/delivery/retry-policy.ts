@@ -1,4 +1,4 @@
-// What one attempt's result means (DESIGN §5 "Outcome"), as pure functions:
+// What one attempt's result means (docs/interface.md §6.3), as pure functions:
 //
 //   2xx                          → succeeded; the delivery is done.
 //   410 Gone                     → subscription_removed; the subscription is deleted, nothing more is sent.

@@ -1,4 +1,4 @@
-// Standard Webhooks signature headers (DESIGN §5). The key is the UTF-8 bytes
+// Standard Webhooks signature headers (docs/interface.md §6.2). The key is the UTF-8 bytes
 // of the subscriber's secret as given, not a `whsec_` base64 key: verifiers
 // built with the Standard Webhooks libraries take base64(secret) as their key.
 import { createHmac } from 'node:crypto';

@@ -1,5 +1,5 @@
-// The subscribe-time rule for `hookUrl` (DESIGN §5). Delivery re-checks the
-// address actually dialled (delivery/checked-lookup.ts), because DNS answers
+// The subscribe-time rule for `hookUrl` (docs/interface.md §4.2). Delivery re-checks the
+// address actually dialled (delivery/checked-connect.ts), because DNS answers
 // may change between subscribing and delivering.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIpLiteral, isPublicAddress } from './ip-ranges.ts';
@@ -77,7 +77,7 @@ export function effectivePort(url: URL): number {
 }
 
 /**
- * The port allow-list (security review item 6): without it the delivery log
+ * The port allow-list: without it the delivery log
  * (status, error, answer excerpt) would probe any port of any public host.
  * Checked at subscribe and again before every attempt.
  */

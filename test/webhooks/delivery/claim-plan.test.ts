@@ -74,7 +74,7 @@ describe('the claim plan', () => {
       }
       const leasing = plans[1]!;
       // The leasing UPDATE reaches the picked rows by tuple id, a plan no statistics can change
-      // (a join let a generic plan walk the due index once per picked row, ~6,000 buffers a claim).
+      // (a join let a generic plan walk the due index once per picked row).
       const updated = leasing.filter((node) => node['Relation Name'] === 'webhook_deliveries' && node['Node Type'] !== 'ModifyTable'
         && !(node['Index Name'] ?? '').startsWith('webhook_deliveries_due') && node['Index Name'] !== 'webhook_deliveries_live_leases_idx');
       // (Twice: locked, skipping rows another transaction is writing, then updated.)

@@ -29,7 +29,7 @@ describe('the call.completed delivery request', () => {
   });
   after(() => rig.close());
 
-  test('body is exactly the completed call and headers are exactly DESIGN §5, with a secret', async () => {
+  test('body is exactly the completed call and headers are exactly docs/interface.md §6.1, with a secret', async () => {
     const secret = 'zap-shared secret!~';
     const hook = await subscribeHook(t, connection, { hookUrl: `${target.url}/hooks/signed?zap=1`, secret });
     const agent = await t.db.pool.query<{ id: string }>(
