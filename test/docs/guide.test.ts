@@ -1,0 +1,250 @@
+// docs/guide.md and the README's five-minute path, run as written, so an edit
+// that breaks a step fails here. The convention the documents follow:
+// - every ```sh block runs, in document order, in one bash session (set -eu),
+//   from the repository root, so each block sees the variables of the blocks
+//   before it, as the reader's shell does;
+// - a block after `<!-- doc-test: server -->` is the server's terminal: it
+//   runs in the background, the run waits for "Switchboard listening on", and
+//   the next server block first stops it with SIGINT, as Ctrl-C does;
+// - a block after `<!-- doc-test: skip ... -->` does not run (the reason
+//   follows "skip"); ```text blocks are never commands.
+// What the run changes so it can share the machine: the documents' ports 3000
+// and 8443 and the /tmp/sb-dev-tls directory become free ports and a temporary
+// directory, and DATABASE_URL and DATA_DIR name this file's database and a
+// temporary directory (the reader's server has its own embedded database).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { tempDataDir } from '../helpers/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+// A run starts about 40 processes (the CLI, npx, curl); on a loaded machine that takes minutes.
+const RUN_TIMEOUT_MS = 480_000;
+const MARKER = /^<!-- doc-test: (\w+)(.*)-->$/;
+
+export interface DocBlock {
+  /** 1-based line of the opening fence. */
+  line: number;
+  mode: 'run' | 'server' | 'skip';
+  code: string;
+}
+
+/** The ```sh blocks of a Markdown document, with the marker that precedes each. */
+export function shellBlocks(markdown: string, file: string): DocBlock[] {
+  const lines = markdown.split('\n');
+  const blocks: DocBlock[] = [];
+  let marker: DocBlock['mode'] | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const markerMatch = MARKER.exec(line.trim());
+    if (markerMatch) {
+      const mode = markerMatch[1];
+      if (mode !== 'server' && mode !== 'skip') throw new Error(`${file}:${i + 1}: unknown doc-test marker "${mode}"`);
+      if (mode === 'skip' && !markerMatch[2]!.trim()) throw new Error(`${file}:${i + 1}: doc-test skip needs a reason`);
+      marker = mode;
+      continue;
+    }
+    const fence = /^```(\S*)/.exec(line);
+    if (!fence) continue;
+    const language = fence[1]!;
+    const start = i;
+    const body: string[] = [];
+    for (i++; i < lines.length && !lines[i]!.startsWith('```'); i++) body.push(lines[i]!);
+    if (i === lines.length) throw new Error(`${file}:${start + 1}: unclosed code block`);
+    if (['bash', 'shell', 'console', 'zsh'].includes(language)) {
+      throw new Error(`${file}:${start + 1}: shell blocks are \`sh\` (run by this test) or \`text\` (not run), not "${language}"`);
+    }
+    if (language === 'sh') blocks.push({ line: start + 1, mode: marker ?? 'run', code: body.join('\n') });
+    else if (marker) throw new Error(`${file}:${start + 1}: a doc-test marker only applies to an sh block`);
+    marker = undefined;
+  }
+  return blocks;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface DocRun {
+  code: number | null;
+  /** The shell's stdout and stderr (the background target's output included). */
+  output: string;
+  /** Each server block's output, in order. */
+  serverOutputs: string[];
+  blocksRun: number;
+}
+
+/**
+ * Runs a document's sh blocks as described at the top of this file. When the
+ * shell is done, the server and the background target go on until `until`
+ * appears in the output (the reader watches the target's terminal as long)
+ * or 60 s pass, and are then stopped.
+ */
+async function runDocument(file: string, db: TestDatabase, until?: RegExp): Promise<DocRun> {
+  const work = await mkdtemp(path.join(os.tmpdir(), 'switchboard-doc-'));
+  const tlsDir = path.join(work, 'tls');
+  const dataDir = await tempDataDir();
+  const [apiPort, targetPort] = [await freePort(), await freePort()];
+  const localize = (code: string) =>
+    code
+      .replace(/(localhost|127\.0\.0\.1):3000\b/g, `$1:${apiPort}`)
+      .replace(/\b8443\b/g, String(targetPort))
+      .replaceAll('/tmp/sb-dev-tls', tlsDir);
+
+  const blocks = shellBlocks(await readFile(path.join(ROOT, file), 'utf8'), file);
+  const servers: string[] = [];
+  const script = [
+    'exec 2>&1', // one stream, so the output reads in the order things happened
+    'set -eu',
+    `trap 'echo "doc-test: ${file} failed in the block at line $DOC_LINE (status $?)" >&2' ERR`,
+    'DOC_SERVER=',
+    'doc_stop_server() {',
+    '  if [ -n "$DOC_SERVER" ]; then kill -INT -- "-$DOC_SERVER" 2>/dev/null || true; wait "$DOC_SERVER" || true; DOC_SERVER=; fi',
+    '}',
+    'doc_start_server() {',
+    '  doc_stop_server',
+    '  setsid bash "$1" > "$2" 2>&1 &',
+    '  DOC_SERVER=$!',
+    `  echo "$DOC_SERVER" > ${JSON.stringify(path.join(work, 'server.pid'))}`,
+    '  until grep -q "Switchboard listening on" "$2"; do',
+    '    kill -0 "$DOC_SERVER" 2>/dev/null || { echo "doc-test: the server stopped:" >&2; cat "$2" >&2; return 1; }',
+    '    sleep 0.2',
+    '  done',
+    '}',
+  ];
+  let blocksRun = 0;
+  for (const block of blocks) {
+    if (block.mode === 'skip') continue;
+    blocksRun++;
+    script.push(`DOC_LINE=${block.line}`);
+    if (block.mode === 'server') {
+      const serverScript = path.join(work, `server-${servers.length}.sh`);
+      const log = path.join(work, `server-${servers.length}.log`);
+      await writeFile(serverScript, localize(block.code) + '\n');
+      servers.push(log);
+      script.push(`doc_start_server ${JSON.stringify(serverScript)} ${JSON.stringify(log)}`);
+    } else {
+      // Each block reads no input of ours: the reader types it at a terminal.
+      script.push(`printf '\\ndoc-test: block at ${file}:${block.line} (%s s)\\n' "$SECONDS"`, `{\n${localize(block.code)}\n} < /dev/null`);
+    }
+  }
+  script.push(`printf '\\ndoc-test: done\\n'`);
+  const scriptFile = path.join(work, 'doc.sh');
+  await writeFile(scriptFile, script.join('\n') + '\n');
+
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`,
+    HOME: process.env.HOME,
+    DATABASE_URL: db.url,
+    DATA_DIR: dataDir,
+    PORT: String(apiPort),
+    LOG_LEVEL: 'warn',
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+  };
+  const shell = spawn('bash', [scriptFile], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  shell.stdout.on('data', (chunk) => (output += chunk));
+  shell.stderr.on('data', (chunk) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => shell.on('exit', resolve));
+  for (const deadline = Date.now() + 60_000; code === 0 && until && !until.test(output) && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  // Then the shell's background jobs (the target) and the server stop, whatever state the run left.
+  try {
+    process.kill(-shell.pid!, 'SIGKILL');
+  } catch {}
+  const serverPid = await readFile(path.join(work, 'server.pid'), 'utf8').catch(() => '');
+  if (serverPid.trim()) {
+    try {
+      process.kill(-Number(serverPid), 'SIGKILL');
+    } catch {}
+  }
+  const serverOutputs = await Promise.all(servers.map((log) => readFile(log, 'utf8').catch(() => '')));
+  await rm(work, { recursive: true, force: true });
+  await rm(dataDir, { recursive: true, force: true });
+  return { code, output, serverOutputs, blocksRun };
+}
+
+/** The summaries of the calls whose delivery succeeded. */
+async function deliveredSummaries(db: TestDatabase): Promise<string[]> {
+  const { rows } = await db.pool.query<{ summary: string }>(
+    `SELECT c.summary FROM webhook_deliveries d JOIN calls c ON c.id = d.call_id WHERE d.status = 'succeeded' ORDER BY c.created_at`,
+  );
+  return rows.map((row) => row.summary);
+}
+
+// What the documents' target prints for their first delivery.
+const FIRST_DELIVERY = /POST \/hook \{.*"x-event":"call\.completed".*\} \{.*"summary":"Booked a boiler service for Tuesday 9am"/;
+const README_DELIVERY = /POST \/hook \{.*"x-event":"call\.completed".*\} \{.*"summary":"My first delivered call"/;
+
+function explain(run: DocRun): string {
+  return `${run.output}\n--- server output ---\n${run.serverOutputs.join('\n---\n')}`;
+}
+
+describe('the documents run as written, each against a fresh server on a database of its own', () => {
+  const databases: TestDatabase[] = [];
+  const freshDatabase = async () => {
+    const db = await createTestDatabase();
+    databases.push(db);
+    return db;
+  };
+  after(() => Promise.all(databases.map((db) => db.drop())));
+
+  test('docs/guide.md: every step runs, and the first delivery arrives', { timeout: RUN_TIMEOUT_MS }, async () => {
+    const db = await freshDatabase();
+    const run = await runDocument('docs/guide.md', db, FIRST_DELIVERY);
+    assert.equal(run.code, 0, explain(run));
+    assert.match(run.output, /doc-test: done/);
+    assert.equal(run.serverOutputs.length, 2, 'the guide starts the server, then restarts it for the HTTPS target');
+    // The target (the guide's own, on its own CA) printed the delivery.
+    assert.match(run.output, FIRST_DELIVERY, explain(run));
+    // The redelivery: the same delivery id again, as attempt 2 (the guide unsubscribes at its end,
+    // which removes the subscription's deliveries from the database, so the target's log is the record).
+    const redelivered = /POST \/hook \{.*"x-delivery-id":"([^"]+)","x-delivery-attempt":"2"/.exec(run.output);
+    assert.ok(redelivered, explain(run));
+    assert.ok(run.output.includes(`"x-delivery-id":"${redelivered[1]}","x-delivery-attempt":"1"`));
+    // The broken receiver: the attempt after the target stopped is retried, and the circuit reports it.
+    assert.match(run.output, /"error":"connection".*"outcome":"retrying"/, explain(run));
+    assert.match(run.output, /\{"state":"closed",.*"consecutive_failures":1/);
+    // The web UI part ran against the same organization the tour set up.
+    assert.match(run.output, /<strong>Head office<\/strong> <span class="badge">Primary<\/span>/);
+    assert.match(run.output, /No locations yet/);
+  });
+
+  test('README.md: the five-minute path reaches a first delivery', { timeout: RUN_TIMEOUT_MS }, async () => {
+    const db = await freshDatabase();
+    const run = await runDocument('README.md', db, README_DELIVERY);
+    assert.equal(run.code, 0, explain(run));
+    assert.match(run.output, /doc-test: done/);
+    assert.ok(run.blocksRun >= 3, `README blocks run: ${run.blocksRun}`);
+    assert.match(run.output, README_DELIVERY, explain(run));
+    assert.ok((await deliveredSummaries(db)).includes('My first delivered call'));
+  });
+
+  test('the block reader: markers, languages and unclosed blocks', () => {
+    const blocks = shellBlocks(
+      ['```sh', 'echo one', '```', '<!-- doc-test: server -->', '```sh', 'npm start', '```', '<!-- doc-test: skip (needs a browser) -->',
+        '```sh', 'open x', '```', '```text', 'not a command', '```'].join('\n'),
+      'x.md',
+    );
+    assert.deepEqual(blocks.map((b) => [b.line, b.mode, b.code]), [[1, 'run', 'echo one'], [5, 'server', 'npm start'], [9, 'skip', 'open x']]);
+    assert.throws(() => shellBlocks('```bash\nls\n```', 'x.md'), /x\.md:1: shell blocks are `sh`/);
+    assert.throws(() => shellBlocks('<!-- doc-test: skip -->\n```sh\nls\n```', 'x.md'), /needs a reason/);
+    assert.throws(() => shellBlocks('<!-- doc-test: later -->', 'x.md'), /unknown doc-test marker/);
+    assert.throws(() => shellBlocks('```sh\nls\n', 'x.md'), /unclosed/);
+  });
+});
