@@ -5,7 +5,7 @@
 // load generator: autocannon at 50 connections), the server (`node
 // bin/switchboard.js serve`, default settings apart from the rate limits, which
 // would otherwise refuse a benchmark from one address) and a bare Fastify
-// process (bench/bare-server.js) whose GET / is the baseline. Rows:
+// process (bench/floors/bare-server.js) whose GET / is the baseline. Rows:
 //   GET /                bare Fastify (the baseline, measured beside every row)
 //   GET /healthz         no credentials, no database
 //   GET /calls/recent    Authorization: Bearer + x-client-id + x-client-secret, 10k calls in the organization
@@ -24,7 +24,7 @@
 // BENCH_CPU_PROF=dir has the server write a V8 CPU profile (--cpu-prof) into dir;
 // BENCH_ROWS=recent,locations,healthz,refresh,calls-post runs only those rows (each
 // with its baseline), in that order; calls-floor, only when named, adds the floor of POST /calls
-// (bench/calls-floor-server.js), and calls-post-idem and calls-post-unique, only when named, POST /calls
+// (bench/floors/calls-floor-server.js), and calls-post-idem and calls-post-unique, only when named, POST /calls
 // with an Idempotency-Key and its control; BENCH_SERVER_DIR=checkout runs that checkout's server instead.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -280,7 +280,7 @@ async function main() {
     for (let i = 0; i < LOCATIONS; i++) {
       await createLocation(pool, org.id, { name: `Location ${i}`, city: 'Springfield', country: 'US', is_primary: i === 0 } as never);
     }
-    // POST /calls row (issue #10): one active subscription, so every call writes its outbox
+    // POST /calls row: one active subscription, so every call writes its outbox
     // row in the same statement. Its receiver accepts connections and never answers, so the
     // server's own worker holds at most the per-subscription cap in flight (10 s time-outs)
     // and the row measures ingest, not delivery (bench:delivery does that).
@@ -314,7 +314,7 @@ async function main() {
       RATE_LIMIT: '100000000/min',
       TOKEN_RATE_LIMIT: '100000000/min',
     };
-    const bare = await startChild('bare', [path.join(ROOT, 'bench/bare-server.js'), '$PORT'], { PATH: process.env.PATH }, '/', logDir);
+    const bare = await startChild('bare', [path.join(ROOT, 'bench/floors/bare-server.js'), '$PORT'], { PATH: process.env.PATH }, '/', logDir);
     children.push(bare);
     // BENCH_CPU_PROF=dir: the server writes a V8 CPU profile there when it stops.
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
@@ -335,9 +335,9 @@ async function main() {
     const idleRss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${server.process.pid}/status`, 'utf8'))?.[1];
     process.stdout.write(`serve: ready (/readyz 200) ${server.startupMs.toFixed(0)} ms after spawn; idle resident memory ${(Number(idleRss) / 1024).toFixed(0)} MiB\n`);
     const processes = { serverPid: server.process.pid!, barePid: bare.process.pid!, pgdata: db.pgdata };
-    // BENCH_ROWS=calls-floor: the floor of the POST /calls row (bench/calls-floor-server.js), a bound, not a product.
+    // BENCH_ROWS=calls-floor: the floor of the POST /calls row (bench/floors/calls-floor-server.js), a bound, not a product.
     const floor = process.env.BENCH_ROWS?.split(',').includes('calls-floor')
-      ? await startChild('calls-floor', [path.join(ROOT, 'bench/calls-floor-server.js'), '$PORT'], { PATH: process.env.PATH, DATABASE_URL: db.url }, '/', logDir)
+      ? await startChild('calls-floor', [path.join(ROOT, 'bench/floors/calls-floor-server.js'), '$PORT'], { PATH: process.env.PATH, DATABASE_URL: db.url }, '/', logDir)
       : undefined;
     if (floor) children.push(floor);
     const baselineOptions = { url: `${bare.url}/`, connections: CONNECTIONS };
@@ -381,7 +381,7 @@ async function main() {
         goal: (_p: Paired, r: number) => `${key} ${r.toFixed(2)}× (${key === 'calls-post-idem' ? 'compare with calls-post-unique' : 'the control of calls-post-idem'})`,
       })),
       ...(floor
-        ? [{ key: 'calls-floor', name: 'POST /calls floor (bench/calls-floor-…)', serverPid: floor.process.pid!,
+        ? [{ key: 'calls-floor', name: 'POST /calls floor (bench/floors/)', serverPid: floor.process.pid!,
             options: {
               url: `${floor.url}/calls`, connections: CONNECTIONS, method: 'POST' as const, headers: { 'content-type': 'application/json' },
               body: callBody,

@@ -9,7 +9,7 @@
 //     allowing loopback targets;
 //   - the receivers (bench/delivery-targets.js): M HTTPS servers, one per
 //     subscription, reporting each receipt's time;
-//   - the baseline (bench/raw-post-loop.js): undici POSTing the same number of
+//   - the baseline (bench/floors/raw-post-loop.js): undici POSTing the same number of
 //     bodies of the same size to the same receivers, at the concurrency the
 //     worker may use (10 per subscription), and one at a time; warmed up with
 //     as many untimed requests as the worker is sent before it is timed.
@@ -22,7 +22,7 @@
 //      with B more rows in webhook_deliveries (the rest delivered, failed or
 //      scheduled a day later), and the claim's round trip and EXPLAIN
 //      (ANALYZE, BUFFERS) times at both sizes (BENCH_SHOW_PLANS=1 prints the plans);
-// and a final `ratio` line with the goals of issue #10.
+// and a final `ratio` line with each figure beside its goal.
 //
 // DATABASE_URL selects the PostgreSQL server; unset, an embedded one runs in a
 // temporary directory. --cpu-prof DIR has the worker write a V8 CPU profile there.
@@ -51,7 +51,7 @@ import { generateTestTls } from '../test/helpers/tls-certificates.ts';
 import { WALK } from '../src/webhooks/delivery/claim-candidates.ts';
 import { benchDatabase } from './bench-database.ts';
 import { cpuSeconds, postmasterOf, serverCpuSeconds } from './process-cpu.ts';
-import { runRawLoop } from './raw-loop.ts';
+import { runRawLoop } from './floors/raw-loop.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({

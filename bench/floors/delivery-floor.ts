@@ -1,17 +1,17 @@
-// npx tsx bench/delivery-floor.ts [-- --calls N --subscriptions M --variants lease,lock,nolog --rounds R]
+// npx tsx bench/floors/delivery-floor.ts [--calls N --subscriptions M --variants lease,lock,nolog --rounds R]
 //
 // What the burst of bench:delivery could reach at best on this machine with a
 // durable outbox in PostgreSQL: the same load (N calls by 8 clients, each
 // call's outbox rows committed with it, M HTTPS receivers, at most 10 in
-// flight per subscription) delivered by bench/floor-worker.js, a worker that
+// flight per subscription) delivered by bench/floors/floor-worker.js, a worker that
 // does nothing but the durable minimum (see its header for the variants),
 // against the same warmed-up raw undici loop as bench:delivery, in the same run.
 // Tables of their own (floor_*): no RLS, no foreign keys, one index each, no
 // triggers, no NOTIFY. Each process is its own, as in bench:delivery; the CPU
 // line says where each delivery's CPU went.
 //
-// It is a bound, not a design: if the floor's ratio stays under issue #10's
-// 0.5 ×, no outbox keeping those rules reaches it here (docs/performance.md).
+// It is a bound, not a design: if the floor's ratio stays under bench:delivery's
+// goal of 0.5 ×, no outbox keeping those rules reaches it here (docs/performance.md).
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -21,12 +21,12 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { generateTestTls } from '../test/helpers/tls-certificates.ts';
-import { benchDatabase } from './bench-database.ts';
-import { cpuSeconds, postmasterOf, serverCpuSeconds } from './process-cpu.ts';
+import { generateTestTls } from '../../test/helpers/tls-certificates.ts';
+import { benchDatabase } from '../bench-database.ts';
+import { cpuSeconds, postmasterOf, serverCpuSeconds } from '../process-cpu.ts';
 import { runRawLoop } from './raw-loop.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: args } = parseArgs({
   options: {
     calls: { type: 'string', default: '2000' },
@@ -114,7 +114,7 @@ async function main() {
 
     const runVariant = async (variant: string) => {
       await pool.query(`DROP TABLE IF EXISTS floor_calls, floor_deliveries, floor_attempts; ${SCHEMA}`);
-      const worker = spawn(process.execPath, [path.join(ROOT, 'bench/floor-worker.js'), database.url, variant, JSON.stringify(urls), String(CAP)], {
+      const worker = spawn(process.execPath, [path.join(ROOT, 'bench/floors/floor-worker.js'), database.url, variant, JSON.stringify(urls), String(CAP)], {
         cwd: ROOT, env: rawEnv, stdio: ['ignore', 'pipe', 'inherit'],
       });
       await new Promise<void>((resolve) => worker.stdout!.once('data', () => resolve()));

@@ -5,8 +5,8 @@
 // Warmed up first, as the worker is (bench/delivery.ts sends it a burst of
 // `warmUp` deliveries before anything is timed): the same loop runs `warmUp`
 // requests untimed, so connections, TLS sessions and the JIT are as in a
-// process that has been running a while. Without it the baseline was timed
-// while compiling and ran 40–50 % slower on the default run (docs/performance.md).
+// process that has been running a while; a cold loop, timed while the JIT
+// compiles it, would be compared with a warm worker.
 //
 // Prints two JSON lines: {"warm":true} once the warm-up is over (the parent
 // starts counting the receivers' CPU there), then latencies, elapsed ms and

@@ -1,4 +1,4 @@
-// The delivery floor's worker (bench/delivery-floor.ts), in its own process:
+// The delivery floor's worker (bench/floors/delivery-floor.ts), in its own process:
 // the least work a durable outbox in PostgreSQL can do per delivery, not a
 // product. One worker, a cap of `cap` in flight per subscription counted in
 // this process, bare POSTs (no signature, no SSRF check, no log line), and no
