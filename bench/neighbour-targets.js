@@ -52,30 +52,37 @@ const servers = [];
 const sockets = new Set();
 let ports;
 if (role === 'refuse') {
-  const bound = await Promise.all(Array.from({ length: count }, async () => {
-    const server = net.createServer();
-    return { server, port: await listen(server) };
-  }));
+  const bound = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const server = net.createServer();
+      return { server, port: await listen(server) };
+    }),
+  );
   await Promise.all(bound.map(({ server }) => new Promise((resolve) => server.close(resolve))));
   ports = bound.map(({ port }) => port);
 } else {
   const handle = answer[role];
   if (!handle) throw new Error(`neighbour-targets: unknown role ${role}`);
-  ports = await Promise.all(Array.from({ length: role === 'healthy' ? 1 : count }, async () => {
-    const server = https.createServer(tls, onBody((req, res, body, at) => {
-      requests++;
-      handle(req, res, body, at);
-    }));
-    server.keepAliveTimeout = 60_000;
-    // A hanging answer is ended by the client's time limit, not by the server's own.
-    server.requestTimeout = 0;
-    server.on('connection', (socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-    });
-    servers.push(server);
-    return listen(server);
-  }));
+  ports = await Promise.all(
+    Array.from({ length: role === 'healthy' ? 1 : count }, async () => {
+      const server = https.createServer(
+        tls,
+        onBody((req, res, body, at) => {
+          requests++;
+          handle(req, res, body, at);
+        }),
+      );
+      server.keepAliveTimeout = 60_000;
+      // A hanging answer is ended by the client's time limit, not by the server's own.
+      server.requestTimeout = 0;
+      server.on('connection', (socket) => {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+      });
+      servers.push(server);
+      return listen(server);
+    }),
+  );
 }
 
 function close() {

@@ -21,7 +21,9 @@ export function runRawLoop(
   return new Promise((resolve, reject) => {
     const argv = [JSON.stringify(urls), load.total, load.concurrency, load.bodyBytes, load.warmUp].map(String);
     const child = spawn(process.execPath, [path.join(ROOT, 'bench/floors/raw-post-loop.js'), ...argv], {
-      cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
     let warm = false;

@@ -24,21 +24,26 @@ const agent = new Agent({ keepAliveTimeout: 60_000 });
 /** `total` POSTs, `concurrency` at a time; each one's latency pushed to `latencies`. */
 async function loop(total, latencies) {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < total) {
-      const index = next++;
-      const sent = performance.now();
-      const res = await request(urls[index % urls.length], {
-        method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher: agent,
-      });
-      await res.body.dump();
-      latencies.push(performance.now() - sent);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const index = next++;
+        const sent = performance.now();
+        const res = await request(urls[index % urls.length], {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json' },
+          dispatcher: agent,
+        });
+        await res.body.dump();
+        latencies.push(performance.now() - sent);
+      }
+    }),
+  );
 }
 
 await loop(Number(warmUpText), []);
-process.stdout.write(JSON.stringify({ warm: true }) + '\n');
+process.stdout.write(`${JSON.stringify({ warm: true })}\n`);
 
 const latencies = [];
 const started = performance.now();
@@ -47,4 +52,4 @@ await loop(Number(totalText), latencies);
 const elapsedMs = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);
 await agent.close();
-process.stdout.write(JSON.stringify({ latencies, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000 }) + '\n');
+process.stdout.write(`${JSON.stringify({ latencies, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`);
