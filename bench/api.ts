@@ -5,7 +5,7 @@
 // load generator: autocannon at 50 connections), the server (`node
 // bin/switchboard.js serve`, default settings apart from the rate limits, which
 // would otherwise refuse a benchmark from one address) and a bare Fastify
-// process (bench/bare-server.js) whose GET / is the baseline. Rows:
+// process (bench/floors/bare-server.js) whose GET / is the baseline. Rows:
 //   GET /                bare Fastify (the baseline, measured beside every row)
 //   GET /healthz         no credentials, no database
 //   GET /calls/recent    Authorization: Bearer + x-client-id + x-client-secret, 10k calls in the organization
@@ -24,7 +24,7 @@
 // BENCH_CPU_PROF=dir has the server write a V8 CPU profile (--cpu-prof) into dir;
 // BENCH_ROWS=recent,locations,healthz,refresh,calls-post runs only those rows (each
 // with its baseline), in that order; calls-floor, only when named, adds the floor of POST /calls
-// (bench/calls-floor-server.js), and calls-post-idem and calls-post-unique, only when named, POST /calls
+// (bench/floors/calls-floor-server.js), and calls-post-idem and calls-post-unique, only when named, POST /calls
 // with an Idempotency-Key and its control; BENCH_SERVER_DIR=checkout runs that checkout's server instead.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -96,7 +96,10 @@ async function startChild(name: string, args: string[], env: NodeJS.ProcessEnv, 
   const log = () => readFileSync(logFile, 'utf8');
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${log()}`);
-    const ok = await fetch(url + readyPath).then((r) => r.status === 200, () => false);
+    const ok = await fetch(url + readyPath).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) break;
     if (performance.now() - started > 120_000) throw new Error(`${name} not ready within 120 s:\n${log()}`);
     await new Promise((r) => setTimeout(r, 20));
@@ -171,7 +174,9 @@ interface Paired {
 }
 
 function line(name: string, m: Measured, cpuLabel: string, unit = 'req/s', rate = m.rate): string {
-  const cpu = m.cpu ? `   CPU/req: ${cpuLabel} ${m.cpu.nodeUs.toFixed(0)} µs${m.cpu.postgresUs === undefined ? '' : `, PostgreSQL ${m.cpu.postgresUs.toFixed(0)} µs`}` : '';
+  const cpu = m.cpu
+    ? `   CPU/req: ${cpuLabel} ${m.cpu.nodeUs.toFixed(0)} µs${m.cpu.postgresUs === undefined ? '' : `, PostgreSQL ${m.cpu.postgresUs.toFixed(0)} µs`}`
+    : '';
   return `${name.padEnd(40)} ${rate.toFixed(0).padStart(7)} ${unit.padEnd(11)} p50 ${String(m.p50).padStart(3)} ms   p99 ${String(m.p99).padStart(3)} ms   non-2xx ${m.non2xx}   errors ${m.errors}${cpu}`;
 }
 
@@ -199,20 +204,37 @@ const SLICES = 5;
  * machine. p50/p99 come from the slices' merged latency histograms.
  */
 async function measurePaired(
-  options: Parameters<typeof autocannon>[0], baselineOptions: Parameters<typeof autocannon>[0],
+  options: Parameters<typeof autocannon>[0],
+  baselineOptions: Parameters<typeof autocannon>[0],
   processes: { serverPid: number; barePid: number; pgdata: string | undefined },
 ): Promise<Paired> {
   await autocannon({ ...baselineOptions, duration: 1 });
   await autocannon({ ...options, duration: 1 });
   const sides = {
-    row: { options, raws: [] as RawResult[], nodeTicks: 0, pgTicks: 0 as number | undefined, pid: processes.serverPid, pgdata: processes.pgdata },
-    baseline: { options: baselineOptions, raws: [] as RawResult[], nodeTicks: 0, pgTicks: undefined as number | undefined, pid: processes.barePid, pgdata: undefined },
+    row: {
+      options,
+      raws: [] as RawResult[],
+      nodeTicks: 0,
+      pgTicks: 0 as number | undefined,
+      pid: processes.serverPid,
+      pgdata: processes.pgdata,
+    },
+    baseline: {
+      options: baselineOptions,
+      raws: [] as RawResult[],
+      nodeTicks: 0,
+      pgTicks: undefined as number | undefined,
+      pid: processes.barePid,
+      pgdata: undefined,
+    },
   };
   for (let i = 0; i < SLICES; i++) {
     for (const side of i % 2 === 0 ? [sides.baseline, sides.row] : [sides.row, sides.baseline]) {
       const node0 = cpuTicks(side.pid);
       const pg0 = postgresTicks(side.pgdata);
-      side.raws.push(await autocannon({ ...side.options, duration: DURATION / SLICES, skipAggregateResult: true }) as unknown as RawResult);
+      side.raws.push(
+        (await autocannon({ ...side.options, duration: DURATION / SLICES, skipAggregateResult: true })) as unknown as RawResult,
+      );
       side.nodeTicks += cpuTicks(side.pid) - node0;
       const pg1 = postgresTicks(side.pgdata);
       side.pgTicks = pg0 === undefined || pg1 === undefined || side.pgTicks === undefined ? undefined : side.pgTicks + pg1 - pg0;
@@ -239,20 +261,22 @@ async function measurePaired(
 
 /** Every request presents a current refresh token and returns the successor to the pool. */
 function refreshRequests(chains: string[], basic: string) {
-  return [{
-    method: 'POST' as const,
-    path: '/oauth/token',
-    headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
-    setupRequest(request: Record<string, unknown>, context: Record<string, unknown>) {
-      const token = chains.shift();
-      if (token === undefined) throw new Error('bench:api ran out of refresh chains (too many failed refreshes)');
-      context.token = token;
-      return { ...request, body: `grant_type=refresh_token&refresh_token=${encodeURIComponent(token)}` };
+  return [
+    {
+      method: 'POST' as const,
+      path: '/oauth/token',
+      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+      setupRequest(request: Record<string, unknown>, context: Record<string, unknown>) {
+        const token = chains.shift();
+        if (token === undefined) throw new Error('bench:api ran out of refresh chains (too many failed refreshes)');
+        context.token = token;
+        return { ...request, body: `grant_type=refresh_token&refresh_token=${encodeURIComponent(token)}` };
+      },
+      onResponse(status: number, body: string) {
+        if (status === 200) chains.push((JSON.parse(body) as { refresh_token: string }).refresh_token);
+      },
     },
-    onResponse(status: number, body: string) {
-      if (status === 200) chains.push((JSON.parse(body) as { refresh_token: string }).refresh_token);
-    },
-  }];
+  ];
 }
 
 async function main() {
@@ -268,15 +292,22 @@ async function main() {
     const user = await createUser(pool, { email: 'bench@example.com', password: 'bench-password', organizationId: org.id, role: 'owner' });
     const session = await issueSession(pool, user, org.id);
     const client = await createClient(pool, { name: 'Bench Platform', redirectUris: ['https://bench.example/cb'] });
-    const pair = async () => withTransaction(pool, async (tx) => {
-      const grant = await createGrant(tx, { clientUuid: client.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] });
-      return issueTokenPair(tx, TTLS, { grantId: grant.id, accessScopes: ['calls:read'], refreshScopes: ['calls:read'] });
-    });
+    const pair = async () =>
+      withTransaction(pool, async (tx) => {
+        const grant = await createGrant(tx, {
+          clientUuid: client.client.id,
+          userId: user.id,
+          organizationId: org.id,
+          scopes: ['calls:read'],
+        });
+        return issueTokenPair(tx, TTLS, { grantId: grant.id, accessScopes: ['calls:read'], refreshScopes: ['calls:read'] });
+      });
     const tokens = await pair();
     const chains: string[] = [];
     for (let i = 0; i < REFRESH_CHAINS; i++) chains.push((await pair()).refresh_token);
     await withOrg(pool, org.id, async (tx) => {
-      for (let i = 0; i < CALLS; i++) await insertCompletedCall(tx, { agentId: null, summary: `Bench call ${i}`, durationSeconds: i % 600 });
+      for (let i = 0; i < CALLS; i++)
+        await insertCompletedCall(tx, { agentId: null, summary: `Bench call ${i}`, durationSeconds: i % 600 });
     });
     for (let i = 0; i < LOCATIONS; i++) {
       await createLocation(pool, NO_CACHES, org.id, { name: `Location ${i}`, city: 'Springfield', country: 'US', is_primary: i === 0 } as never);
@@ -292,11 +323,16 @@ async function main() {
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     // close() waits for every connection, and this receiver never ends one itself.
-    closers.push(() => new Promise<void>((resolve) => {
-      silent.close(() => resolve());
-      for (const socket of held) socket.destroy();
-    }));
-    const hookGrant = await withTransaction(pool, (tx) => createGrant(tx, { clientUuid: client.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] }));
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          silent.close(() => resolve());
+          for (const socket of held) socket.destroy();
+        }),
+    );
+    const hookGrant = await withTransaction(pool, (tx) =>
+      createGrant(tx, { clientUuid: client.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] }),
+    );
     await subscribe(
       { pool, secretBox: createSecretBox(secretKey), urlCheck: { allowPrivate: true, allowedPorts: '*' } },
       { kind: 'oauth', userId: user.id, organizationId: org.id, scopes: ['calls:read'], clientId: client.client_id, grantId: hookGrant.id },
@@ -315,7 +351,13 @@ async function main() {
       RATE_LIMIT: '100000000/min',
       TOKEN_RATE_LIMIT: '100000000/min',
     };
-    const bare = await startChild('bare', [path.join(ROOT, 'bench/bare-server.js'), '$PORT'], { PATH: process.env.PATH }, '/', logDir);
+    const bare = await startChild(
+      'bare',
+      [path.join(ROOT, 'bench/floors/bare-server.js'), '$PORT'],
+      { PATH: process.env.PATH },
+      '/',
+      logDir,
+    );
     children.push(bare);
     // BENCH_CPU_PROF=dir: the server writes a V8 CPU profile there when it stops.
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
@@ -324,21 +366,38 @@ async function main() {
     const server = await startChild('serve', [...profile, serverBin, 'serve'], serverEnv, '/readyz', logDir);
     children.push(server);
 
-    const platform = { authorization: `Bearer ${tokens.access_token}`, 'x-client-id': client.client_id, 'x-client-secret': client.client_secret };
+    const platform = {
+      authorization: `Bearer ${tokens.access_token}`,
+      'x-client-id': client.client_id,
+      'x-client-secret': client.client_secret,
+    };
     const user_ = { 'x-user-token': session.token };
-    for (const [p, h] of [['/calls/recent', platform], ['/locations', user_]] as const) {
+    for (const [p, h] of [
+      ['/calls/recent', platform],
+      ['/locations', user_],
+    ] as const) {
       const probe = await fetch(server.url + p, { headers: h });
       if (probe.status !== 200) throw new Error(`${p} answered ${probe.status} to the benchmark's credentials: ${await probe.text()}`);
     }
 
-    process.stdout.write(`bench:api — autocannon ${CONNECTIONS} connections, ${DURATION}s per row and ${DURATION}s of bare Fastify interleaved with it`
-      + ` (${SLICES} slices each, +1s warm-up each), server and baseline in their own processes\n`);
+    process.stdout.write(
+      `bench:api — autocannon ${CONNECTIONS} connections, ${DURATION}s per row and ${DURATION}s of bare Fastify interleaved with it` +
+        ` (${SLICES} slices each, +1s warm-up each), server and baseline in their own processes\n`,
+    );
     const idleRss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${server.process.pid}/status`, 'utf8'))?.[1];
-    process.stdout.write(`serve: ready (/readyz 200) ${server.startupMs.toFixed(0)} ms after spawn; idle resident memory ${(Number(idleRss) / 1024).toFixed(0)} MiB\n`);
+    process.stdout.write(
+      `serve: ready (/readyz 200) ${server.startupMs.toFixed(0)} ms after spawn; idle resident memory ${(Number(idleRss) / 1024).toFixed(0)} MiB\n`,
+    );
     const processes = { serverPid: server.process.pid!, barePid: bare.process.pid!, pgdata: db.pgdata };
-    // BENCH_ROWS=calls-floor: the floor of the POST /calls row (bench/calls-floor-server.js), a bound, not a product.
+    // BENCH_ROWS=calls-floor: the floor of the POST /calls row (bench/floors/calls-floor-server.js), a bound, not a product.
     const floor = process.env.BENCH_ROWS?.split(',').includes('calls-floor')
-      ? await startChild('calls-floor', [path.join(ROOT, 'bench/calls-floor-server.js'), '$PORT'], { PATH: process.env.PATH, DATABASE_URL: db.url }, '/', logDir)
+      ? await startChild(
+          'calls-floor',
+          [path.join(ROOT, 'bench/floors/calls-floor-server.js'), '$PORT'],
+          { PATH: process.env.PATH, DATABASE_URL: db.url },
+          '/',
+          logDir,
+        )
       : undefined;
     if (floor) children.push(floor);
     const baselineOptions = { url: `${bare.url}/`, connections: CONNECTIONS };
@@ -350,44 +409,88 @@ async function main() {
     const callBody = JSON.stringify({ summary: 'Customer booked a visit for next Tuesday', duration_seconds: 184 });
     const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
     const rows: {
-      key: string; name: string; options: Parameters<typeof autocannon>[0]; unit?: string; serverPid?: number;
+      key: string;
+      name: string;
+      options: Parameters<typeof autocannon>[0];
+      unit?: string;
+      serverPid?: number;
       goal: (p: Paired, ratio: number) => string;
     }[] = [
-      { key: 'healthz', name: 'GET /healthz', options: { url: `${server.url}/healthz`, connections: CONNECTIONS },
-        goal: (_p, r) => `healthz ${r.toFixed(2)}× (goal ≥0.9, ${verdict(r >= 0.9)})` },
-      { key: 'recent', name: `GET /calls/recent (3 headers, ${CALLS / 1000}k calls)`, options: { url: `${server.url}/calls/recent`, connections: CONNECTIONS, headers: platform },
-        goal: (p, r) => `calls/recent ${r.toFixed(2)}× p99 ${p.row.p99} ms (goal ≥0.25, p99 ≤20, ${verdict(r >= 0.25 && p.row.p99 <= 20)})` },
-      { key: 'locations', name: 'GET /locations (x-user-token)', options: { url: `${server.url}/locations`, connections: CONNECTIONS, headers: user_ },
-        goal: (p, r) => `locations ${r.toFixed(2)}× p99 ${p.row.p99} ms (goal ≥0.25, ${verdict(r >= 0.25)})` },
-      { key: 'refresh', name: 'POST /oauth/token (refresh, rotation)', unit: 'rotations/s',
+      {
+        key: 'healthz',
+        name: 'GET /healthz',
+        options: { url: `${server.url}/healthz`, connections: CONNECTIONS },
+        goal: (_p, r) => `healthz ${r.toFixed(2)}× (goal ≥0.9, ${verdict(r >= 0.9)})`,
+      },
+      {
+        key: 'recent',
+        name: `GET /calls/recent (3 headers, ${CALLS / 1000}k calls)`,
+        options: { url: `${server.url}/calls/recent`, connections: CONNECTIONS, headers: platform },
+        goal: (p, r) => `calls/recent ${r.toFixed(2)}× p99 ${p.row.p99} ms (goal ≥0.25, p99 ≤20, ${verdict(r >= 0.25 && p.row.p99 <= 20)})`,
+      },
+      {
+        key: 'locations',
+        name: 'GET /locations (x-user-token)',
+        options: { url: `${server.url}/locations`, connections: CONNECTIONS, headers: user_ },
+        goal: (p, r) => `locations ${r.toFixed(2)}× p99 ${p.row.p99} ms (goal ≥0.25, ${verdict(r >= 0.25)})`,
+      },
+      {
+        key: 'refresh',
+        name: 'POST /oauth/token (refresh, rotation)',
+        unit: 'rotations/s',
         options: { url: server.url, connections: CONNECTIONS, requests: refreshRequests(chains, basic) },
-        goal: (p) => `refresh ${p.row.okRate.toFixed(0)}/s (goal ≥1000, ${verdict(p.row.okRate >= 1000)})` },
-      { key: 'calls-post', name: 'POST /calls (completed, 1 subscription)',
+        goal: (p) => `refresh ${p.row.okRate.toFixed(0)}/s (goal ≥1000, ${verdict(p.row.okRate >= 1000)})`,
+      },
+      {
+        key: 'calls-post',
+        name: 'POST /calls (completed, 1 subscription)',
         options: {
-          url: `${server.url}/calls`, connections: CONNECTIONS, method: 'POST',
+          url: `${server.url}/calls`,
+          connections: CONNECTIONS,
+          method: 'POST',
           headers: { ...user_, 'content-type': 'application/json' },
           body: callBody,
         },
-        goal: (_p, r) => `POST /calls ${r.toFixed(2)}× (goal ≥0.15, ${verdict(r >= 0.15)})` },
+        goal: (_p, r) => `POST /calls ${r.toFixed(2)}× (goal ≥0.15, ${verdict(r >= 0.15)})`,
+      },
       // Only when named: the calls-post row with a new Idempotency-Key on every request, and its control: the
       // same per-request header rebuilt by the load generator (autocannon's [<id>]), but not an Idempotency-Key.
-      ...(['calls-post-idem', 'calls-post-unique'] as const).filter((key) => only?.includes(key)).map((key) => ({
-        key,
-        name: key === 'calls-post-idem' ? 'POST /calls (as above, Idempotency-Key)' : 'POST /calls (as above, x-bench-id)',
-        options: {
-          url: `${server.url}/calls`, connections: CONNECTIONS, method: 'POST' as const, idReplacement: true,
-          headers: { ...user_, 'content-type': 'application/json', [key === 'calls-post-idem' ? 'idempotency-key' : 'x-bench-id']: '[<id>]' },
-          body: callBody,
-        },
-        goal: (_p: Paired, r: number) => `${key} ${r.toFixed(2)}× (${key === 'calls-post-idem' ? 'compare with calls-post-unique' : 'the control of calls-post-idem'})`,
-      })),
-      ...(floor
-        ? [{ key: 'calls-floor', name: 'POST /calls floor (bench/calls-floor-…)', serverPid: floor.process.pid!,
-            options: {
-              url: `${floor.url}/calls`, connections: CONNECTIONS, method: 'POST' as const, headers: { 'content-type': 'application/json' },
-              body: callBody,
+      ...(['calls-post-idem', 'calls-post-unique'] as const)
+        .filter((key) => only?.includes(key))
+        .map((key) => ({
+          key,
+          name: key === 'calls-post-idem' ? 'POST /calls (as above, Idempotency-Key)' : 'POST /calls (as above, x-bench-id)',
+          options: {
+            url: `${server.url}/calls`,
+            connections: CONNECTIONS,
+            method: 'POST' as const,
+            idReplacement: true,
+            headers: {
+              ...user_,
+              'content-type': 'application/json',
+              [key === 'calls-post-idem' ? 'idempotency-key' : 'x-bench-id']: '[<id>]',
             },
-            goal: (_p: Paired, r: number) => `POST /calls floor ${r.toFixed(2)}× (a bound for the 0.15 goal)` }]
+            body: callBody,
+          },
+          goal: (_p: Paired, r: number) =>
+            `${key} ${r.toFixed(2)}× (${key === 'calls-post-idem' ? 'compare with calls-post-unique' : 'the control of calls-post-idem'})`,
+        })),
+      ...(floor
+        ? [
+            {
+              key: 'calls-floor',
+              name: 'POST /calls floor (bench/floors/)',
+              serverPid: floor.process.pid!,
+              options: {
+                url: `${floor.url}/calls`,
+                connections: CONNECTIONS,
+                method: 'POST' as const,
+                headers: { 'content-type': 'application/json' },
+                body: callBody,
+              },
+              goal: (_p: Paired, r: number) => `POST /calls floor ${r.toFixed(2)}× (a bound for the 0.15 goal)`,
+            },
+          ]
         : []),
     ];
     // In BENCH_ROWS order when named, so two rows can be compared in both orders.
@@ -401,7 +504,9 @@ async function main() {
       process.stdout.write(`${line('  GET / (bare Fastify, same slices)', paired.baseline, 'bare')}\n`);
       ratios.push(spec.goal(paired, ratio));
     }
-    const memory = await fetch(`${server.url}/metrics`).then((r) => r.text()).then((t) => /^switchboard_process_resident_memory_bytes (\S+)/m.exec(t)?.[1]);
+    const memory = await fetch(`${server.url}/metrics`)
+      .then((r) => r.text())
+      .then((t) => /^switchboard_process_resident_memory_bytes (\S+)/m.exec(t)?.[1]);
     if (memory) process.stdout.write(`serve: resident memory after the runs ${(Number(memory) / 2 ** 20).toFixed(0)} MiB\n`);
     process.stdout.write(`ratio vs bare (same slices): ${ratios.join(' | ')}\n`);
   } finally {

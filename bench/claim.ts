@@ -61,20 +61,26 @@ async function main() {
 
 async function load(pool: Pool) {
   const org = await insertOrganization(pool, 'Claim Bench Org 0');
-  const user = await createUser(pool, { email: 'claim-bench@example.com', password: 'bench-password', organizationId: org.id, role: 'owner' });
+  const user = await createUser(pool, {
+    email: 'claim-bench@example.com',
+    password: 'bench-password',
+    organizationId: org.id,
+    role: 'owner',
+  });
   const client = await createClient(pool, { name: 'Claim Bench Platform', redirectUris: ['https://bench.example/cb'] });
   const grant = await withTransaction(pool, (tx) =>
-    createGrant(tx, { clientUuid: client.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] }));
+    createGrant(tx, { clientUuid: client.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] }),
+  );
   process.stdout.write(`loading ${SUBSCRIPTIONS} subscriptions in ${ORGANIZATIONS} organizations, ${ROWS} deliveries (${DUE} due)...\n`);
   // Every organization's subscriptions stand on the one grant: the claim tests the grant, not whose it is.
-  await pool.query(
-    `INSERT INTO organizations (name) SELECT 'Claim Bench Org ' || i FROM generate_series(1, $1) i`, [ORGANIZATIONS - 1]);
+  await pool.query(`INSERT INTO organizations (name) SELECT 'Claim Bench Org ' || i FROM generate_series(1, $1) i`, [ORGANIZATIONS - 1]);
   await pool.query(
     `WITH orgs AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS k FROM organizations)
      INSERT INTO webhook_subscriptions (organization_id, client_id, grant_id, event, callback_url)
      SELECT orgs.id, $2, $3, 'call.completed', 'https://127.0.0.1:9/hook/' || i
        FROM generate_series(0, $1 - 1) i JOIN orgs ON orgs.k = i % $4`,
-    [SUBSCRIPTIONS, client.client_id, grant.id, ORGANIZATIONS]);
+    [SUBSCRIPTIONS, client.client_id, grant.id, ORGANIZATIONS],
+  );
   const chunk = 100_000;
   const backlog = Math.floor(DUE / 2);
   for (let done = 0; done < ROWS; done += chunk) {
@@ -99,7 +105,8 @@ async function load(pool: Pool) {
               CASE WHEN n < $5 THEN now() - interval '1 second' ELSE now() + interval '1 day' END,
               CASE WHEN n < $5 OR n % 3 = 0 THEN NULL ELSE now() END
          FROM placed`,
-      [done, size, backlog, SUBSCRIPTIONS, DUE]);
+      [done, size, backlog, SUBSCRIPTIONS, DUE],
+    );
   }
   await pool.query('VACUUM ANALYZE');
 }
@@ -112,8 +119,12 @@ async function load(pool: Pool) {
  */
 async function measure(pool: Pool) {
   const limits = {
-    limit: CONCURRENCY, slowLimit: slowSlots(CONCURRENCY), maxSubscriptions: 50, maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
-    leaseMs: 60_000, slowMs: SLOW_ATTEMPT_MS,
+    limit: CONCURRENCY,
+    slowLimit: slowSlots(CONCURRENCY),
+    maxSubscriptions: 50,
+    maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
+    leaseMs: 60_000,
+    slowMs: SLOW_ATTEMPT_MS,
   };
   const { rows: hinted } = await pool.query<{ id: string }>('SELECT id FROM webhook_subscriptions ORDER BY random() LIMIT 21');
   const times: number[] = [];
@@ -142,9 +153,11 @@ async function measure(pool: Pool) {
     client.release();
   }
   const roundTrip = median(times);
-  process.stdout.write(`claim, ${SUBSCRIPTIONS} subscriptions, ${ORGANIZATIONS} organizations, ${ROWS} rows (${DUE} due): `
-    + `round trip ${roundTrip.toFixed(2)} ms (median of 21 committed claims, ${median(leased)} leased each); `
-    + `EXPLAIN ANALYZE lock ${explained[0]!.toFixed(2)} + lease ${explained[1]!.toFixed(2)} + next due ${explained[2]!.toFixed(2)} ms\n`);
+  process.stdout.write(
+    `claim, ${SUBSCRIPTIONS} subscriptions, ${ORGANIZATIONS} organizations, ${ROWS} rows (${DUE} due): ` +
+      `round trip ${roundTrip.toFixed(2)} ms (median of 21 committed claims, ${median(leased)} leased each); ` +
+      `EXPLAIN ANALYZE lock ${explained[0]!.toFixed(2)} + lease ${explained[1]!.toFixed(2)} + next due ${explained[2]!.toFixed(2)} ms\n`,
+  );
   process.stdout.write(`goal ≤ 5 ms: ${roundTrip <= 5 ? 'met' : 'not met'}\n`);
 }
 

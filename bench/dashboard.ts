@@ -19,7 +19,7 @@
 // temporary directory. BENCH_RUNS (default 40) sets the timed requests per page.
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
+import type pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { issueSession } from '../src/auth/sessions.service.ts';
 import { loadConfig } from '../src/config/config.ts';
@@ -34,7 +34,11 @@ import { createGrant } from '../src/oauth/tokens.service.ts';
 import { insertOrganization } from '../src/orgs/organizations.queries.ts';
 import { createUser } from '../src/orgs/orgs.service.ts';
 import {
-  countAttemptOutcomesPerHour, countFailedDeliveries, findLatestFailedAttempt, latencyPercentiles, listSealedAttemptHours,
+  countAttemptOutcomesPerHour,
+  countFailedDeliveries,
+  findLatestFailedAttempt,
+  latencyPercentiles,
+  listSealedAttemptHours,
 } from '../src/webhooks/health.queries.ts';
 import { benchDatabase } from './bench-database.ts';
 
@@ -46,15 +50,22 @@ const DASHBOARD_BUDGET_MS = 100;
  * with an agent), one delivery per call and subscription, two attempts per
  * delivery (a retry then the outcome: 90% succeed, 10% fail for good).
  */
-async function seedOrganization(pool: pg.Pool, input: { organizationId: string; clientId: string; grantId: string; calls: number; subscriptions: number }) {
-  const { rows: [agent] } = await pool.query<{ id: string }>(
-    "INSERT INTO agents (organization_id, name) VALUES ($1, 'Bench agent') RETURNING id", [input.organizationId]);
+async function seedOrganization(
+  pool: pg.Pool,
+  input: { organizationId: string; clientId: string; grantId: string; calls: number; subscriptions: number },
+) {
+  const {
+    rows: [agent],
+  } = await pool.query<{ id: string }>("INSERT INTO agents (organization_id, name) VALUES ($1, 'Bench agent') RETURNING id", [
+    input.organizationId,
+  ]);
   const subscriptions: string[] = [];
   for (let i = 0; i < input.subscriptions; i++) {
     const { rows } = await pool.query<{ id: string }>(
       `INSERT INTO webhook_subscriptions (organization_id, client_id, grant_id, event, callback_url, failing_since)
        VALUES ($1, $2, $5, 'call.completed', $3, CASE WHEN $4 = 0 THEN now() - interval '3 hours' END) RETURNING id`,
-      [input.organizationId, input.clientId, `https://hooks.example/${input.organizationId}/${i}`, i, input.grantId]);
+      [input.organizationId, input.clientId, `https://hooks.example/${input.organizationId}/${i}`, i, input.grantId],
+    );
     subscriptions.push(rows[0]!.id);
   }
   const span = 30 * 86_400;
@@ -62,14 +73,16 @@ async function seedOrganization(pool: pg.Pool, input: { organizationId: string; 
     `INSERT INTO calls (organization_id, agent_id, status, created_at, completed_at, summary, duration_seconds)
      SELECT $1, CASE WHEN g % 3 = 0 THEN $2::uuid END, 'completed', t, t + interval '2 minutes', 'Bench call ' || g, 120
        FROM generate_series(1, $3) g, LATERAL (SELECT now() - make_interval(secs => (g::float8 * $4 / $3))) s(t)`,
-    [input.organizationId, agent!.id, input.calls, span]);
+    [input.organizationId, agent!.id, input.calls, span],
+  );
   for (const subscriptionId of subscriptions) {
     await pool.query(
       `INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body, status, attempts, created_at, updated_at, finished_at)
        SELECT organization_id, $2, id, 'call.completed', '{}', CASE WHEN hashtext(id::text) % 10 = 0 THEN 'failed' ELSE 'succeeded' END, 2,
               created_at, completed_at, completed_at
          FROM calls WHERE organization_id = $1`,
-      [input.organizationId, subscriptionId]);
+      [input.organizationId, subscriptionId],
+    );
     await pool.query(
       `INSERT INTO webhook_attempts (organization_id, delivery_id, subscription_id, attempt, attempted_at, status_code, latency_ms, outcome)
        SELECT d.organization_id, d.id, d.subscription_id, a.n, d.created_at + make_interval(secs => a.n * 30),
@@ -77,7 +90,8 @@ async function seedOrganization(pool: pg.Pool, input: { organizationId: string; 
               CASE WHEN a.n = 1 THEN 'retrying' WHEN d.status = 'failed' THEN 'failed' ELSE 'succeeded' END
          FROM webhook_deliveries d CROSS JOIN generate_series(1, 2) a(n)
         WHERE d.subscription_id = $1`,
-      [subscriptionId]);
+      [subscriptionId],
+    );
   }
   return { agentId: agent!.id, subscriptions };
 }
@@ -107,24 +121,45 @@ async function main() {
     const org = await insertOrganization(pool, 'Bench Org');
     const noise = await insertOrganization(pool, 'Other Org');
     const user = await createUser(pool, { email: 'bench@example.com', password: 'bench-password', organizationId: org.id, role: 'owner' });
-    const client = await createClient(pool, { name: 'Bench Platform', redirectUris: ['https://platform.example/cb'], scopes: ['calls:read'] });
-    const other = await createUser(pool, { email: 'other@example.com', password: 'bench-password', organizationId: noise.id, role: 'owner' });
+    const client = await createClient(pool, {
+      name: 'Bench Platform',
+      redirectUris: ['https://platform.example/cb'],
+      scopes: ['calls:read'],
+    });
+    const other = await createUser(pool, {
+      email: 'other@example.com',
+      password: 'bench-password',
+      organizationId: noise.id,
+      role: 'owner',
+    });
     // Subscriptions belong to the grant that made them (migration 0007).
     const grant = (userId: string, organizationId: string) =>
       createGrant(pool, { clientUuid: client.client.id, userId, organizationId, scopes: ['calls:read'] });
     const mine = await seedOrganization(pool, {
-      organizationId: org.id, clientId: client.client_id, grantId: (await grant(user.id, org.id)).id, calls: 100_000, subscriptions: 5,
+      organizationId: org.id,
+      clientId: client.client_id,
+      grantId: (await grant(user.id, org.id)).id,
+      calls: 100_000,
+      subscriptions: 5,
     });
     await seedOrganization(pool, {
-      organizationId: noise.id, clientId: client.client_id, grantId: (await grant(other.id, noise.id)).id, calls: 10_000, subscriptions: 5,
+      organizationId: noise.id,
+      clientId: client.client_id,
+      grantId: (await grant(other.id, noise.id)).id,
+      calls: 10_000,
+      subscriptions: 5,
     });
     await pool.query('VACUUM ANALYZE');
     const counts = await pool.query<{ calls: string; deliveries: string; attempts: string }>(
       `SELECT (SELECT count(*) FROM calls WHERE organization_id = $1) AS calls,
               (SELECT count(*) FROM webhook_deliveries WHERE organization_id = $1) AS deliveries,
-              (SELECT count(*) FROM webhook_attempts WHERE organization_id = $1) AS attempts`, [org.id]);
+              (SELECT count(*) FROM webhook_attempts WHERE organization_id = $1) AS attempts`,
+      [org.id],
+    );
     const c = counts.rows[0]!;
-    console.log(`seeded in ${((performance.now() - started) / 1000).toFixed(0)} s: ${c.calls} calls, ${c.deliveries} deliveries, ${c.attempts} attempts in the organization (+10% in another)`);
+    console.log(
+      `seeded in ${((performance.now() - started) / 1000).toFixed(0)} s: ${c.calls} calls, ${c.deliveries} deliveries, ${c.attempts} attempts in the organization (+10% in another)`,
+    );
 
     const config = loadConfig({ ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn', SECRET_KEY: randomBytes(32).toString('base64') });
     const app = await buildApp({ config, pool, logStream: process.stderr, rateLimitNamespace: 'bench' });
@@ -155,11 +190,16 @@ async function main() {
         if (i >= 5) times.push(elapsed);
       }
       times.sort((a, b) => a - b);
-      if (page === pages[0]) console.log(`${'page'.padEnd(26)}${'p50'.padStart(10)}${'p95'.padStart(10)}${'max'.padStart(10)}   (${RUNS} requests each, after 5 warm-up)`);
+      if (page === pages[0])
+        console.log(
+          `${'page'.padEnd(26)}${'p50'.padStart(10)}${'p95'.padStart(10)}${'max'.padStart(10)}   (${RUNS} requests each, after 5 warm-up)`,
+        );
       const ms = (v: number) => `${v.toFixed(1)} ms`.padStart(10);
       const over = page.budget !== undefined && percentile(times, 95) >= page.budget;
       if (over) failed = true;
-      console.log(`${page.label.padEnd(26)}${ms(percentile(times, 50))}${ms(percentile(times, 95))}${ms(times.at(-1)!)}${over ? `   OVER ${page.budget} ms` : ''}`);
+      console.log(
+        `${page.label.padEnd(26)}${ms(percentile(times, 50))}${ms(percentile(times, 95))}${ms(times.at(-1)!)}${over ? `   OVER ${page.budget} ms` : ''}`,
+      );
     }
 
     const plans: string[] = [];

@@ -9,7 +9,7 @@
 //     allowing loopback targets;
 //   - the receivers (bench/delivery-targets.js): M HTTPS servers, one per
 //     subscription, reporting each receipt's time;
-//   - the baseline (bench/raw-post-loop.js): undici POSTing the same number of
+//   - the baseline (bench/floors/raw-post-loop.js): undici POSTing the same number of
 //     bodies of the same size to the same receivers, at the concurrency the
 //     worker may use (10 per subscription), and one at a time; warmed up with
 //     as many untimed requests as the worker is sent before it is timed.
@@ -22,7 +22,7 @@
 //      with B more rows in webhook_deliveries (the rest delivered, failed or
 //      scheduled a day later), and the claim's round trip and EXPLAIN
 //      (ANALYZE, BUFFERS) times at both sizes (BENCH_SHOW_PLANS=1 prints the plans);
-// and a final `ratio` line with its goals (docs/performance.md).
+// and a final `ratio` line with each figure beside its goal.
 //
 // DATABASE_URL selects the PostgreSQL server; unset, an embedded one runs in a
 // temporary directory. --cpu-prof DIR has the worker write a V8 CPU profile there.
@@ -51,7 +51,7 @@ import { generateTestTls } from '../test/helpers/tls-certificates.ts';
 import { WALK } from '../src/webhooks/delivery/claim-candidates.ts';
 import { benchDatabase } from './bench-database.ts';
 import { cpuSeconds, postmasterOf, serverCpuSeconds } from './process-cpu.ts';
-import { runRawLoop } from './raw-loop.ts';
+import { runRawLoop } from './floors/raw-loop.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -103,8 +103,10 @@ function cpuLine(label: string, c: { generator: number; worker: number; receiver
   const ms = (value: number) => (Number.isNaN(value) ? '—' : value.toFixed(3)).padStart(7);
   const total = [c.generator, c.worker, c.receivers, c.database].filter((v) => !Number.isNaN(v)).reduce((a, b) => a + b, 0);
   const busy = (total * perSecond) / (os.cpus().length * 1000);
-  return `  ${label.padEnd(16)} load generator ${ms(c.generator)}  worker ${ms(c.worker)}  PostgreSQL ${ms(c.database)}  receivers ${ms(c.receivers)}  total ${ms(total)}`
-    + `  (CPUs ${(busy * 100).toFixed(0).padStart(3)} % busy)`;
+  return (
+    `  ${label.padEnd(16)} load generator ${ms(c.generator)}  worker ${ms(c.worker)}  PostgreSQL ${ms(c.database)}  receivers ${ms(c.receivers)}  total ${ms(total)}` +
+    `  (CPUs ${(busy * 100).toFixed(0).padStart(3)} % busy)`
+  );
 }
 
 interface Child {
@@ -113,9 +115,19 @@ interface Child {
 }
 
 /** Spawns `switchboard <command>` with its output in a log file; resolves once `ready` says so. */
-async function startSwitchboard(command: string[], env: NodeJS.ProcessEnv, logFile: string, ready: (log: string) => boolean | Promise<boolean>, nodeArgs: string[] = []): Promise<Child> {
+async function startSwitchboard(
+  command: string[],
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+  ready: (log: string) => boolean | Promise<boolean>,
+  nodeArgs: string[] = [],
+): Promise<Child> {
   const fd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/switchboard.js'), ...command], { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/switchboard.js'), ...command], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', fd, fd],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const started = performance.now();
   const log = () => readFileSync(logFile, 'utf8');
@@ -172,8 +184,16 @@ async function loadRows(pool: Pool, organizationId: string, subscriptionIds: str
 /** The claim measured without sending anything: round trips rolled back, and each statement's EXPLAIN (ANALYZE, BUFFERS). */
 async function measureClaim(pool: Pool): Promise<{ roundTripMs: number; executionMs: number[]; seqScan: boolean }> {
   const input = {
-    limit: CONCURRENCY, slowLimit: CONCURRENCY, maxSubscriptions: Math.min(50, CONCURRENCY), maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
-    leaseMs: 60_000, slowMs: SLOW_ATTEMPT_MS, hints: [], cursor: null, walk: WALK, slow: [],
+    limit: CONCURRENCY,
+    slowLimit: CONCURRENCY,
+    maxSubscriptions: Math.min(50, CONCURRENCY),
+    maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
+    leaseMs: 60_000,
+    slowMs: SLOW_ATTEMPT_MS,
+    hints: [],
+    cursor: null,
+    walk: WALK,
+    slow: [],
   };
   const client = await pool.connect();
   try {
@@ -196,7 +216,14 @@ async function measureClaim(pool: Pool): Promise<{ roundTripMs: number; executio
       if (process.env.BENCH_SHOW_PLANS) process.stdout.write(`${plan}\n\n`);
     }
     await client.query('ROLLBACK');
-    return { roundTripMs: percentile(times.sort((a, b) => a - b), 50), executionMs, seqScan };
+    return {
+      roundTripMs: percentile(
+        times.sort((a, b) => a - b),
+        50,
+      ),
+      executionMs,
+      seqScan,
+    };
   } finally {
     client.release();
   }
@@ -215,14 +242,19 @@ async function main() {
     const org = await insertOrganization(pool, 'Bench Org');
     const user = await createUser(pool, { email: 'bench@example.com', password: 'bench-password', organizationId: org.id, role: 'owner' });
     const client = await createClient(pool, { name: 'Bench Platform', redirectUris: ['https://bench.example/cb'] });
-    const grant = await withTransaction(pool, (tx) => createGrant(tx, { clientUuid: client.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] }));
+    const grant = await withTransaction(pool, (tx) =>
+      createGrant(tx, { clientUuid: client.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] }),
+    );
 
     // The receivers, and a map from call id to its commit time.
     const committed = new Map<string, number>();
     const latencies: number[] = [];
     let receipts = 0;
     let waiter: { count: number; resolve: () => void } | undefined;
-    targets = fork(path.join(ROOT, 'bench/delivery-targets.js'), [tls.certPath, tls.keyPath, String(SUBSCRIPTIONS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+    targets = fork(path.join(ROOT, 'bench/delivery-targets.js'), [tls.certPath, tls.keyPath, String(SUBSCRIPTIONS)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: [],
+    });
     const urls = await new Promise<string[]>((resolve) => {
       targets!.on('message', (message: { type: string; urls?: string[]; items?: [string, number][] }) => {
         if (message.type === 'ready') resolve(message.urls!);
@@ -235,16 +267,27 @@ async function main() {
         if (waiter && receipts >= waiter.count) waiter.resolve();
       });
     });
-    const receiptsReach = (count: number) => new Promise<void>((resolve) => {
-      if (receipts >= count) resolve();
-      else waiter = { count, resolve };
-    });
+    const receiptsReach = (count: number) =>
+      new Promise<void>((resolve) => {
+        if (receipts >= count) resolve();
+        else waiter = { count, resolve };
+      });
 
     const secretBox = createSecretBox(secretKey);
-    const principal = { kind: 'oauth' as const, userId: user.id, organizationId: org.id, scopes: ['calls:read'], clientId: client.client_id, grantId: grant.id };
+    const principal = {
+      kind: 'oauth' as const,
+      userId: user.id,
+      organizationId: org.id,
+      scopes: ['calls:read'],
+      clientId: client.client_id,
+      grantId: grant.id,
+    };
     const subscriptionIds: string[] = [];
     for (const url of urls) {
-      const hook = await subscribe({ pool, secretBox, urlCheck: { allowPrivate: true, allowedPorts: '*' } }, principal, { hookUrl: url, secret: 'bench-secret' });
+      const hook = await subscribe({ pool, secretBox, urlCheck: { allowPrivate: true, allowedPorts: '*' } }, principal, {
+        hookUrl: url,
+        secret: 'bench-secret',
+      });
       subscriptionIds.push(hook.subscription.id);
     }
 
@@ -260,14 +303,22 @@ async function main() {
     };
     const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : [];
     const startWorker = async () => {
-      const worker = await startSwitchboard(['worker'], env, path.join(tmp, `worker-${children.length}.log`), (log) => log.includes('Switchboard worker running'), profile);
+      const worker = await startSwitchboard(
+        ['worker'],
+        env,
+        path.join(tmp, `worker-${children.length}.log`),
+        (log) => log.includes('Switchboard worker running'),
+        profile,
+      );
       children.push(worker);
       return worker;
     };
     let worker = await startWorker();
 
     // CPU seconds per process, to give each phase's cost per delivery (see process-cpu.ts).
-    const { rows: [backend] } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const {
+      rows: [backend],
+    } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     const postmaster = postmasterOf(backend!.pid);
     const cpu = () => {
       const self = process.cpuUsage();
@@ -280,21 +331,28 @@ async function main() {
     };
     type Cpu = ReturnType<typeof cpu>;
     const cpuPerDelivery = (before: Cpu, after: Cpu, deliveries: number) =>
-      Object.fromEntries(Object.entries(after).map(([key, value]) => [key, ((value - before[key as keyof Cpu]) * 1000) / deliveries])) as Cpu;
+      Object.fromEntries(
+        Object.entries(after).map(([key, value]) => [key, ((value - before[key as keyof Cpu]) * 1000) / deliveries]),
+      ) as Cpu;
 
     // The load generator completes calls through the calls service on its own pool (what
     // POST /calls does after authentication; bench:api measures that route), so the burst
     // measures delivery, not the API's ingest.
     const complete = async (i: number) => {
-      const call = await createCall(pool, org.id, { summary: `Bench call ${i}: customer asked for a visit next week`, duration_seconds: 60 + (i % 600) });
+      const call = await createCall(pool, org.id, {
+        summary: `Bench call ${i}: customer asked for a visit next week`,
+        duration_seconds: 60 + (i % 600),
+      });
       committed.set(call.id, now());
     };
     /** `count` calls, as fast as COMPLETERS clients complete them. */
     const completeTogether = async (count: number) => {
       let next = 0;
-      await Promise.all(Array.from({ length: COMPLETERS }, async () => {
-        while (next < count) await complete(next++);
-      }));
+      await Promise.all(
+        Array.from({ length: COMPLETERS }, async () => {
+          while (next < count) await complete(next++);
+        }),
+      );
     };
 
     // Warm-up: connections, TLS sessions, prepared statements, and the JIT: a
@@ -332,15 +390,25 @@ async function main() {
 
     // 3. The same POSTs without Switchboard (the worker is stopped meanwhile).
     await worker.stop();
-    const { rows: [sample] } = await pool.query<{ n: number }>('SELECT avg(octet_length(body))::int AS n FROM webhook_deliveries');
+    const {
+      rows: [sample],
+    } = await pool.query<{ n: number }>('SELECT avg(octet_length(body))::int AS n FROM webhook_deliveries');
     const rawEnv = { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: tls.caCertPath };
     // Warmed up as the worker was (the burst and the calls one at a time above), untimed.
     const rawWarmUp = (warmUp + 20) * SUBSCRIPTIONS;
-    const rawSequential = await runRawLoop(urls, { total: IDLE_CALLS * SUBSCRIPTIONS, concurrency: 1, bodyBytes: sample!.n, warmUp: rawWarmUp }, rawEnv);
+    const rawSequential = await runRawLoop(
+      urls,
+      { total: IDLE_CALLS * SUBSCRIPTIONS, concurrency: 1, bodyBytes: sample!.n, warmUp: rawWarmUp },
+      rawEnv,
+    );
     const receiversPid = targets.pid!;
     let receiversBefore = NaN;
-    const rawConcurrent = await runRawLoop(urls, { total: CALLS * SUBSCRIPTIONS, concurrency: CONCURRENCY, bodyBytes: sample!.n, warmUp: rawWarmUp }, rawEnv,
-      () => (receiversBefore = cpuSeconds(receiversPid)));
+    const rawConcurrent = await runRawLoop(
+      urls,
+      { total: CALLS * SUBSCRIPTIONS, concurrency: CONCURRENCY, bodyBytes: sample!.n, warmUp: rawWarmUp },
+      rawEnv,
+      () => (receiversBefore = cpuSeconds(receiversPid)),
+    );
     const rawReceiversMs = ((cpuSeconds(receiversPid) - receiversBefore) * 1000) / (CALLS * SUBSCRIPTIONS);
     const rawSeq = summarize(rawSequential.latencies, rawSequential.elapsedMs);
     const raw = summarize(rawConcurrent.latencies, rawConcurrent.elapsedMs);
@@ -359,9 +427,13 @@ async function main() {
       `CPU ms per delivery (all processes; ${os.cpus().length} CPUs give ${(os.cpus().length * 1000).toFixed(0)} CPU ms per second):`,
       cpuLine('idle', idleCpu, idle.rate),
       cpuLine('burst', burstCpu, burst.rate),
-      cpuLine('raw, concurrent', { generator: rawConcurrent.cpuMs / (CALLS * SUBSCRIPTIONS), worker: NaN, receivers: rawReceiversMs, database: NaN }, raw.rate),
+      cpuLine(
+        'raw, concurrent',
+        { generator: rawConcurrent.cpuMs / (CALLS * SUBSCRIPTIONS), worker: NaN, receivers: rawReceiversMs, database: NaN },
+        raw.rate,
+      ),
     ];
-    process.stdout.write(out.join('\n') + '\n');
+    process.stdout.write(`${out.join('\n')}\n`);
 
     // 4. Backlog: drain rates and the claim with few rows, then with B rows.
     let backlog: { ratio: number; claimMs: number } | undefined;
@@ -369,7 +441,9 @@ async function main() {
       const due = Math.round(BACKLOG / 10);
       const drained = Math.min(DRAIN, due);
       const drain = async (label: string) => {
-        const { rows: [count] } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries');
+        const {
+          rows: [count],
+        } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries');
         const claim = await measureClaim(pool);
         const before = receipts;
         worker = await startWorker();
@@ -380,11 +454,15 @@ async function main() {
         const elapsed = performance.now() - t0;
         await worker.stop();
         const rate = drained / (elapsed / 1000);
-        process.stdout.write(`  ${label.padEnd(20)} ${String(count!.n).padStart(9)} rows: ${drained} delivered in ${(elapsed / 1000).toFixed(1)} s = ${rate.toFixed(0)} /s;`
-          + ` claim round trip ${claim.roundTripMs.toFixed(2)} ms (execution ${claim.executionMs.map((ms) => ms.toFixed(2)).join(' + ')} ms${claim.seqScan ? ', SEQ SCAN' : ''})\n`);
+        process.stdout.write(
+          `  ${label.padEnd(20)} ${String(count!.n).padStart(9)} rows: ${drained} delivered in ${(elapsed / 1000).toFixed(1)} s = ${rate.toFixed(0)} /s;` +
+            ` claim round trip ${claim.roundTripMs.toFixed(2)} ms (execution ${claim.executionMs.map((ms) => ms.toFixed(2)).join(' + ')} ms${claim.seqScan ? ', SEQ SCAN' : ''})\n`,
+        );
         return { rate, claim };
       };
-      process.stdout.write(`\nbacklog (the first ${drained} due deliveries taken by a freshly started worker, from its first receipt to the last):\n`);
+      process.stdout.write(
+        `\nbacklog (the first ${drained} due deliveries taken by a freshly started worker, from its first receipt to the last):\n`,
+      );
       await loadRows(pool, org.id, subscriptionIds, drained, 0);
       const empty = await drain(`${drained} due`);
       await loadRows(pool, org.id, subscriptionIds, due, BACKLOG - due);
@@ -395,12 +473,12 @@ async function main() {
     const ok = (pass: boolean) => (pass ? 'ok' : 'BELOW GOAL');
     const burstRatio = burst.rate / raw.rate;
     process.stdout.write(
-      `ratio burst/raw ${burstRatio.toFixed(2)}× (goal ≥0.5, ${ok(burstRatio >= 0.5)})`
-      + ` | idle p50 ${idle.p50.toFixed(1)} ms p99 ${idle.p99.toFixed(1)} ms (goal ≤3/≤15, ${ok(idle.p50 <= 3 && idle.p99 <= 15)})`
-      + (backlog
-        ? ` | backlog/empty drain ${backlog.ratio.toFixed(2)}× (goal ≥0.8, ${ok(backlog.ratio >= 0.8)}) | claim with backlog ${backlog.claimMs.toFixed(2)} ms (goal ≤5, ${ok(backlog.claimMs <= 5)})`
-        : '')
-      + '\n',
+      `ratio burst/raw ${burstRatio.toFixed(2)}× (goal ≥0.5, ${ok(burstRatio >= 0.5)})` +
+        ` | idle p50 ${idle.p50.toFixed(1)} ms p99 ${idle.p99.toFixed(1)} ms (goal ≤3/≤15, ${ok(idle.p50 <= 3 && idle.p99 <= 15)})` +
+        (backlog
+          ? ` | backlog/empty drain ${backlog.ratio.toFixed(2)}× (goal ≥0.8, ${ok(backlog.ratio >= 0.8)}) | claim with backlog ${backlog.claimMs.toFixed(2)} ms (goal ≤5, ${ok(backlog.claimMs <= 5)})`
+          : '') +
+        '\n',
     );
   } finally {
     for (const child of children.reverse()) await child.stop();

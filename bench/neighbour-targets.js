@@ -2,9 +2,7 @@
 //   healthy                 one HTTPS server on 127.0.0.1 answering 204 at once
 //                           (organization B's target); each receipt's call id
 //                           (the body's "id"), X-Delivery-Id, X-Delivery-Attempt
-//                           and time (performance.timeOrigin + now(), as in
-//                           delivery-targets.js) go to the parent over IPC in
-//                           small batches;
+//                           and time go to the parent (receipts.js);
 //   hang | slow | error     `count` HTTPS servers (organization A's broken
 //                           targets, one port each, as distinct endpoints are):
 //                           hang reads the request and never answers, slow
@@ -18,7 +16,7 @@
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
-import { performance } from 'node:perf_hooks';
+import { eventId, onBody, reportReceipt } from './receipts.js';
 
 const [role, certPath, keyPath, countText] = process.argv.slice(2);
 const count = Number(countText);
@@ -26,22 +24,11 @@ const SLOW_MS = 2000;
 const tls = { cert: readFileSync(certPath), key: readFileSync(keyPath) };
 
 let requests = 0;
-let pending = [];
-let timer;
-
-function flush() {
-  timer = undefined;
-  const items = pending;
-  pending = [];
-  process.send({ type: 'received', items });
-}
 
 /** What each role does with a request whose body has been read. */
 const answer = {
   healthy(req, res, body, at) {
-    const match = /^\{"id":"([^"]+)"/.exec(body);
-    pending.push([match?.[1] ?? '', String(req.headers['x-delivery-id'] ?? ''), Number(req.headers['x-delivery-attempt'] ?? 0), at]);
-    timer ??= setTimeout(flush, 5);
+    reportReceipt([eventId(body) ?? '', String(req.headers['x-delivery-id'] ?? ''), Number(req.headers['x-delivery-attempt'] ?? 0), at]);
     res.writeHead(204).end();
   },
   hang() {},
@@ -65,34 +52,37 @@ const servers = [];
 const sockets = new Set();
 let ports;
 if (role === 'refuse') {
-  const bound = await Promise.all(Array.from({ length: count }, async () => {
-    const server = net.createServer();
-    return { server, port: await listen(server) };
-  }));
+  const bound = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const server = net.createServer();
+      return { server, port: await listen(server) };
+    }),
+  );
   await Promise.all(bound.map(({ server }) => new Promise((resolve) => server.close(resolve))));
   ports = bound.map(({ port }) => port);
 } else {
   const handle = answer[role];
   if (!handle) throw new Error(`neighbour-targets: unknown role ${role}`);
-  ports = await Promise.all(Array.from({ length: role === 'healthy' ? 1 : count }, async () => {
-    const server = https.createServer(tls, (req, res) => {
-      const chunks = [];
-      req.on('data', (chunk) => chunks.push(chunk));
-      req.on('end', () => {
-        requests++;
-        handle(req, res, Buffer.concat(chunks).toString('utf8'), performance.timeOrigin + performance.now());
+  ports = await Promise.all(
+    Array.from({ length: role === 'healthy' ? 1 : count }, async () => {
+      const server = https.createServer(
+        tls,
+        onBody((req, res, body, at) => {
+          requests++;
+          handle(req, res, body, at);
+        }),
+      );
+      server.keepAliveTimeout = 60_000;
+      // A hanging answer is ended by the client's time limit, not by the server's own.
+      server.requestTimeout = 0;
+      server.on('connection', (socket) => {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
       });
-    });
-    server.keepAliveTimeout = 60_000;
-    // A hanging answer is ended by the client's time limit, not by the server's own.
-    server.requestTimeout = 0;
-    server.on('connection', (socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-    });
-    servers.push(server);
-    return listen(server);
-  }));
+      servers.push(server);
+      return listen(server);
+    }),
+  );
 }
 
 function close() {

@@ -176,9 +176,12 @@ interface Targets {
 
 /** bench/neighbour-targets.js in its own process, in `role`. */
 async function startTargets(role: 'healthy' | Mode, count: number, tls: TestTls): Promise<Targets> {
-  const child = track(fork(path.join(ROOT, 'bench/neighbour-targets.js'), [role, tls.certPath, tls.keyPath, String(count)], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [],
-  }));
+  const child = track(
+    fork(path.join(ROOT, 'bench/neighbour-targets.js'), [role, tls.certPath, tls.keyPath, String(count)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: [],
+    }),
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const urls = await new Promise<string[]>((resolve, reject) => {
     const onMessage = (message: { type: string; urls?: string[] }) => {
@@ -192,15 +195,16 @@ async function startTargets(role: 'healthy' | Mode, count: number, tls: TestTls)
   return {
     child,
     urls,
-    requests: () => new Promise((resolve) => {
-      const onMessage = (message: { type: string; requests?: number }) => {
-        if (message.type !== 'stats') return;
-        child.off('message', onMessage);
-        resolve(message.requests!);
-      };
-      child.on('message', onMessage);
-      child.send({ type: 'stats' });
-    }),
+    requests: () =>
+      new Promise((resolve) => {
+        const onMessage = (message: { type: string; requests?: number }) => {
+          if (message.type !== 'stats') return;
+          child.off('message', onMessage);
+          resolve(message.requests!);
+        };
+        child.on('message', onMessage);
+        child.send({ type: 'stats' });
+      }),
     async close() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.send({ type: 'close' });
@@ -232,9 +236,13 @@ interface Server {
 async function startServer(env: NodeJS.ProcessEnv, logFile: string): Promise<Server> {
   const port = await freePort();
   const fd = openSync(logFile, 'w');
-  const child = track(spawn(process.execPath, [path.join(ROOT, 'bin/switchboard.js'), 'serve'], {
-    cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', fd, fd],
-  }));
+  const child = track(
+    spawn(process.execPath, [path.join(ROOT, 'bin/switchboard.js'), 'serve'], {
+      cwd: ROOT,
+      env: { ...env, PORT: String(port) },
+      stdio: ['ignore', fd, fd],
+    }),
+  );
   closeSync(fd);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const server = {
@@ -248,7 +256,13 @@ async function startServer(env: NodeJS.ProcessEnv, logFile: string): Promise<Ser
   const started = performance.now();
   for (;;) {
     if (child.exitCode !== null) throw new Error(`switchboard serve exited with ${child.exitCode}:\n${readFileSync(logFile, 'utf8')}`);
-    if (await fetch(`${server.url}/readyz`).then((r) => r.status === 200, () => false)) return server;
+    if (
+      await fetch(`${server.url}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      )
+    )
+      return server;
     if (performance.now() - started > 120_000) {
       await server.kill();
       throw new Error(`switchboard serve not ready within 120 s:\n${readFileSync(logFile, 'utf8')}`);
@@ -269,7 +283,10 @@ interface Posted {
 async function postCall(http: HttpPool, token: string): Promise<Posted> {
   try {
     const { statusCode, body } = await http.request({
-      path: '/calls', method: 'POST', headers: { 'x-user-token': token, 'content-type': 'application/json' }, body: CALL_BODY,
+      path: '/calls',
+      method: 'POST',
+      headers: { 'x-user-token': token, 'content-type': 'application/json' },
+      body: CALL_BODY,
     });
     const at = now();
     const text = await body.text();
@@ -369,20 +386,27 @@ interface BurstRun {
  * deliveries ends that long after the first POST; without, deliveries are
  * awaited for `waitMs` after the last answer.
  */
-async function burstRun(http: HttpPool, token: string, count: number, options: { limitMs?: number; waitMs?: number } = {}): Promise<BurstRun> {
+async function burstRun(
+  http: HttpPool,
+  token: string,
+  count: number,
+  options: { limitMs?: number; waitMs?: number } = {},
+): Promise<BurstRun> {
   const started = now();
   const deadline = started + (options.limitMs ?? Infinity);
   const posted: Posted[] = [];
   let next = 0;
-  await Promise.all(Array.from({ length: BURST_CLIENTS }, async () => {
-    while (next < count && now() < deadline) {
-      next++;
-      posted.push(await postCall(http, token));
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: BURST_CLIENTS }, async () => {
+      while (next < count && now() < deadline) {
+        next++;
+        posted.push(await postCall(http, token));
+      }
+    }),
+  );
   const ingestMs = now() - started;
   const ids = posted.flatMap((p) => (p.id ? [p.id] : []));
-  const all = await arrivals(ids, options.limitMs === undefined ? options.waitMs ?? WAIT_MS : Math.max(0, deadline - now()));
+  const all = await arrivals(ids, options.limitMs === undefined ? (options.waitMs ?? WAIT_MS) : Math.max(0, deadline - now()));
   const received = ids.flatMap((id) => (receipts.has(id) ? [receipts.get(id)!] : []));
   const end = all && received.length > 0 ? Math.max(...received) : now();
   const latencies = posted.map((p) => (p.id && receipts.has(p.id) ? receipts.get(p.id)! - p.at : Infinity)).sort((a, b) => a - b);
@@ -463,19 +487,39 @@ interface Org {
 }
 
 /** An organization, its owner (and session), the platform's grant, and one subscription per URL. */
-async function setUpOrg(pool: Pool, secretBox: SecretBox, platform: { client: { id: string }; client_id: string }, name: string, urls: string[]): Promise<Org> {
+async function setUpOrg(
+  pool: Pool,
+  secretBox: SecretBox,
+  platform: { client: { id: string }; client_id: string },
+  name: string,
+  urls: string[],
+): Promise<Org> {
   const org = await insertOrganization(pool, `Bench ${name}`);
   const user = await createUser(pool, { email: `${name}@example.com`, password: 'bench-password', organizationId: org.id, role: 'owner' });
   const session = await issueSession(pool, user, org.id);
-  const grant = await withTransaction(pool, (tx) => createGrant(tx, { clientUuid: platform.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] }));
-  const principal = { kind: 'oauth' as const, userId: user.id, organizationId: org.id, scopes: ['calls:read'], clientId: platform.client_id, grantId: grant.id };
+  const grant = await withTransaction(pool, (tx) =>
+    createGrant(tx, { clientUuid: platform.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] }),
+  );
+  const principal = {
+    kind: 'oauth' as const,
+    userId: user.id,
+    organizationId: org.id,
+    scopes: ['calls:read'],
+    clientId: platform.client_id,
+    grantId: grant.id,
+  };
   let next = 0;
-  await Promise.all(Array.from({ length: SETUP_CONNECTIONS }, async () => {
-    while (next < urls.length) {
-      const url = urls[next++]!;
-      await subscribe({ pool, secretBox, urlCheck: { allowPrivate: true, allowedPorts: '*' } }, principal, { hookUrl: url, secret: 'bench-secret' });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: SETUP_CONNECTIONS }, async () => {
+      while (next < urls.length) {
+        const url = urls[next++]!;
+        await subscribe({ pool, secretBox, urlCheck: { allowPrivate: true, allowedPorts: '*' } }, principal, {
+          hookUrl: url,
+          secret: 'bench-secret',
+        });
+      }
+    }),
+  );
   return { id: org.id, token: session.token };
 }
 
@@ -486,7 +530,9 @@ interface ASide {
 
 /** A's deliveries and attempts, read with the owner's connection once the server is stopped. */
 async function checkA(pool: Pool, orgId: string, k: number, created: number, scheduleMs: number[], leaseMs: number): Promise<ASide> {
-  const { rows: [calls] } = await pool.query<{ calls: number; short: number }>(
+  const {
+    rows: [calls],
+  } = await pool.query<{ calls: number; short: number }>(
     `SELECT count(*)::int AS calls, count(*) FILTER (WHERE n <> $2)::int AS short
        FROM (SELECT c.id, count(d.id) AS n
                FROM calls c LEFT JOIN webhook_deliveries d ON d.organization_id = c.organization_id AND d.call_id = c.id
@@ -494,7 +540,9 @@ async function checkA(pool: Pool, orgId: string, k: number, created: number, sch
               GROUP BY c.id) per_call`,
     [orgId, k],
   );
-  const { rows: [deliveries] } = await pool.query<{ total: number; attempted: number; attempts: number; pending: number; succeeded: number; failed: number }>(
+  const {
+    rows: [deliveries],
+  } = await pool.query<{ total: number; attempted: number; attempts: number; pending: number; succeeded: number; failed: number }>(
     `SELECT count(*)::int AS total, count(*) FILTER (WHERE attempts > 0)::int AS attempted, coalesce(sum(attempts), 0)::int AS attempts,
             count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded,
             count(*) FILTER (WHERE status = 'failed')::int AS failed
@@ -504,7 +552,9 @@ async function checkA(pool: Pool, orgId: string, k: number, created: number, sch
   // Each logged attempt after a delivery's first against the one before it. The retry after
   // the m-th attempt of the current schedule waits schedule[m] (1-based) ± 10 %, counted from
   // that attempt's end, so the gap between their starts is at least 0.9 × schedule[m].
-  const { rows: [schedule] } = await pool.query<{ retries: number; early: number; beyond: number; gaps: number; closest: number | null }>(
+  const {
+    rows: [schedule],
+  } = await pool.query<{ retries: number; early: number; beyond: number; gaps: number; closest: number | null }>(
     `WITH logged AS (
        SELECT t.attempt, t.attempted_at, d.schedule_start,
               lag(t.attempt) OVER w AS prev_attempt, lag(t.attempted_at) OVER w AS prev_at,
@@ -530,12 +580,16 @@ async function checkA(pool: Pool, orgId: string, k: number, created: number, sch
   const problems: string[] = [];
   if (calls!.calls !== created) problems.push(`${created} calls answered 201 but ${calls!.calls} completed calls in the database`);
   if (calls!.short > 0) problems.push(`LOST: ${calls!.short} calls without exactly ${k} deliveries`);
-  if (schedule!.early > 0) problems.push(`${schedule!.early} of ${schedule!.retries} retries earlier than 0.9 × their delay (closest ${schedule!.closest?.toFixed(2)} × the delay)`);
+  if (schedule!.early > 0)
+    problems.push(
+      `${schedule!.early} of ${schedule!.retries} retries earlier than 0.9 × their delay (closest ${schedule!.closest?.toFixed(2)} × the delay)`,
+    );
   if (schedule!.beyond > 0) problems.push(`${schedule!.beyond} attempts after the schedule's last`);
   if (schedule!.gaps > 0) problems.push(`${schedule!.gaps} attempts missing from the attempt log before a later one`);
   const d = deliveries!;
-  const counts = `${created} calls, ${d.total} deliveries: ${d.attempted} attempted (${d.attempts} attempts, ${schedule!.retries} retries logged`
-    + `${schedule!.closest === null ? '' : `, closest ${schedule!.closest.toFixed(2)} × its delay`}), ${d.pending} pending, ${d.succeeded} succeeded, ${d.failed} failed`;
+  const counts =
+    `${created} calls, ${d.total} deliveries: ${d.attempted} attempted (${d.attempts} attempts, ${schedule!.retries} retries logged` +
+    `${schedule!.closest === null ? '' : `, closest ${schedule!.closest.toFixed(2)} × its delay`}), ${d.pending} pending, ${d.succeeded} succeeded, ${d.failed} failed`;
   return { ok: problems.length === 0, line: `A: ${problems.length === 0 ? 'none lost, schedule kept' : problems.join('; ')} — ${counts}` };
 }
 
@@ -556,11 +610,12 @@ async function main() {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'switchboard-bench-neighbour-'));
   let bTarget: Targets | undefined;
   let cleaned: Promise<void> | undefined;
-  const cleanup = () => (cleaned ??= (async () => {
-    for (const child of children) child.kill('SIGKILL');
-    await database?.stop();
-    await rm(tmp, { recursive: true, force: true });
-  })());
+  const cleanup = () =>
+    (cleaned ??= (async () => {
+      for (const child of children) child.kill('SIGKILL');
+      await database?.stop();
+      await rm(tmp, { recursive: true, force: true });
+    })());
   // `on`, not `once`: a second signal (tsx relays one to this process when it
   // does not hear back at once) must not end the process before the cleanup has.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -613,7 +668,10 @@ async function main() {
         const b = await setUpOrg(pool, secretBox, platform, 'b', bTarget!.urls);
         aTargets = a ? await startTargets(a.mode, a.k, tls) : undefined;
         const orgA = a ? await setUpOrg(pool, secretBox, platform, 'a', aTargets!.urls) : undefined;
-        server = await startServer({ ...baseEnv, DATABASE_URL: db.url, SECRET_KEY: secretKey.toString('base64') }, path.join(tmp, `serve-${label}.log`));
+        server = await startServer(
+          { ...baseEnv, DATABASE_URL: db.url, SECRET_KEY: secretKey.toString('base64') },
+          path.join(tmp, `serve-${label}.log`),
+        );
         const bHttp = new HttpPool(server.url, { connections: BURST_CLIENTS });
         const aHttp = new HttpPool(server.url, { connections: 16 });
         http.push(bHttp, aHttp);
@@ -627,7 +685,9 @@ async function main() {
           aLoad = startALoad(aHttp, orgA.token);
           await sleep(WARM_UP_MS);
         }
-        const { rows: [backend] } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        const {
+          rows: [backend],
+        } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
         const postmaster = postmasterOf(backend!.pid);
         const cpu = () => {
           const self = process.cpuUsage();
@@ -650,9 +710,13 @@ async function main() {
         const elapsed = (performance.now() - started) / 1000;
         const [generator, serve, postgres, receivers] = cpu().map((value, i) => value - cpuBefore[i]!) as [number, number, number, number];
         const load = os.loadavg()[0]!;
-        const busy = ([generator, serve, postgres, receivers].filter((v) => !Number.isNaN(v)).reduce((x, y) => x + y, 0) / (elapsed * os.cpus().length)) * 100;
-        const cpuLine = `CPU s over B's runs (${elapsed.toFixed(1)} s): serve ${serve.toFixed(1)}, PostgreSQL ${postgres.toFixed(1)}, receivers ${receivers.toFixed(1)},`
-          + ` load generator ${generator.toFixed(1)} = ${busy.toFixed(0)} % of ${os.cpus().length} CPUs; machine load average ${load.toFixed(1)}`;
+        const busy =
+          ([generator, serve, postgres, receivers].filter((v) => !Number.isNaN(v)).reduce((x, y) => x + y, 0) /
+            (elapsed * os.cpus().length)) *
+          100;
+        const cpuLine =
+          `CPU s over B's runs (${elapsed.toFixed(1)} s): serve ${serve.toFixed(1)}, PostgreSQL ${postgres.toFixed(1)}, receivers ${receivers.toFixed(1)},` +
+          ` load generator ${generator.toFixed(1)} = ${busy.toFixed(0)} % of ${os.cpus().length} CPUs; machine load average ${load.toFixed(1)}`;
 
         await aLoad?.stop();
         const targetRequests = aTargets ? await aTargets.requests() : 0;
@@ -661,9 +725,26 @@ async function main() {
         if (orgA && aLoad) {
           const side = await checkA(pool, orgA.id, a!.k, aLoad.created, config.webhookRetryScheduleMs, leaseMs);
           const postMs = [...aLoad.postMs].sort((x, y) => x - y);
-          aResult = { side, created: aLoad.created, failed: aLoad.failed, ticks: aLoad.ticks, skipped: aLoad.skipped, postP99: percentile(postMs, 99), targetRequests };
+          aResult = {
+            side,
+            created: aLoad.created,
+            failed: aLoad.failed,
+            ticks: aLoad.ticks,
+            skipped: aLoad.skipped,
+            postP99: percentile(postMs, 99),
+            targetRequests,
+          };
         }
-        return { mode: a?.mode ?? 'alone', k: a?.k ?? 0, latency, burst, a: aResult, cpu: cpuLine, load, seconds: (performance.now() - runStarted) / 1000 };
+        return {
+          mode: a?.mode ?? 'alone',
+          k: a?.k ?? 0,
+          latency,
+          burst,
+          a: aResult,
+          cpu: cpuLine,
+          load,
+          seconds: (performance.now() - runStarted) / 1000,
+        };
       } finally {
         await aLoad?.stop();
         await server?.kill();
@@ -675,26 +756,30 @@ async function main() {
     };
 
     const combinations = MODES_RUN.flatMap((mode) => KS.map((k) => ({ mode, k })));
-    process.stdout.write(`bench:neighbour — B: ${CALLS} calls one every ${B_INTERVAL_MS} ms, then a burst of ${BURST} by ${BURST_CLIENTS} clients;`
-      + ` A: one call every ${A_INTERVAL_MS} ms to K broken targets (${combinations.length} runs: modes ${MODES_RUN.join(',')}, K ${KS.join(',')}), warm-up ${WARM_UP_MS / 1000} s,`
-      + ` lost after ${WAIT_MS / 1000} s; serve, receivers and load generator in separate processes (Node ${process.version}, ${os.cpus().length} CPUs,`
-      + ` ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'})\n\n`);
+    process.stdout.write(
+      `bench:neighbour — B: ${CALLS} calls one every ${B_INTERVAL_MS} ms, then a burst of ${BURST} by ${BURST_CLIENTS} clients;` +
+        ` A: one call every ${A_INTERVAL_MS} ms to K broken targets (${combinations.length} runs: modes ${MODES_RUN.join(',')}, K ${KS.join(',')}), warm-up ${WARM_UP_MS / 1000} s,` +
+        ` lost after ${WAIT_MS / 1000} s; serve, receivers and load generator in separate processes (Node ${process.version}, ${os.cpus().length} CPUs,` +
+        ` ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'})\n\n`,
+    );
     const describe = (r: Result) => {
       const l = r.latency;
       const b = r.burst;
       const lines = [
         `${r.mode === 'alone' ? 'B alone' : `${r.mode} K=${r.k}`} (${r.seconds.toFixed(0)} s with setup):`,
         `  B latency: p50 ${ms(l.p50)}  p99 ${ms(l.p99)}  arrived ${l.arrived}/${CALLS}${l.failedPosts ? `  (${l.failedPosts} POSTs not answered 201)` : ''}`,
-        `  B burst:   ${b.rate.toFixed(0)} deliveries/s  posted ${b.posted}/${BURST}, arrived ${b.arrived}  (posting ${b.ingestRate.toFixed(0)} calls/s; latency p50 ${ms(b.p50)} p99 ${ms(b.p99)})`
-          + `${b.failedPosts ? `  (${b.failedPosts} POSTs not answered 201)` : ''}`,
+        `  B burst:   ${b.rate.toFixed(0)} deliveries/s  posted ${b.posted}/${BURST}, arrived ${b.arrived}  (posting ${b.ingestRate.toFixed(0)} calls/s; latency p50 ${ms(b.p50)} p99 ${ms(b.p99)})` +
+          `${b.failedPosts ? `  (${b.failedPosts} POSTs not answered 201)` : ''}`,
         `  ${r.cpu}`,
       ];
       if (r.a) {
         lines.push(`  ${r.a.side.line}`);
-        lines.push(`  A's load: ${r.a.created} calls answered 201 (POST p99 ${ms(r.a.postP99)})${r.a.failed ? `, ${r.a.failed} not` : ''}`
-          + `${r.a.skipped ? `, ${r.a.skipped} of ${r.a.ticks} ticks skipped (${A_MAX_IN_FLIGHT} calls unanswered)` : ''}; A's targets read ${r.a.targetRequests} requests`);
+        lines.push(
+          `  A's load: ${r.a.created} calls answered 201 (POST p99 ${ms(r.a.postP99)})${r.a.failed ? `, ${r.a.failed} not` : ''}` +
+            `${r.a.skipped ? `, ${r.a.skipped} of ${r.a.ticks} ticks skipped (${A_MAX_IN_FLIGHT} calls unanswered)` : ''}; A's targets read ${r.a.targetRequests} requests`,
+        );
       }
-      return lines.join('\n') + '\n';
+      return `${lines.join('\n')}\n`;
     };
 
     const alone = await run();
@@ -702,7 +787,9 @@ async function main() {
     // Beside A, B's burst meets its goal only if all of it is delivered within
     // BURST / (0.8 × the rate alone) of its first POST: it is given a quarter more.
     const burstLimitMs = (BURST_LIMIT_FACTOR * BURST * 1000) / (BURST_RATIO_GOAL * alone.burst.rate);
-    process.stdout.write(`(beside A, B's burst posts and is awaited for at most ${(burstLimitMs / 1000).toFixed(1)} s: ${BURST_LIMIT_FACTOR} × the time its goal allows)\n`);
+    process.stdout.write(
+      `(beside A, B's burst posts and is awaited for at most ${(burstLimitMs / 1000).toFixed(1)} s: ${BURST_LIMIT_FACTOR} × the time its goal allows)\n`,
+    );
     const results: Result[] = [];
     for (const combination of combinations) {
       const result = await run(combination, burstLimitMs);
@@ -721,12 +808,34 @@ async function main() {
     const row = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' ');
     const table = [
       row(['mode', 'K', 'B p50', 'B p99', 'goal p99', 'arrived', 'B burst/s', 'ratio', 'p99', 'burst', 'A side']),
-      row(['alone', '—', ms(alone.latency.p50), ms(alone.latency.p99), '—', `${alone.latency.arrived}/${CALLS}`, alone.burst.rate.toFixed(0) + (alone.burst.complete ? '' : '*'), '—', '—', '—', '—']),
-      ...results.map((r) => row([
-        r.mode, String(r.k), ms(r.latency.p50), ms(r.latency.p99), ms(p99Goal), `${r.latency.arrived}/${CALLS}`,
-        r.burst.rate.toFixed(0) + (r.burst.complete ? '' : '*'), (r.burst.rate / alone.burst.rate).toFixed(2),
-        verdict(p99Met(r)), verdict(burstMet(r)), r.a?.side.ok ? 'ok' : 'FAILED',
-      ])),
+      row([
+        'alone',
+        '—',
+        ms(alone.latency.p50),
+        ms(alone.latency.p99),
+        '—',
+        `${alone.latency.arrived}/${CALLS}`,
+        alone.burst.rate.toFixed(0) + (alone.burst.complete ? '' : '*'),
+        '—',
+        '—',
+        '—',
+        '—',
+      ]),
+      ...results.map((r) =>
+        row([
+          r.mode,
+          String(r.k),
+          ms(r.latency.p50),
+          ms(r.latency.p99),
+          ms(p99Goal),
+          `${r.latency.arrived}/${CALLS}`,
+          r.burst.rate.toFixed(0) + (r.burst.complete ? '' : '*'),
+          (r.burst.rate / alone.burst.rate).toFixed(2),
+          verdict(p99Met(r)),
+          verdict(burstMet(r)),
+          r.a?.side.ok ? 'ok' : 'FAILED',
+        ]),
+      ),
     ];
     const missed = (met: (r: Result) => boolean) => {
       const misses = results.filter((r) => !met(r)).map((r) => `${r.mode} K=${r.k}`);
@@ -734,23 +843,29 @@ async function main() {
     };
     const busiest = Math.max(alone.load, ...results.map((r) => r.load));
     const aFailures = results.filter((r) => !r.a?.side.ok).map((r) => `${r.mode} K=${r.k}`);
-    process.stdout.write([
-      '',
-      table.join('\n'),
-      ...([alone, ...results].some((r) => !r.burst.complete)
-        ? ['(* the burst did not complete: not every call was posted and delivered within its limit; the rate counts the deliveries that arrived)']
-        : []),
-      '',
-      ...(baseline ? [] : ['B ALONE DID NOT GET EVERY DELIVERY: no baseline, so no goal counts as met (see its lines above)']),
-      `goal p99: B's p99 beside A ≤ max(2 × ${ms(alone.latency.p99)} alone, ${P99_FLOOR_MS} ms) = ${ms(p99Goal)}, no sample lost: ${missed(p99Met)}`,
-      `goal burst: B's burst beside A ≥ ${BURST_RATIO_GOAL} × ${alone.burst.rate.toFixed(0)}/s alone = ${burstGoal.toFixed(0)}/s, every delivery arrived: ${missed(burstMet)}`,
-      ...(busiest > os.cpus().length
-        ? [`machine: load average up to ${busiest.toFixed(1)} on ${os.cpus().length} CPUs: other work competed for the CPUs, so B alone (the baseline)`
-          + ' and every figure beside A are slower than on a quiet machine, and the goals, set from B alone, looser; rerun when it is quiet']
-        : []),
-      `A's side: ${aFailures.length === 0 ? `none lost, schedule kept in all ${results.length} runs` : `FAILED in ${aFailures.join(', ')}`}`,
-      '',
-    ].join('\n'));
+    process.stdout.write(
+      [
+        '',
+        table.join('\n'),
+        ...([alone, ...results].some((r) => !r.burst.complete)
+          ? [
+              '(* the burst did not complete: not every call was posted and delivered within its limit; the rate counts the deliveries that arrived)',
+            ]
+          : []),
+        '',
+        ...(baseline ? [] : ['B ALONE DID NOT GET EVERY DELIVERY: no baseline, so no goal counts as met (see its lines above)']),
+        `goal p99: B's p99 beside A ≤ max(2 × ${ms(alone.latency.p99)} alone, ${P99_FLOOR_MS} ms) = ${ms(p99Goal)}, no sample lost: ${missed(p99Met)}`,
+        `goal burst: B's burst beside A ≥ ${BURST_RATIO_GOAL} × ${alone.burst.rate.toFixed(0)}/s alone = ${burstGoal.toFixed(0)}/s, every delivery arrived: ${missed(burstMet)}`,
+        ...(busiest > os.cpus().length
+          ? [
+              `machine: load average up to ${busiest.toFixed(1)} on ${os.cpus().length} CPUs: other work competed for the CPUs, so B alone (the baseline)` +
+                ' and every figure beside A are slower than on a quiet machine, and the goals, set from B alone, looser; rerun when it is quiet',
+            ]
+          : []),
+        `A's side: ${aFailures.length === 0 ? `none lost, schedule kept in all ${results.length} runs` : `FAILED in ${aFailures.join(', ')}`}`,
+        '',
+      ].join('\n'),
+    );
   } finally {
     await bTarget?.close();
     await cleanup();

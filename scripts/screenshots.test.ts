@@ -13,7 +13,10 @@ import { seedTour, tourContext, type Visitor } from '../test/helpers/ui-tour.ts'
 import { startDeliveryRig } from '../test/helpers/webhooks.ts';
 
 const OUT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'screenshots');
-const SIZES = [{ label: 'desktop', width: 1200, height: 800 }, { label: 'phone', width: 390, height: 844 }] as const;
+const SIZES = [
+  { label: 'desktop', width: 1200, height: 800 },
+  { label: 'phone', width: 390, height: 844 },
+] as const;
 
 test('screenshots of every page at both sizes', { timeout: 300_000 }, async () => {
   await mkdir(OUT, { recursive: true });

@@ -71,9 +71,9 @@ async function main() {
     await chmod(tmp, 0o755); // as root, PostgreSQL runs as `postgres` and must reach its directory
     embedded = await startEmbeddedPostgres(tmp);
     serverUrl = embedded.url;
-    process.stdout.write(`tests: embedded PostgreSQL in ${tmp}\n`);
+    process.stdout.write(`tests: Node.js ${process.version}, embedded PostgreSQL in ${tmp}\n`);
   } else {
-    process.stdout.write(`tests: PostgreSQL at ${new URL(serverUrl).host}\n`);
+    process.stdout.write(`tests: Node.js ${process.version}, PostgreSQL at ${new URL(serverUrl).host}\n`);
   }
 
   const template = `${runId}_template`;

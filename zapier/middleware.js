@@ -8,11 +8,11 @@ const headerNames = (headers) => Object.keys(headers || {}).map((name) => name.t
 // app's own client credentials. They are added only for the configured
 // Switchboard origin, and never to the token endpoint, which authenticates
 // the client in the body and must not see an old access token.
-const addSwitchboardCredentials = (request, z, bundle) => {
+const addSwitchboardCredentials = (request, _z, bundle) => {
   if (!isSwitchboardUrl(request.url) || isTokenEndpoint(request.url)) return request;
   request.headers = request.headers || {};
   const present = headerNames(request.headers);
-  const accessToken = bundle.authData && bundle.authData.access_token;
+  const accessToken = bundle.authData?.access_token;
   if (accessToken && !present.includes('authorization')) {
     request.headers.Authorization = `Bearer ${accessToken}`;
   }
@@ -34,7 +34,7 @@ const describeError = (response) => {
     const parts = [data.detail || data.title];
     if (Array.isArray(data.errors)) {
       for (const item of data.errors) {
-        if (item && item.field) parts.push(`${item.field}: ${item.message}`);
+        if (item?.field) parts.push(`${item.field}: ${item.message}`);
       }
     }
     return parts.join(' | ');

@@ -28,24 +28,32 @@ describe('Switchboard Zapier app', () => {
   });
 
   test('the authorize URL points at BASE_URL', { skip: !env.BASE_URL && 'BASE_URL is not set' }, async () => {
-    const url = new URL(await appTester(App.authentication.oauth2Config.authorizeUrl, { inputData: { state: 's', redirect_uri: 'https://zapier.com/x' } }));
+    const url = new URL(
+      await appTester(App.authentication.oauth2Config.authorizeUrl, { inputData: { state: 's', redirect_uri: 'https://zapier.com/x' } }),
+    );
     assert.equal(`${url.origin}${url.pathname}`, `${env.BASE_URL.replace(/\/+$/, '')}/oauth/authorize`);
     assert.equal(url.searchParams.get('client_id'), env.CLIENT_ID || '');
   });
 
-  test('the connection test answers with the account email', { skip: !connected && 'needs BASE_URL, CLIENT_ID, CLIENT_SECRET, ACCESS_TOKEN' }, async () => {
+  test('the connection test answers with the account email', {
+    skip: !connected && 'needs BASE_URL, CLIENT_ID, CLIENT_SECRET, ACCESS_TOKEN',
+  }, async () => {
     const result = await appTester(App.authentication.test, { authData });
     assert.match(result.json.email, /@/);
   });
 
-  test('performList returns recent calls with the sample fields', { skip: !connected && 'needs BASE_URL, CLIENT_ID, CLIENT_SECRET, ACCESS_TOKEN' }, async () => {
+  test('performList returns recent calls with the sample fields', {
+    skip: !connected && 'needs BASE_URL, CLIENT_ID, CLIENT_SECRET, ACCESS_TOKEN',
+  }, async () => {
     const calls = await appTester(App.triggers.call_completed.operation.performList, { authData });
     assert.ok(Array.isArray(calls));
     const fields = Object.keys(App.triggers.call_completed.operation.sample).sort();
     for (const call of calls) assert.deepEqual(Object.keys(call).sort(), fields);
   });
 
-  test('subscribe and unsubscribe HOOK_URL', { skip: !(connected && env.HOOK_URL) && 'needs the connection variables and HOOK_URL' }, async () => {
+  test('subscribe and unsubscribe HOOK_URL', {
+    skip: !(connected && env.HOOK_URL) && 'needs the connection variables and HOOK_URL',
+  }, async () => {
     const op = App.triggers.call_completed.operation;
     const subscribeData = await appTester(op.performSubscribe, { authData, targetUrl: env.HOOK_URL });
     assert.equal(subscribeData.callback_url, env.HOOK_URL);

@@ -19,7 +19,7 @@ const performSubscribe = async (z, bundle) => {
 // Interface §4.3: removal is by the exact URL that was subscribed, which the
 // subscription echoed back as callback_url.
 const performUnsubscribe = async (z, bundle) => {
-  const subscribed = bundle.subscribeData && bundle.subscribeData.callback_url;
+  const subscribed = bundle.subscribeData?.callback_url;
   const response = await z.request({
     url: apiUrl('/webhooks/subscribe'),
     method: 'DELETE',
@@ -33,7 +33,7 @@ const performUnsubscribe = async (z, bundle) => {
 // the platform hands over parsed as cleanedRequest. Some runtimes wrap the
 // parsed body as {method, headers, querystring, content}; the call is then
 // its content.
-const perform = async (z, bundle) => {
+const perform = async (_z, bundle) => {
   const request = bundle.cleanedRequest || {};
   const wrapped = request.id === undefined && request.content && typeof request.content === 'object' && request.content.id !== undefined;
   return [wrapped ? request.content : request];

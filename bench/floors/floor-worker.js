@@ -1,4 +1,4 @@
-// The delivery floor's worker (bench/delivery-floor.ts), in its own process:
+// The delivery floor's worker (bench/floors/delivery-floor.ts), in its own process:
 // the least work a durable outbox in PostgreSQL can do per delivery, not a
 // product. One worker, a cap of `cap` in flight per subscription counted in
 // this process, bare POSTs (no signature, no SSRF check, no log line), and no
@@ -133,20 +133,22 @@ function lockVariant(withLog) {
       }
       const statuses = await Promise.all(rows.map((row) => post(urls[sub], row.body)));
       const values = [rows.map((r) => r.id), rows.map((r) => r.attempt), statuses];
-      await client.query(withLog
-        ? {
-          name: 'floor_done_log',
-          text: `WITH i AS (SELECT * FROM unnest($1::bigint[], $2::int[], $3::int[]) AS i(id, attempt, status)),
+      await client.query(
+        withLog
+          ? {
+              name: 'floor_done_log',
+              text: `WITH i AS (SELECT * FROM unnest($1::bigint[], $2::int[], $3::int[]) AS i(id, attempt, status)),
                  done AS (UPDATE floor_deliveries d SET done = true, attempts = i.attempt FROM i WHERE d.id = i.id)
                  INSERT INTO floor_attempts (delivery_id, attempt, status_code, outcome) SELECT id, attempt, status, 'succeeded' FROM i`,
-          values,
-        }
-        : {
-          name: 'floor_done',
-          text: `UPDATE floor_deliveries d SET done = true, attempts = i.attempt, last_status = i.status
+              values,
+            }
+          : {
+              name: 'floor_done',
+              text: `UPDATE floor_deliveries d SET done = true, attempts = i.attempt, last_status = i.status
                    FROM unnest($1::bigint[], $2::int[], $3::int[]) AS i(id, attempt, status) WHERE d.id = i.id`,
-          values,
-        });
+              values,
+            },
+      );
       await client.query('COMMIT');
     }
     client.release();
@@ -159,7 +161,7 @@ if (variant === 'lease') leaseVariant();
 else if (variant === 'lock') lockVariant(true);
 else if (variant === 'nolog') lockVariant(false);
 else throw new Error(`unknown variant ${variant}`);
-process.stdout.write(JSON.stringify({ ready: true }) + '\n');
+process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
 process.on('SIGTERM', () => {
   stopping = true;
   setTimeout(() => process.exit(0), 50);

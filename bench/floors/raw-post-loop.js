@@ -5,8 +5,8 @@
 // Warmed up first, as the worker is (bench/delivery.ts sends it a burst of
 // `warmUp` deliveries before anything is timed): the same loop runs `warmUp`
 // requests untimed, so connections, TLS sessions and the JIT are as in a
-// process that has been running a while. Without it the baseline was timed
-// while compiling and ran 40–50 % slower on the default run (docs/performance.md).
+// process that has been running a while; a cold loop, timed while the JIT
+// compiles it, would be compared with a warm worker.
 //
 // Prints two JSON lines: {"warm":true} once the warm-up is over (the parent
 // starts counting the receivers' CPU there), then latencies, elapsed ms and
@@ -24,21 +24,26 @@ const agent = new Agent({ keepAliveTimeout: 60_000 });
 /** `total` POSTs, `concurrency` at a time; each one's latency pushed to `latencies`. */
 async function loop(total, latencies) {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < total) {
-      const index = next++;
-      const sent = performance.now();
-      const res = await request(urls[index % urls.length], {
-        method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher: agent,
-      });
-      await res.body.dump();
-      latencies.push(performance.now() - sent);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const index = next++;
+        const sent = performance.now();
+        const res = await request(urls[index % urls.length], {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json' },
+          dispatcher: agent,
+        });
+        await res.body.dump();
+        latencies.push(performance.now() - sent);
+      }
+    }),
+  );
 }
 
 await loop(Number(warmUpText), []);
-process.stdout.write(JSON.stringify({ warm: true }) + '\n');
+process.stdout.write(`${JSON.stringify({ warm: true })}\n`);
 
 const latencies = [];
 const started = performance.now();
@@ -47,4 +52,4 @@ await loop(Number(totalText), latencies);
 const elapsedMs = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);
 await agent.close();
-process.stdout.write(JSON.stringify({ latencies, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000 }) + '\n');
+process.stdout.write(`${JSON.stringify({ latencies, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`);

@@ -30,7 +30,12 @@ async function writeLoop() {
         text: `WITH i AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[]) AS i(id, summary, duration, body)),
                c AS (INSERT INTO floor_api_calls (id, summary, duration_seconds) SELECT id, summary, duration FROM i)
                INSERT INTO floor_api_deliveries (call_id, body) SELECT id, body FROM i`,
-        values: [batch.map((b) => b.call.id), batch.map((b) => b.call.summary), batch.map((b) => b.call.duration_seconds), batch.map((b) => b.body)],
+        values: [
+          batch.map((b) => b.call.id),
+          batch.map((b) => b.call.summary),
+          batch.map((b) => b.call.duration_seconds),
+          batch.map((b) => b.body),
+        ],
       });
       for (const b of batch) b.resolve();
     } catch (error) {
@@ -49,18 +54,24 @@ function store(call, body) {
 
 const app = Fastify();
 app.get('/', async () => ({ ok: true }));
-app.post('/calls', {
-  schema: {
-    body: {
-      type: 'object', additionalProperties: false, required: ['summary', 'duration_seconds'],
-      properties: { summary: { type: 'string', minLength: 1, maxLength: 10000 }, duration_seconds: { type: 'integer', minimum: 0 } },
+app.post(
+  '/calls',
+  {
+    schema: {
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['summary', 'duration_seconds'],
+        properties: { summary: { type: 'string', minLength: 1, maxLength: 10000 }, duration_seconds: { type: 'integer', minimum: 0 } },
+      },
     },
   },
-}, async (request, reply) => {
-  const call = { id: randomUUID(), status: 'completed', completed_at: new Date().toISOString(), ...request.body };
-  const body = JSON.stringify(call);
-  await store(call, body);
-  reply.code(201).header('content-type', 'application/json');
-  return body;
-});
+  async (request, reply) => {
+    const call = { id: randomUUID(), status: 'completed', completed_at: new Date().toISOString(), ...request.body };
+    const body = JSON.stringify(call);
+    await store(call, body);
+    reply.code(201).header('content-type', 'application/json');
+    return body;
+  },
+);
 await app.listen({ port: Number(process.argv[2]), host: '127.0.0.1' });

@@ -1,14 +1,14 @@
-// Runs the baseline of the delivery benches (bench/raw-post-loop.js) in its
-// own process: bench:delivery and bench/delivery-floor.ts time the same POSTs
+// Runs the baseline of the delivery benches (bench/floors/raw-post-loop.js) in its
+// own process: bench:delivery and bench/floors/delivery-floor.ts time the same POSTs
 // to the same receivers without Switchboard.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
- * The baseline in its own process (bench/raw-post-loop.js): `warmUp` untimed
+ * The baseline in its own process (bench/floors/raw-post-loop.js): `warmUp` untimed
  * requests first, as many as the worker is sent before it is timed, then
  * `total` timed ones. `onWarm` runs when the warm-up is over.
  */
@@ -20,8 +20,10 @@ export function runRawLoop(
 ): Promise<{ latencies: number[]; elapsedMs: number; cpuMs: number }> {
   return new Promise((resolve, reject) => {
     const argv = [JSON.stringify(urls), load.total, load.concurrency, load.bodyBytes, load.warmUp].map(String);
-    const child = spawn(process.execPath, [path.join(ROOT, 'bench/raw-post-loop.js'), ...argv], {
-      cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'],
+    const child = spawn(process.execPath, [path.join(ROOT, 'bench/floors/raw-post-loop.js'), ...argv], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
     let warm = false;
