@@ -20,7 +20,7 @@ const UNAVAILABLE_SQLSTATES = new Set([
 ]);
 
 // node-postgres raises these itself, without any code; the texts are fixed
-// strings of pg and pg-pool (STYLE rule 5 tells PostgreSQL's own errors apart
+// strings of pg and pg-pool (PostgreSQL's own errors are told apart
 // by SQLSTATE; these never come from the server).
 const DRIVER_MESSAGES = [
   /^timeout exceeded when trying to connect$/, // pg-pool: connectionTimeoutMillis while waiting for a client

@@ -3,21 +3,10 @@
 // errors. Constraints the request schemas already guarantee are not listed: if
 // one of those fails it is a bug, and it surfaces as a 500 with a request id.
 import * as errors from '../errors.ts';
+import { violatedConstraint } from '../db/pg-errors.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 
 export const ONE_PRIMARY_INDEX = 'locations_one_primary_per_org';
-
-interface PgError {
-  code?: string;
-  constraint?: string;
-}
-
-/** The name of the violated constraint when `error` is a pg integrity violation (SQLSTATE class 23). */
-export function violatedConstraint(error: unknown): string | undefined {
-  const pgError = error as PgError;
-  if (typeof pgError?.code === 'string' && pgError.code.startsWith('23')) return pgError.constraint;
-  return undefined;
-}
 
 /** Rethrows a known constraint violation as its API error; anything else unchanged. */
 export function mapConstraintError(error: unknown): never {

@@ -9,7 +9,8 @@ import { withOrg } from '../db/with-org.ts';
 import type { Caches, CacheSlot } from '../cache/caches.ts';
 import { tags } from '../cache/tags.ts';
 import { SESSIONS, sessionTags } from '../auth/sessions.service.ts';
-import { mapConstraintError, ONE_PRIMARY_INDEX, violatedConstraint } from './constraint-errors.ts';
+import { violatedConstraint } from '../db/pg-errors.ts';
+import { mapConstraintError, ONE_PRIMARY_INDEX } from './constraint-errors.ts';
 import {
   clearPrimary, deleteLocation as deleteLocationRow, findLocation, insertLocation, listLocations as listLocationRows, readLocationsForSession,
   lockPrimary, updateLocation as updateLocationRow, type LocationFields,
