@@ -20,10 +20,15 @@ export const SessionView = Type.Object({
   organizations: Type.Array(Organization),
 });
 
+/** The longest email address (RFC 5321's path limit; a CHECK in SQL too). */
+export const EMAIL_MAX_LENGTH = 254;
+/** The longest password a sign-in takes: enough for any passphrase, short of making hashing a burden. */
+export const PASSWORD_MAX_LENGTH = 1024;
+
 export const LoginBody = Type.Object(
   {
-    email: Type.String({ minLength: 1, maxLength: 254 }),
-    password: Type.String({ minLength: 1, maxLength: 1024 }),
+    email: Type.String({ minLength: 1, maxLength: EMAIL_MAX_LENGTH }),
+    password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }),
     organization_id: Type.Optional(Type.String({ format: 'uuid' })),
   },
   { additionalProperties: false },

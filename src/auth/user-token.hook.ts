@@ -4,12 +4,13 @@
 import type { FastifyRequest } from 'fastify';
 import * as errors from '../errors.ts';
 import { resolveSession } from './sessions.service.ts';
+import { USER_TOKEN_MAX_LENGTH } from './tokens.ts';
 
 /** The x-user-token header, or the 401 its absence or length earns; no database involved. */
 export function presentedUserToken(request: FastifyRequest): string {
   const token = request.headers['x-user-token'];
   if (typeof token !== 'string' || token.length === 0) throw new errors.AUTH_TOKEN_MISSING();
-  if (token.length > 256) throw new errors.AUTH_TOKEN_INVALID();
+  if (token.length > USER_TOKEN_MAX_LENGTH) throw new errors.AUTH_TOKEN_INVALID();
   return token;
 }
 

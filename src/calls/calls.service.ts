@@ -2,7 +2,8 @@
 // call.completed deliveries happen in one transaction (the outbox), so a
 // completed call without its deliveries, or the reverse, cannot exist.
 import * as errors from '../errors.ts';
-import { hashToken } from '../auth/tokens.ts';
+import { hashToken, OAUTH_TOKEN_MAX_LENGTH } from '../auth/tokens.ts';
+import { NAME_MAX_LENGTH } from '../http/schemas.ts';
 import type { Pool } from '../db/pool.ts';
 import { FOREIGN_KEY_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
 import { withOrg } from '../db/with-org.ts';
@@ -264,8 +265,7 @@ export async function recentCallsForPlatform(
   scope: string,
   limit: number,
 ): Promise<RecentCallsAnswer> {
-  // Tokens are 47 characters: anything far longer is not ours and is not worth hashing.
-  if (credentials.token.length > 512) return { outcome: 'token_invalid' };
+  if (credentials.token.length > OAUTH_TOKEN_MAX_LENGTH) return { outcome: 'token_invalid' };
   const found = await principalAndCalls(pool, caches, hashToken(credentials.token), limit);
   const access = checkPlatformAccess(found, credentials, scope);
   return access.ok ? { outcome: 'ok', active: access.active } : { outcome: access.refusal };
@@ -273,7 +273,9 @@ export async function recentCallsForPlatform(
 
 export async function createAgent(pool: Pool, organizationId: string, name: string): Promise<Agent> {
   const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > 200) throw new ValidationProblem([{ field: 'name', message: 'must be 1 to 200 characters' }]);
+  if (trimmed.length < 1 || trimmed.length > NAME_MAX_LENGTH) {
+    throw new ValidationProblem([{ field: 'name', message: `must be 1 to ${NAME_MAX_LENGTH} characters` }]);
+  }
   return withOrg(pool, organizationId, (db) => insertAgent(db, trimmed));
 }
 

@@ -15,6 +15,9 @@ export const ProblemSchema = Type.Object(
   { description: 'RFC 9457 problem details' },
 );
 
+/** The longest name of an organization, user, agent or OAuth client (a CHECK in SQL too). */
+export const NAME_MAX_LENGTH = 200;
+
 /**
  * Ajv's `uuid` format also accepts a `urn:uuid:` prefix, which PostgreSQL's
  * uuid type refuses (a 500 instead of a 400); the pattern keeps to the plain form.

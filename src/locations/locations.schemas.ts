@@ -3,7 +3,11 @@
 // so the OpenAPI document shows clients exactly what is checked.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
+/** The longest text field of a location or a service area (a CHECK in SQL too). */
 export const MAX_TEXT = 200;
+/** Coordinates in degrees: latitude within ±LATITUDE_MAX, longitude within ±LONGITUDE_MAX (CHECKs in SQL too). */
+export const LATITUDE_MAX = 90;
+export const LONGITUDE_MAX = 180;
 
 /**
  * PostgreSQL text cannot hold U+0000, so it is refused here rather than
@@ -14,7 +18,7 @@ export const NO_NUL_PATTERN = '^[^\\u0000]*$';
 /** A label must show something: at least one non-whitespace character. */
 export const LABEL_PATTERN = '\\S';
 
-/** A required label: 1–200 characters, not only whitespace (the service trims it). */
+/** A required label: 1 to MAX_TEXT characters, not only whitespace (the service trims it). */
 export function Label(description: string) {
   return Type.String({ minLength: 1, maxLength: MAX_TEXT, pattern: LABEL_PATTERN, allOf: [{ pattern: NO_NUL_PATTERN }], description });
 }
@@ -63,8 +67,8 @@ const writableFields = {
   state: Text('State or region'),
   postal_code: Text('Postal code'),
   country: Text('Country'),
-  latitude: NullableNumber({ minimum: -90, maximum: 90 }, 'Degrees north; given together with longitude'),
-  longitude: NullableNumber({ minimum: -180, maximum: 180 }, 'Degrees east; given together with latitude'),
+  latitude: NullableNumber({ minimum: -LATITUDE_MAX, maximum: LATITUDE_MAX }, 'Degrees north; given together with longitude'),
+  longitude: NullableNumber({ minimum: -LONGITUDE_MAX, maximum: LONGITUDE_MAX }, 'Degrees east; given together with latitude'),
   is_primary: Type.Boolean({ description: 'Make this the organization\'s primary location (clears the previous one)' }),
 };
 

@@ -1,7 +1,8 @@
 // OAuth clients are registered by operators (`switchboard client …`, docs/interface.md §16).
 // The secret is random, shown once, and kept only as its SHA-256 hash.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { generateToken, hashToken } from '../auth/tokens.ts';
+import { CLIENT_ID_MAX_LENGTH, CLIENT_SECRET_MAX_LENGTH, generateToken, hashToken } from '../auth/tokens.ts';
+import { NAME_MAX_LENGTH } from '../http/schemas.ts';
 import type { Queryable } from '../db/pool.ts';
 import {
   deleteClient as deleteClientRow, findClient, insertClient, listClients as listClientRows, updateClientSecret,
@@ -49,7 +50,7 @@ export async function createClient(
   input: { name: string; redirectUris: string[]; scopes?: string[] },
 ): Promise<CreatedClient & { client: OAuthClient }> {
   const name = input.name.trim();
-  if (name.length < 1 || name.length > 200) throw new ClientInputError('--name must be 1 to 200 characters');
+  if (name.length < 1 || name.length > NAME_MAX_LENGTH) throw new ClientInputError(`--name must be 1 to ${NAME_MAX_LENGTH} characters`);
   if (input.redirectUris.length === 0) throw new ClientInputError('--redirect-uri is required (repeat it for several)');
   for (const uri of input.redirectUris) {
     const problem = redirectUriProblem(uri);
@@ -106,7 +107,7 @@ export const CLIENTS: CacheSlot<OAuthClientWithSecret> = { cache: 'clients' };
 export async function authenticateClient(
   db: Queryable, caches: Caches, clientId: string, clientSecret: string,
 ): Promise<OAuthClientWithSecret | undefined> {
-  if (clientId.length > 200 || clientSecret.length > 500) return undefined;
+  if (clientId.length > CLIENT_ID_MAX_LENGTH || clientSecret.length > CLIENT_SECRET_MAX_LENGTH) return undefined;
   const client = await readThrough(caches, CLIENTS, clientId, () => findClient(db, clientId), (found) => [tags.client(found.client_id)]);
   // Hash even for an unknown client so both failures take the same time.
   const ok = secretMatches(client?.secret_hash ?? Buffer.alloc(32), clientSecret);

@@ -6,6 +6,7 @@ import { listConnectedApps as listConnectedAppRows, revokeClientGrantsInOrg, typ
 import { normalizeScopes } from './scopes.ts';
 import type { Caches } from '../cache/caches.ts';
 import { tags } from '../cache/tags.ts';
+import { CLIENT_ID_MAX_LENGTH } from '../auth/tokens.ts';
 
 export async function listConnectedApps(pool: Pool, organizationId: string): Promise<ConnectedApp[]> {
   const apps = await withOrg(pool, organizationId, (db) => listConnectedAppRows(db));
@@ -14,7 +15,7 @@ export async function listConnectedApps(pool: Pool, organizationId: string): Pro
 
 /** Revokes every grant of the client in the organization; false when it had none (or is another organization's). */
 export async function revokeConnectedApp(pool: Pool, caches: Caches, organizationId: string, clientId: string): Promise<boolean> {
-  if (clientId.length === 0 || clientId.length > 200) return false;
+  if (clientId.length === 0 || clientId.length > CLIENT_ID_MAX_LENGTH) return false;
   const revoked = await withOrg(pool, organizationId, (db) => revokeClientGrantsInOrg(db, clientId));
   // The grants' ids are not at hand: every cached token of the client goes (other organizations' refill on their next request).
   if (revoked > 0) caches.evict([tags.client(clientId)]);

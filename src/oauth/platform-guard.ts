@@ -12,6 +12,7 @@
 // scope checks below run on every request either way.
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Principal } from '../auth/principal.ts';
+import { CLIENT_SECRET_MAX_LENGTH } from '../auth/tokens.ts';
 import * as errors from '../errors.ts';
 import { secretMatches } from './clients.service.ts';
 import { errorDescription } from './oauth.errors.ts';
@@ -97,7 +98,7 @@ export type PlatformAccess<P extends ActiveAccessToken> = { ok: true; active: P 
  */
 export function checkPlatformAccess<P extends ActiveAccessToken>(active: P | undefined, credentials: PlatformCredentials, scope: string): PlatformAccess<P> {
   if (!active) return { ok: false, refusal: 'token_invalid' };
-  const secretOk = credentials.clientSecret.length <= 500 && secretMatches(active.client_secret_hash, credentials.clientSecret);
+  const secretOk = credentials.clientSecret.length <= CLIENT_SECRET_MAX_LENGTH && secretMatches(active.client_secret_hash, credentials.clientSecret);
   if (active.client_id !== credentials.clientId || !secretOk) return { ok: false, refusal: 'client_invalid' };
   if (!active.scopes.includes(scope)) return { ok: false, refusal: 'insufficient_scope' };
   return { ok: true, active };

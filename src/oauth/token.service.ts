@@ -1,6 +1,6 @@
 // POST /oauth/token and POST /oauth/revoke, behind the route: run the named
 // checks, then the grant handler. Never sees request or reply.
-import { hashToken } from '../auth/tokens.ts';
+import { hashToken, OAUTH_TOKEN_MAX_LENGTH } from '../auth/tokens.ts';
 import type { Config } from '../config/config.ts';
 import type { Pool } from '../db/pool.ts';
 import { REVOCATION_REQUEST_CHECKS, runChecks, TOKEN_REQUEST_CHECKS } from './checks/index.ts';
@@ -35,7 +35,7 @@ export async function revokeToken(pool: Pool, params: RawParams, authorization: 
   await runChecks(REVOCATION_REQUEST_CHECKS, ctx);
   const token = stringParam(params, 'token');
   if (token === undefined) throw new InvalidRequest('token is required (RFC 7009 §2.1)');
-  if (token.length > 512) return;
+  if (token.length > OAUTH_TOKEN_MAX_LENGTH) return;
   const [owner] = await findTokenOwner(pool, hashToken(token));
   if (!owner) return;
   if (owner.client_id !== ctx.client!.client_id) {

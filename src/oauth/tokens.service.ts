@@ -1,6 +1,6 @@
 // Issuing and resolving OAuth tokens. Every token is 256 random bits with a
 // kind prefix (sba_ access, sbr_ refresh, sbc_ code), returned once, stored as SHA-256.
-import { generateToken, hashToken } from '../auth/tokens.ts';
+import { generateToken, hashToken, OAUTH_TOKEN_MAX_LENGTH } from '../auth/tokens.ts';
 import type { Config } from '../config/config.ts';
 import type { Queryable } from '../db/pool.ts';
 import { readThrough, type Caches, type CacheSlot } from '../cache/caches.ts';
@@ -88,8 +88,7 @@ export function accessTokenTags(active: Pick<ActiveAccessToken, 'grant_id' | 'us
 
 /** The active token behind a bearer credential, or undefined (unknown, expired, revoked, deactivated). */
 export function resolveAccessToken(db: Queryable, caches: Caches, accessToken: string): Promise<ActiveAccessToken | undefined> {
-  // Our tokens are 47 characters; anything far longer is not one of ours and is not worth hashing.
-  if (accessToken.length === 0 || accessToken.length > 512) return Promise.resolve(undefined);
+  if (accessToken.length === 0 || accessToken.length > OAUTH_TOKEN_MAX_LENGTH) return Promise.resolve(undefined);
   const tokenHash = hashToken(accessToken);
   return readThrough(caches, ACCESS_TOKENS, tokenHash.toString('hex'), () => findActiveAccessToken(db, tokenHash), accessTokenTags);
 }

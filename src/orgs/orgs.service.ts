@@ -1,5 +1,7 @@
 // Operator actions on organizations and users (used by the CLI).
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
+import { EMAIL_MAX_LENGTH } from '../auth/sessions.schemas.ts';
+import { NAME_MAX_LENGTH } from '../http/schemas.ts';
 import type { Pool } from '../db/pool.ts';
 import { withTransaction } from '../db/transaction.ts';
 import { findOrganization } from './organizations.queries.ts';
@@ -18,9 +20,9 @@ export async function createUser(
   pool: Pool,
   input: { email: string; password: string; organizationId: string; name?: string; role?: Role },
 ): Promise<User & { created: boolean }> {
-  if (!EMAIL.test(input.email) || input.email.length > 254) throw new OrgsError(`--email: "${input.email}" is not an email address`);
+  if (!EMAIL.test(input.email) || input.email.length > EMAIL_MAX_LENGTH) throw new OrgsError(`--email: "${input.email}" is not an email address`);
   if (input.password.length < 8) throw new OrgsError('--password: must be at least 8 characters');
-  if (input.name !== undefined && input.name.length > 200) throw new OrgsError('--name: at most 200 characters');
+  if (input.name !== undefined && input.name.length > NAME_MAX_LENGTH) throw new OrgsError(`--name: at most ${NAME_MAX_LENGTH} characters`);
   const organization = await findOrganization(pool, input.organizationId);
   if (!organization) throw new OrgsError(`--org: organization ${input.organizationId} does not exist`);
   const existing = await findUserByEmail(pool, input.email);

@@ -4,6 +4,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import { UUID_PATTERN } from '../http/schemas.ts';
 import { Label, NullableNumber, NullableText } from '../locations/locations.schemas.ts';
 
+/** The largest radius of a service area, in kilometres (a CHECK in SQL too). */
+export const RADIUS_KM_MAX = 20_000;
+
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -29,7 +32,7 @@ const writableFields = {
   area_type: NullableText('Free convention, for example city, postal_code or region'),
   value: NullableText('Structured value'),
   country: NullableText('Country code or country name'),
-  radius_km: NullableNumber({ exclusiveMinimum: 0, maximum: 20000 }, 'Radius in kilometres, greater than 0 and at most 20000'),
+  radius_km: NullableNumber({ exclusiveMinimum: 0, maximum: RADIUS_KM_MAX }, `Radius in kilometres, greater than 0 and at most ${RADIUS_KM_MAX}`),
   location_id: Type.Unsafe<string | null>({
     type: ['string', 'null'],
     format: 'uuid',

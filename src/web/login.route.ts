@@ -7,6 +7,7 @@ import type { Csrf } from '../crypto/csrf.ts';
 import { sendPage } from './layout.ts';
 import { loginPage } from './pages/login.page.ts';
 import { clearSessionCookie, safeReturnTo, setSessionCookie, webSession } from './session.ts';
+import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH } from '../auth/sessions.schemas.ts';
 
 interface LoginForm {
   email?: unknown;
@@ -28,12 +29,12 @@ export function loginRoutes(csrf: Csrf) {
     app.post<{ Body: LoginForm }>('/login', { schema: { hide: true } }, async (request, reply) => {
       const form = request.body ?? {};
       const returnTo = safeReturnTo(form.return_to);
-      const email = text(form.email).slice(0, 254);
+      const email = text(form.email).slice(0, EMAIL_MAX_LENGTH);
       const again = (status: number, error: string) =>
         sendPage(reply, status, loginPage({ csrf: csrf.token(request, reply), returnTo, email, error }));
       if (!csrf.verify(request, form.csrf)) return again(403, 'Your sign-in form expired. Please try again.');
       const password = text(form.password);
-      if (email === '' || password === '' || password.length > 1024) return again(400, 'Enter your email and password.');
+      if (email === '' || password === '' || password.length > PASSWORD_MAX_LENGTH) return again(400, 'Enter your email and password.');
       let user;
       try {
         user = await throttledLogin(app.db, email, request.ip, () => authenticate(app.db, email, password));

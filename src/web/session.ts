@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ActiveSession } from '../auth/sessions.queries.ts';
 import { resolveSession } from '../auth/sessions.service.ts';
 import type { Config } from '../config/config.ts';
+import { USER_TOKEN_MAX_LENGTH } from '../auth/tokens.ts';
 
 export const SESSION_COOKIE = 'sb_session';
 
@@ -24,7 +25,7 @@ export function cookieName(config: Config, name: string): string {
 
 export async function webSession(request: FastifyRequest): Promise<ActiveSession | undefined> {
   const token = request.cookies[cookieName(request.server.config, SESSION_COOKIE)];
-  if (typeof token !== 'string' || token.length === 0 || token.length > 256) return undefined;
+  if (typeof token !== 'string' || token.length === 0 || token.length > USER_TOKEN_MAX_LENGTH) return undefined;
   return resolveSession(request.server.db, request.server.caches, token);
 }
 

@@ -56,16 +56,12 @@ const DELIVERY_COLUMNS = `d.id, d.organization_id, d.subscription_id, d.call_id,
   d.next_attempt_at, (d.lease_token IS NOT NULL AND d.lease_expires_at > now()) AS in_flight, d.created_at, d.finished_at`;
 
 /**
- * The call.completed body built in SQL from the `call` row: byte for byte
- * JSON.stringify(callCompletedEvent(call)) (the six fields in order;
- * to_json escapes text as JSON.stringify does; milliseconds are truncated as
- * node-postgres truncates them), so the call and its deliveries can be
- * written by one statement. test/webhooks/outbox.test.ts holds them equal.
+ * The call.completed body of the `call` row, written by PostgreSQL
+ * (app_call_completed_event, migration 0027: the same event /calls/recent
+ * lists), so the call and its deliveries are written by one statement.
  */
-const CALL_COMPLETED_BODY = `'{"id":"' || call.id || '","organization_id":"' || call.organization_id
-  || '","created_at":"' || to_char(call.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-  || '","summary":' || to_json(call.summary)::text || ',"duration_seconds":' || call.duration_seconds
-  || ',"agent_id":' || coalesce('"' || call.agent_id || '"', 'null') || '}'`;
+const CALL_COMPLETED_BODY =
+  'app_call_completed_event(call.id, call.organization_id, call.created_at, call.summary, call.duration_seconds, call.agent_id)';
 
 /**
  * The transactional outbox (docs/interface.md §6.4) in one statement: `callStatement`

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { IdParams, ProblemSchema, Uuid } from '../http/schemas.ts';
+import { HOOK_URL_MAX_LENGTH } from './ssrf/check-hook-url.ts';
 import { BREAKER_THRESHOLD, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from './delivery/endpoint-health.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
@@ -11,7 +12,7 @@ export const SECRET_PATTERN = '^[\\x21-\\x7e](?:[\\x20-\\x7e]{0,254}[\\x21-\\x7e
 
 export const SubscribeBody = Type.Object(
   {
-    hookUrl: Type.String({ minLength: 1, description: 'public https URL that receives deliveries (at most 2048 characters)' }),
+    hookUrl: Type.String({ minLength: 1, description: `public https URL that receives deliveries (at most ${HOOK_URL_MAX_LENGTH} characters)` }),
     event: Type.Optional(Type.Literal('call.completed', { description: 'defaults to call.completed' })),
     secret: Type.Optional(Type.String({
       pattern: SECRET_PATTERN,

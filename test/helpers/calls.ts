@@ -1,21 +1,20 @@
 // What call tests compare the product's output with: the call.completed event
-// built field by field from a stored call, and an organization's recent
+// built from a stored call, and an organization's recent
 // completed calls read directly (not through GET /calls/recent's statement).
 import type { CallCompletedEvent } from '../../src/calls/call-event.ts';
 import type { CompletedCall } from '../../src/calls/calls.queries.ts';
+import { CallCompletedEventSchema } from '../../src/calls/calls.schemas.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { withOrg } from '../../src/db/with-org.ts';
 
-/** The event's six fields, in order, from the stored row. */
+/**
+ * The event of a stored call, built in TypeScript: the schema's fields in the
+ * schema's order (CallCompletedEventSchema is the one description of the
+ * shape), so JSON.stringify of it is the body app_call_completed_event writes.
+ */
 export function callCompletedEvent(call: CompletedCall): CallCompletedEvent {
-  return {
-    id: call.id,
-    organization_id: call.organization_id,
-    created_at: call.created_at.toISOString(),
-    summary: call.summary,
-    duration_seconds: call.duration_seconds,
-    agent_id: call.agent_id,
-  };
+  const values: Record<string, unknown> = { ...call, created_at: call.created_at.toISOString() };
+  return Object.fromEntries(Object.keys(CallCompletedEventSchema.properties).map((key) => [key, values[key]])) as CallCompletedEvent;
 }
 
 /** The organization's completed calls, newest first, as call.completed events. */

@@ -1,9 +1,10 @@
+import { NAME_MAX_LENGTH } from '../../http/schemas.ts';
 import { listOrganizations, insertOrganization, setOrganizationActive } from '../../orgs/organizations.queries.ts';
 import { output, requirePositional, requireString, requireUuid, UsageError, withDatabase, type CommandContext } from '../context.ts';
 
 export async function orgCreate(ctx: CommandContext) {
   const name = requireString(ctx, 'name').trim();
-  if (name.length < 1 || name.length > 200) throw new UsageError('--name must be 1 to 200 characters');
+  if (name.length < 1 || name.length > NAME_MAX_LENGTH) throw new UsageError(`--name must be 1 to ${NAME_MAX_LENGTH} characters`);
   const org = await withDatabase(ctx.config, (pool) => insertOrganization(pool, name));
   output(ctx, { id: org.id, name: org.name }, `created organization ${org.id} (${org.name})`);
 }

@@ -1,3 +1,4 @@
+import { LATITUDE_MAX, LONGITUDE_MAX } from '../../locations/locations.schemas.ts';
 import { html } from '../html.ts';
 import type { FieldErrors } from '../forms.ts';
 import { layout, type Navigation } from '../layout.ts';
@@ -23,8 +24,8 @@ export function locationFormPage(input: { nav: Navigation; id?: string; values: 
     <div class="row">${field('city', 'City')}${field('state', 'State or region')}</div>
     <div class="row">${field('postal_code', 'Postal code')}${field('country', 'Country')}</div>
     <div class="row">
-      ${field('latitude', 'Latitude', { type: 'number', hint: 'Degrees north, -90 to 90' })}
-      ${field('longitude', 'Longitude', { type: 'number', hint: 'Degrees east, -180 to 180' })}
+      ${field('latitude', 'Latitude', { type: 'number', hint: `Degrees north, -${LATITUDE_MAX} to ${LATITUDE_MAX}` })}
+      ${field('longitude', 'Longitude', { type: 'number', hint: `Degrees east, -${LONGITUDE_MAX} to ${LONGITUDE_MAX}` })}
     </div>
     ${editing ? '' : html`<label class="check"><input type="checkbox" name="is_primary" value="on"${input.values.is_primary === 'on' ? html` checked` : ''}> Make this the primary location</label>`}
     <div class="actions">

@@ -4,6 +4,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIpLiteral, isPublicAddress } from './ip-ranges.ts';
 
+/** The longest hookUrl (a CHECK in SQL too). */
 export const HOOK_URL_MAX_LENGTH = 2048;
 /** WEBHOOK_ALLOWED_PORTS' default. */
 export const DEFAULT_ALLOWED_PORTS: readonly number[] = [443, 8443];
