@@ -57,7 +57,7 @@ const DELIVERY_COLUMNS = `d.id, d.organization_id, d.subscription_id, d.call_id,
 
 /**
  * The call.completed body of the `call` row, written by PostgreSQL
- * (app_call_completed_event, migration 0027: the same event /calls/recent
+ * (app_call_completed_event, migration 0030: the same event /calls/recent
  * lists), so the call and its deliveries are written by one statement.
  */
 const CALL_COMPLETED_BODY =

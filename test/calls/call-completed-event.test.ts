@@ -1,5 +1,5 @@
 // The call.completed event has one source, app_call_completed_event
-// (migration 0027), and one description in TypeScript, CallCompletedEventSchema
+// (migration 0030), and one description in TypeScript, CallCompletedEventSchema
 // (the type CallCompletedEvent is derived from it). These tests run the SQL
 // function on real rows and hold its output to the schema: the same keys in
 // the same order, each value of the schema's JSON type and format. They also
