@@ -18,11 +18,11 @@ import { createPool, type Pool } from '../src/db/pool.ts';
 import { withTransaction } from '../src/db/transaction.ts';
 import { createClient } from '../src/oauth/clients.service.ts';
 import { createGrant } from '../src/oauth/tokens.service.ts';
-import { insertOrganization } from '../src/orgs/organizations.queries.ts';
-import { createUser } from '../src/orgs/orgs.service.ts';
-import { claimDue, claimStatements } from '../src/webhooks/delivery/claim.queries.ts';
-import { MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS, slowSlots } from '../src/webhooks/delivery/endpoint-health.ts';
-import { WALK } from '../src/webhooks/delivery/claim-candidates.ts';
+import { insertOrganization } from '../src/organizations/organizations.queries.ts';
+import { createUser } from '../src/organizations/organizations.service.ts';
+import { claimDue, claimStatements } from '../src/webhooks/worker/claim.queries.ts';
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS, slowSlots } from '../src/webhooks/worker/endpoint-health.ts';
+import { WALK } from '../src/webhooks/worker/claim-candidates.ts';
 import { benchDatabase } from './bench-database.ts';
 
 const { values: args } = parseArgs({

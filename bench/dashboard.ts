@@ -31,15 +31,15 @@ import { withOrg } from '../src/db/with-org.ts';
 import { listCalls } from '../src/calls/calls.queries.ts';
 import { createClient } from '../src/oauth/clients.service.ts';
 import { createGrant } from '../src/oauth/tokens.service.ts';
-import { insertOrganization } from '../src/orgs/organizations.queries.ts';
-import { createUser } from '../src/orgs/orgs.service.ts';
+import { insertOrganization } from '../src/organizations/organizations.queries.ts';
+import { createUser } from '../src/organizations/organizations.service.ts';
 import {
   countAttemptOutcomesPerHour,
   countFailedDeliveries,
   findLatestFailedAttempt,
   latencyPercentiles,
   listSealedAttemptHours,
-} from '../src/webhooks/health.queries.ts';
+} from '../src/webhooks/delivery-health.queries.ts';
 import { benchDatabase } from './bench-database.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);

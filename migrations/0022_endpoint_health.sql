@@ -1,7 +1,7 @@
 -- Each subscription's endpoint health, shared by every worker process: how
 -- many attempts it may have in flight (adaptive concurrency), its run of
 -- unhealthy attempts and its circuit breaker, and whether it answers slowly.
--- The rules that change these live in src/webhooks/delivery/endpoint-health.ts
+-- The rules that change these live in src/webhooks/worker/endpoint-health.ts
 -- and are applied by the outcome recorder (record.queries.ts); the claim reads
 -- them (claim.queries.ts). docs/decisions.md, "One endpoint's health".
 ALTER TABLE webhook_subscriptions
@@ -33,7 +33,7 @@ CREATE INDEX webhook_subscriptions_open_circuit_idx ON webhook_subscriptions (ci
 --   unhealthy_after      unhealthy attempts after the batch's last healthy answer (all, if none);
 --   last_answer_slow     whether the batch's latest answer was slow (NULL: no answer in it);
 --   last_unhealthy_sent_at  when the batch's last unhealthy attempt was sent.
--- The rules, in the order they apply (src/webhooks/delivery/endpoint-health.ts):
+-- The rules, in the order they apply (src/webhooks/worker/endpoint-health.ts):
 --   1. An unhealthy attempt cuts the concurrency to one; each healthy answer after it adds one, up to
 --      max_in_flight, where the limit is lifted (NULL).
 --   2. Unhealthy attempts in a row are counted; a healthy answer ends the run.

@@ -41,7 +41,7 @@ CREATE TRIGGER locations_cache_truncate AFTER TRUNCATE ON locations
 -- 4. The sealed rollups (migration 0011) force row-level security like every
 --    other tenant table (0007): the tenant policy binds their owner too, and
 --    the owner's own work on them — retention deleting old hours
---    (src/webhooks/delivery/retention.ts) — reaches every row through an
+--    (src/webhooks/worker/retention.ts) — reaches every row through an
 --    explicit policy for the role that runs the migrations. Requests write
 --    them as switchboard_app inside withOrg, under the tenant policy as
 --    before; the cascades from organizations and subscriptions are

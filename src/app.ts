@@ -15,8 +15,8 @@ import problemDetails, { frameworkErrorProblem } from './http/problem-details.pl
 import rejectNul from './http/reject-nul.plugin.ts';
 import { acceptEmptyJsonBody } from './http/empty-json-body.ts';
 import { validatorCompiler } from './http/validation.ts';
-import healthRoutes from './health/health.route.ts';
-import { livenessServerFactory } from './health/liveness-server.ts';
+import healthRoutes from './probes/probes.route.ts';
+import { livenessServerFactory } from './probes/liveness-server.ts';
 import sessionsRoutes from './auth/sessions.route.ts';
 import userTokenRateLimit from './http/user-token-rate-limit.plugin.ts';
 import locationsRoutes from './locations/locations.route.ts';

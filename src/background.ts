@@ -8,7 +8,7 @@ import { deleteStaleFailures } from './auth/login-throttle.queries.ts';
 import { deleteExpiredSessions } from './auth/sessions.queries.ts';
 import { purgeExpiredIdempotencyKeys } from './calls/idempotency.ts';
 import { purgeExpiredOAuthRows } from './oauth/oauth.maintenance.ts';
-import { purgeDeliveryLog } from './webhooks/delivery/retention.ts';
+import { purgeDeliveryLog } from './webhooks/worker/retention.ts';
 
 export interface BackgroundTask {
   name: string;

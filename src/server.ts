@@ -12,7 +12,7 @@ import { migrate } from './db/migrate.ts';
 import { createPool, type Pool } from './db/pool.ts';
 import { openRequestPool } from './db/request-pool.ts';
 import { createMetrics } from './metrics/metrics.ts';
-import { startDeliveryWorker } from './webhooks/delivery/worker.ts';
+import { startDeliveryWorker } from './webhooks/worker/worker.ts';
 import { connectRateLimitRedis } from './http/rate-limit-redis.ts';
 import { createProcessCaches, type ProcessCaches } from './cache/process-caches.ts';
 import { listenForInvalidations, type CacheListener } from './cache/cache-listener.ts';

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
-import type { Role } from '../orgs/users.queries.ts';
+import type { Role } from '../organizations/users.queries.ts';
 
 export interface ActiveSession {
   session_id: string;

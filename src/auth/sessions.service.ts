@@ -1,7 +1,7 @@
 // x-user-token sessions: log in, describe, switch organization, log out.
 import * as errors from '../errors.ts';
 import type { Pool, Queryable } from '../db/pool.ts';
-import { findUserByEmail, listActiveMemberships, type OrganizationMembership } from '../orgs/users.queries.ts';
+import { findUserByEmail, listActiveMemberships, type OrganizationMembership } from '../organizations/users.queries.ts';
 import { readThrough, type Caches, type CacheSlot } from '../cache/caches.ts';
 import { tags, type Tag } from '../cache/tags.ts';
 import { throttledLogin } from './login-throttle.ts';

@@ -4,7 +4,7 @@
 // so losing it flushes the caches and turns them off, and getting it back
 // flushes them again before turning them on. A heartbeat notices a connection
 // that died silently. It is the caches' own connection, apart from the
-// delivery worker's (src/webhooks/delivery/listener.ts): `switchboard worker`
+// delivery worker's (src/webhooks/worker/listener.ts): `switchboard worker`
 // runs without caches, and the two reconnect independently.
 import type { Logger } from 'pino';
 import { HEARTBEAT_MS, openListenConnection } from '../db/listen-connection.ts';

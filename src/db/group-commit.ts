@@ -20,7 +20,7 @@
 //   is unknown whether the commit happened, and writing again could write twice.
 // Used by completed calls (src/calls/completed-call-batches.ts), refresh
 // rotation (src/oauth/grants/refresh-batches.ts) and the delivery worker's
-// attempt outcomes (src/webhooks/delivery/recorder.ts).
+// attempt outcomes (src/webhooks/worker/recorder.ts).
 import pg from 'pg';
 import { isDatabaseUnavailable } from './availability.ts';
 

@@ -6,7 +6,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { isDatabaseOutage } from '../http/problem-details.plugin.ts';
-import { listActiveMemberships } from '../orgs/users.queries.ts';
+import { listActiveMemberships } from '../organizations/users.queries.ts';
 import type { Csrf } from '../crypto/csrf.ts';
 import { sendPage } from '../web/layout.ts';
 import { consentPage } from '../web/pages/consent.page.ts';

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { clientRateLimit, documentOnly, paramsOf, tokenLimitPerIp } from './client-endpoint.ts';
 import { OAuthErrorSchema, RevokeRequestBody } from './oauth.schemas.ts';
-import { revokeToken } from './token.service.ts';
+import { revokeToken } from './token-endpoint.service.ts';
 
 export default async function revokeRoutes(app: FastifyInstance) {
   app.post('/oauth/revoke', {

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { clientRateLimit, documentOnly, paramsOf, tokenLimitPerIp } from './client-endpoint.ts';
 import { OAuthErrorSchema, TokenRequestBody, TokenResponseSchema } from './oauth.schemas.ts';
-import { exchangeToken } from './token.service.ts';
+import { exchangeToken } from './token-endpoint.service.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 
 export default async function tokenRoutes(app: FastifyInstance, options: { refreshSuccessors: SecretBox }) {

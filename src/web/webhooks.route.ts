@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import * as errors from '../errors.ts';
 import { findClient } from '../oauth/clients.service.ts';
 import { listAttemptsPage, redeliver } from '../webhooks/deliveries.service.ts';
-import { subscriptionHealth } from '../webhooks/health.service.ts';
+import { subscriptionHealth } from '../webhooks/delivery-health.service.ts';
 import { recoverFailedDeliveries, recoverSinceProblem } from '../webhooks/recovery.service.ts';
 import {
   getVisibleSubscription, listVisibleSubscriptions, reenableSubscription, removeSubscription,

@@ -10,7 +10,7 @@ import { withOrg } from '../db/with-org.ts';
 import * as errors from '../errors.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { notifyDeliveriesDue, requeueFailedDeliveries } from './deliveries.queries.ts';
-import { DELIVERY_LOG_RETENTION_MS } from './delivery/retention.ts';
+import { DELIVERY_LOG_RETENTION_MS } from './worker/retention.ts';
 import { lockSubscription } from './subscriptions.queries.ts';
 
 export const RECOVER_BATCH = 1000;

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, createOrg, PASSWORD, uniqueEmail } from '../helpers/fixtures.ts';
-import { createUser } from '../../src/orgs/orgs.service.ts';
-import { setOrganizationActive } from '../../src/orgs/organizations.queries.ts';
-import { setUserActiveByEmail } from '../../src/orgs/users.queries.ts';
+import { createUser } from '../../src/organizations/organizations.service.ts';
+import { setOrganizationActive } from '../../src/organizations/organizations.queries.ts';
+import { setUserActiveByEmail } from '../../src/organizations/users.queries.ts';
 
 describe('x-user-token sessions', () => {
   let t: TestApp;

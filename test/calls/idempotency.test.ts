@@ -16,7 +16,7 @@ import { startMaintenance } from '../../src/background.ts';
 import { writeCompletedCall, type NewCompletedCall } from '../../src/calls/completed-call-batches.ts';
 import { fingerprint, purgeExpiredIdempotencyKeys } from '../../src/calls/idempotency.ts';
 import { KeyHeld } from '../../src/calls/idempotency.queries.ts';
-import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
+import type { DeliveryWorker } from '../../src/webhooks/worker/worker.ts';
 
 describe('Idempotency-Key on calls ingest', () => {
   let t: TestApp;

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { dashboardFigures } from '../../src/dashboard/dashboard.service.ts';
-import { subscriptionHealth } from '../../src/webhooks/health.service.ts';
+import { subscriptionHealth } from '../../src/webhooks/delivery-health.service.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { connectPlatform, startWebhookApp, subscribeHook } from '../helpers/webhooks.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { withOrg } from '../../src/db/with-org.ts';
-import { deleteAttemptHoursBefore } from '../../src/webhooks/health.queries.ts';
+import { deleteAttemptHoursBefore } from '../../src/webhooks/delivery-health.queries.ts';
 import { createMember, createOrg } from '../helpers/fixtures.ts';
 import { createTestDatabase, reachWithoutOrganization, type TestDatabase } from '../helpers/db.ts';
 import { createClient } from '../helpers/oauth.ts';

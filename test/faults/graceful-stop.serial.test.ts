@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { HANDED_BACK_MESSAGE } from '../../src/webhooks/delivery/hand-back.queries.ts';
+import { HANDED_BACK_MESSAGE } from '../../src/webhooks/worker/hand-back.queries.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import {

@@ -5,7 +5,7 @@ import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
 import {
   attemptsOf, completeCall, connectPlatform, deliveriesOf, settled, startTestWorker, subscribeHook, waitFor, WEBHOOK_TEST_ENV,
 } from '../helpers/webhooks.ts';
-import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
+import type { DeliveryWorker } from '../../src/webhooks/worker/worker.ts';
 
 const CALLS = 4;
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createPool, type Pool } from '../../src/db/pool.ts';
-import { HANDED_BACK_MESSAGE } from '../../src/webhooks/delivery/hand-back.queries.ts';
-import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
+import { HANDED_BACK_MESSAGE } from '../../src/webhooks/worker/hand-back.queries.ts';
+import type { DeliveryWorker } from '../../src/webhooks/worker/worker.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { adminQuery } from '../helpers/db.ts';
 import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';

@@ -2,9 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import { issueSession } from '../../src/auth/sessions.service.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import { insertOrganization, type Organization } from '../../src/orgs/organizations.queries.ts';
-import { createUser } from '../../src/orgs/orgs.service.ts';
-import type { Role, User } from '../../src/orgs/users.queries.ts';
+import { insertOrganization, type Organization } from '../../src/organizations/organizations.queries.ts';
+import { createUser } from '../../src/organizations/organizations.service.ts';
+import type { Role, User } from '../../src/organizations/users.queries.ts';
 
 export const PASSWORD = 'correct horse battery staple';
 

@@ -10,7 +10,7 @@ import { startTestApp, type TestApp } from './app.ts';
 import { adminQuery, createTestDatabase } from './db.ts';
 import { startHttpsTarget, type HttpsTarget, type TargetHandler } from './https-target.ts';
 import { startTestWorker, WEBHOOK_TEST_ENV } from './webhooks.ts';
-import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
+import type { DeliveryWorker } from '../../src/webhooks/worker/worker.ts';
 import type { Pool } from '../../src/db/pool.ts';
 
 export interface RaceOptions {

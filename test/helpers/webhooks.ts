@@ -7,8 +7,8 @@ import { startHttpsTarget, type HttpsTarget } from './https-target.ts';
 import { createMember, type Member } from './fixtures.ts';
 import { createClient, issueTokens, platformHeaders, type TestClient } from './oauth.ts';
 import { createSecretBox } from '../../src/crypto/secret-box.ts';
-import { claimBatch, startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/delivery/worker.ts';
-import type { ClaimedDelivery } from '../../src/webhooks/delivery/claim.queries.ts';
+import { claimBatch, startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/worker/worker.ts';
+import type { ClaimedDelivery } from '../../src/webhooks/worker/claim.queries.ts';
 import type { Pool } from '../../src/db/pool.ts';
 
 /** Deliveries to 127.0.0.1 on any port (the receivers take random ones) allowed, retries after ~300 ms twice, attempts cut at 1.5 s. */

@@ -7,7 +7,7 @@ import { withOrg } from '../../src/db/with-org.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { reachWithoutOrganization } from '../helpers/db.ts';
 import { createMember, PASSWORD, type Member } from '../helpers/fixtures.ts';
-import { createUser } from '../../src/orgs/orgs.service.ts';
+import { createUser } from '../../src/organizations/organizations.service.ts';
 import { asUser, type TokenClient } from '../helpers/token-client.ts';
 
 describe('locations: organization isolation', () => {

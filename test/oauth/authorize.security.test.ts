@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createUser } from '../../src/orgs/orgs.service.ts';
+import { createUser } from '../../src/organizations/organizations.service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, createOrg, PASSWORD } from '../helpers/fixtures.ts';
 import { authorizationPath, createClient, obtainCode, tokenRequest, type TestClient } from '../helpers/oauth.ts';

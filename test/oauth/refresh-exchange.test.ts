@@ -5,7 +5,7 @@ import { generateToken, hashToken } from '../../src/auth/tokens.ts';
 import { resolveSecretKey } from '../../src/config/secret-key.ts';
 import { openSuccessor, sealSuccessor } from '../../src/oauth/successor-seal.ts';
 import { exchangeRefreshToken } from '../../src/oauth/tokens.queries.ts';
-import { setUserActiveByEmail } from '../../src/orgs/users.queries.ts';
+import { setUserActiveByEmail } from '../../src/organizations/users.queries.ts';
 import { createSecretBox, type SecretBox } from '../../src/crypto/secret-box.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, type Member } from '../helpers/fixtures.ts';

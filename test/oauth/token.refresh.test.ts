@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { setOrganizationActive } from '../../src/orgs/organizations.queries.ts';
-import { setUserActiveByEmail } from '../../src/orgs/users.queries.ts';
+import { setOrganizationActive } from '../../src/organizations/organizations.queries.ts';
+import { setUserActiveByEmail } from '../../src/organizations/users.queries.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember } from '../helpers/fixtures.ts';
 import { createClient, obtainCode, tokenRequest, type TestClient } from '../helpers/oauth.ts';

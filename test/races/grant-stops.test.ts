@@ -12,8 +12,8 @@ import { createMember, type Member } from '../helpers/fixtures.ts';
 import { createClient, issueTokens, platformHeaders, tokenRequest, type TestClient } from '../helpers/oauth.ts';
 import { assertNo5xx, assertNoErrorLogs, assertRaced, pause, race, waitForLockWait, withRaceRig, type RaceRig } from '../helpers/races.ts';
 import { revokeConnectedApp } from '../../src/oauth/connected-apps.service.ts';
-import { setOrganizationActive } from '../../src/orgs/organizations.queries.ts';
-import { setUserActiveByEmail } from '../../src/orgs/users.queries.ts';
+import { setOrganizationActive } from '../../src/organizations/organizations.queries.ts';
+import { setUserActiveByEmail } from '../../src/organizations/users.queries.ts';
 import { NO_CACHES } from '../../src/cache/caches.ts';
 
 describe('subscriptions stopped with their grant while calls are ingested and delivered', () => {

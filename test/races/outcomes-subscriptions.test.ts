@@ -11,9 +11,9 @@ import { assertNo5xx, assertNoErrorLogs, assertRaced, counterTotal, pause, race,
 import {
   claimDueDeliveries, completeCall, connectPlatform, startWebhookApp, subscribeHook, waitFor, type Connection,
 } from '../helpers/webhooks.ts';
-import type { ClaimedDelivery } from '../../src/webhooks/delivery/claim.queries.ts';
-import type { OutcomeRecord } from '../../src/webhooks/delivery/record.queries.ts';
-import { writeOutcomes } from '../../src/webhooks/delivery/recorder.ts';
+import type { ClaimedDelivery } from '../../src/webhooks/worker/claim.queries.ts';
+import type { OutcomeRecord } from '../../src/webhooks/worker/record.queries.ts';
+import { writeOutcomes } from '../../src/webhooks/worker/recorder.ts';
 
 function outcome(claimed: ClaimedDelivery, result: 'succeeded' | 'retrying' | 'subscription_removed'): OutcomeRecord {
   return {

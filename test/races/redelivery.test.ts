@@ -12,7 +12,7 @@ import { createMember, type Member } from '../helpers/fixtures.ts';
 import { createClient, issueTokens, platformHeaders } from '../helpers/oauth.ts';
 import { assertNo5xx, assertNoErrorLogs, assertRaced, pause, race, withRaceRig } from '../helpers/races.ts';
 import { claimDueDeliveries, completeCall, connectPlatform, startWebhookApp, subscribeHook, waitFor } from '../helpers/webhooks.ts';
-import { writeOutcomes } from '../../src/webhooks/delivery/recorder.ts';
+import { writeOutcomes } from '../../src/webhooks/worker/recorder.ts';
 
 describe('a redelivery asked for while an attempt still holds a lease that has run out', () => {
   let t: TestApp;

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { connectPlatform, subscribeHook, waitFor } from '../helpers/webhooks.ts';
 import { assertNo5xx, assertNoErrorLogs, assertRaced, race, withRaceRig } from '../helpers/races.ts';
-import { purgeDeliveryLog } from '../../src/webhooks/delivery/retention.ts';
+import { purgeDeliveryLog } from '../../src/webhooks/worker/retention.ts';
 
 describe('retention while the worker writes the delivery log', () => {
   test('old attempts and finished deliveries are purged, again and again, beside new attempts of the same deliveries', (ctx) => withRaceRig({

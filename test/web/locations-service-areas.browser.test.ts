@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { createLocation, listLocations } from '../../src/locations/locations.service.ts';
-import { createUser } from '../../src/orgs/orgs.service.ts';
+import { createUser } from '../../src/organizations/organizations.service.ts';
 import { listServiceAreas } from '../../src/service-areas/service-areas.service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { launchChromium, screenshot, signedInBrowser, SKIP_WITHOUT_BROWSER } from '../helpers/browser.ts';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchChromium, SCREENSHOT_DIR, SKIP_WITHOUT_BROWSER } from '../helpers/browser.ts';
-import { createUser } from '../../src/orgs/orgs.service.ts';
+import { createUser } from '../../src/organizations/organizations.service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, createOrg, PASSWORD } from '../helpers/fixtures.ts';
 import { authorizationPath, createClient, pkcePair, type TestClient } from '../helpers/oauth.ts';

@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { withOrg } from '../../src/db/with-org.ts';
-import { setOrganizationActive } from '../../src/orgs/organizations.queries.ts';
-import { setUserActiveByEmail } from '../../src/orgs/users.queries.ts';
+import { setOrganizationActive } from '../../src/organizations/organizations.queries.ts';
+import { setUserActiveByEmail } from '../../src/organizations/users.queries.ts';
 import { requeueDelivery } from '../../src/webhooks/deliveries.queries.ts';
-import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
+import type { DeliveryWorker } from '../../src/webhooks/worker/worker.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, type Member } from '../helpers/fixtures.ts';
 import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createCall } from '../../src/calls/calls.service.ts';
-import { setOrganizationActive } from '../../src/orgs/organizations.queries.ts';
-import { setUserActiveByEmail } from '../../src/orgs/users.queries.ts';
+import { setOrganizationActive } from '../../src/organizations/organizations.queries.ts';
+import { setUserActiveByEmail } from '../../src/organizations/users.queries.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { launchChromium, screenshot, signedInBrowser, SKIP_WITHOUT_BROWSER } from '../helpers/browser.ts';
 import { createMember } from '../helpers/fixtures.ts';
@@ -12,7 +12,7 @@ import { createClient, issueTokens, platformHeaders, tokenRequest } from '../hel
 import {
   claimDueDeliveries, completeCall, connectPlatform, deliveriesOf, startTestWorker, subscribeHook, waitFor, WEBHOOK_TEST_ENV, type Connection,
 } from '../helpers/webhooks.ts';
-import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.ts';
+import type { DeliveryWorker } from '../../src/webhooks/worker/worker.ts';
 
 // A webhook subscription lives and dies with the OAuth
 // grant it was made under. Each test connects two apps to one organization:

@@ -3,7 +3,7 @@ import { createAgent, recordCall } from '../../calls/calls.service.ts';
 import * as errors from '../../errors.ts';
 import type { Pool } from '../../db/pool.ts';
 import { ValidationProblem } from '../../http/problem-details.plugin.ts';
-import { findOrganization } from '../../orgs/organizations.queries.ts';
+import { findOrganization } from '../../organizations/organizations.queries.ts';
 import { optionalString, output, requireString, requireUuid, UsageError, withDatabase, type CommandContext } from '../context.ts';
 
 /** Field names of the service's validation problems, as the CLI spells them. */

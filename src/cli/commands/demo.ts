@@ -5,8 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { issueSession } from '../../auth/sessions.service.ts';
 import { createAgent, createCall } from '../../calls/calls.service.ts';
 import { createClient } from '../../oauth/clients.service.ts';
-import { insertOrganization } from '../../orgs/organizations.queries.ts';
-import { createUser } from '../../orgs/orgs.service.ts';
+import { insertOrganization } from '../../organizations/organizations.queries.ts';
+import { createUser } from '../../organizations/organizations.service.ts';
 import { output, withDatabase, type CommandContext } from '../context.ts';
 
 // Zapier's redirect URI for CLI-built integrations, and a local one for curl/browser tries.

@@ -1,5 +1,5 @@
 import { NAME_MAX_LENGTH } from '../../http/schemas.ts';
-import { listOrganizations, insertOrganization, setOrganizationActive } from '../../orgs/organizations.queries.ts';
+import { listOrganizations, insertOrganization, setOrganizationActive } from '../../organizations/organizations.queries.ts';
 import { output, requirePositional, requireString, requireUuid, UsageError, withDatabase, type CommandContext } from '../context.ts';
 
 export async function orgCreate(ctx: CommandContext) {

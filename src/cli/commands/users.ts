@@ -1,6 +1,6 @@
 import { issueSession } from '../../auth/sessions.service.ts';
-import { createUser, OrgsError } from '../../orgs/orgs.service.ts';
-import { findUserByEmail, listUsers, setUserActiveByEmail, type Role } from '../../orgs/users.queries.ts';
+import { createUser, OrgsError } from '../../organizations/organizations.service.ts';
+import { findUserByEmail, listUsers, setUserActiveByEmail, type Role } from '../../organizations/users.queries.ts';
 import { optionalString, output, requireString, requireUuid, UsageError, withDatabase, type CommandContext } from '../context.ts';
 
 const ROLES: Role[] = ['owner', 'admin', 'member'];

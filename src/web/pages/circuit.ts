@@ -1,7 +1,7 @@
 // A subscription's circuit breaker and concurrency limit as the pages say
 // them: a badge beside its status, facts on its page, and a line over its
 // delivery charts. The state comes from the API's view (app_circuit_shown).
-import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../webhooks/delivery/endpoint-health.ts';
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../webhooks/worker/endpoint-health.ts';
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { html } from '../html.ts';
 import { formatTime } from './format.ts';

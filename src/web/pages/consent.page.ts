@@ -1,4 +1,4 @@
-import type { OrganizationMembership } from '../../orgs/users.queries.ts';
+import type { OrganizationMembership } from '../../organizations/users.queries.ts';
 import { SCOPE_DESCRIPTIONS, type Scope } from '../../oauth/scopes.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';

@@ -1,8 +1,8 @@
 // The health part of a subscription's page: the circuit breaker when it is
 // open or probing, attempt outcomes per hour and per day (the hour and day the
 // circuit opened marked), latency, the last error in words, and Recover.
-import type { OutcomeBucket, SubscriptionHealth } from '../../webhooks/health.service.ts';
-import type { LatencyPercentiles } from '../../webhooks/health.queries.ts';
+import type { OutcomeBucket, SubscriptionHealth } from '../../webhooks/delivery-health.service.ts';
+import type { LatencyPercentiles } from '../../webhooks/delivery-health.queries.ts';
 import { RECOVER_BATCH } from '../../webhooks/recovery.service.ts';
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { barChart, type Series } from '../charts/bar-chart.ts';

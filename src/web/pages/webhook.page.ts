@@ -6,7 +6,7 @@ import { circuitFacts } from './circuit.ts';
 import { notice, postButton } from './fields.ts';
 import { dash, excerpt, formatTime } from './format.ts';
 import { canReenable, disabledBecause, subscriptionStatus } from './webhooks.page.ts';
-import type { SubscriptionHealth } from '../../webhooks/health.service.ts';
+import type { SubscriptionHealth } from '../../webhooks/delivery-health.service.ts';
 import { subscriptionHealthSection } from './subscription-health.ts';
 
 const OUTCOMES: Record<string, { label: string; tone: string }> = {

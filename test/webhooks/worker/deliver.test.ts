@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { closeDeliveryAgents, deliver, RESPONSE_EXCERPT_BYTES, type DeliveryOutcome } from '../../../src/webhooks/delivery/deliver.ts';
+import { closeDeliveryAgents, deliver, RESPONSE_EXCERPT_BYTES, type DeliveryOutcome } from '../../../src/webhooks/worker/deliver.ts';
 import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.ts';
 import { generateTestTls } from '../../helpers/tls-certificates.ts';
 

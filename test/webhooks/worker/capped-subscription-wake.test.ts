@@ -4,8 +4,8 @@ import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.t
 import type { TestApp } from '../../helpers/app.ts';
 import { completeCall, connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook, type Connection } from '../../helpers/webhooks.ts';
 import type { Pool } from '../../../src/db/pool.ts';
-import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../../src/webhooks/delivery/endpoint-health.ts';
-import type { DeliveryWorker } from '../../../src/webhooks/delivery/worker.ts';
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../../src/webhooks/worker/endpoint-health.ts';
+import type { DeliveryWorker } from '../../../src/webhooks/worker/worker.ts';
 
 // A completed call's NOTIFY names its subscriptions. A worker already running
 // as many attempts of each named subscription as the cap allows cannot lease

@@ -9,7 +9,7 @@ import {
   withJitter,
   type AttemptResult,
   type Decision,
-} from '../../../src/webhooks/delivery/retry-policy.ts';
+} from '../../../src/webhooks/worker/retry-policy.ts';
 
 const schedule = [10_000, 60_000, 300_000];
 const now = new Date('2026-01-01T00:00:00Z');

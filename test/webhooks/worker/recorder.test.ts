@@ -3,9 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../../helpers/app.ts';
 import { attemptsOf, claimDueDeliveries, completeCall, connectPlatform, deliveriesOf, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
 import type { Pool } from '../../../src/db/pool.ts';
-import type { ClaimedDelivery } from '../../../src/webhooks/delivery/claim.queries.ts';
-import type { OutcomeRecord } from '../../../src/webhooks/delivery/record.queries.ts';
-import { createOutcomeRecorder, writeOutcomes } from '../../../src/webhooks/delivery/recorder.ts';
+import type { ClaimedDelivery } from '../../../src/webhooks/worker/claim.queries.ts';
+import type { OutcomeRecord } from '../../../src/webhooks/worker/record.queries.ts';
+import { createOutcomeRecorder, writeOutcomes } from '../../../src/webhooks/worker/recorder.ts';
 
 // Outcomes are recorded in batches (no worker loop here: claims and outcomes
 // are driven by hand, so a "crash" is simply an outcome never written).

@@ -2,7 +2,7 @@
 // actually dialled is checked, whatever the URL looked like.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { closeDeliveryAgents, deliver, type DeliveryOutcome } from '../../../src/webhooks/delivery/deliver.ts';
+import { closeDeliveryAgents, deliver, type DeliveryOutcome } from '../../../src/webhooks/worker/deliver.ts';
 import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.ts';
 
 const send = (url: string, allowPrivate: boolean) =>

@@ -4,7 +4,7 @@ import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.t
 import type { TestApp } from '../../helpers/app.ts';
 import { capturingLogger, healthOf, sleep, watchConditions } from '../../helpers/delivery-health.ts';
 import { completeCall, connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook, waitFor } from '../../helpers/webhooks.ts';
-import { SLOW_ATTEMPT_MS } from '../../../src/webhooks/delivery/endpoint-health.ts';
+import { SLOW_ATTEMPT_MS } from '../../../src/webhooks/worker/endpoint-health.ts';
 
 /** The default worker's slots (worker.ts), all taken by the first round of attempts to the hanging endpoints. */
 const WORKER_SLOTS = 64;

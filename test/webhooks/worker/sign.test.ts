@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { standardWebhookHeaders } from '../../../src/webhooks/delivery/sign.ts';
+import { standardWebhookHeaders } from '../../../src/webhooks/worker/sign.ts';
 
 const body = JSON.stringify({ id: 'c0a8f7e2-0000-4000-8000-000000000001', summary: 'Caller booked a visit — “urgent” ✓' });
 const secret = 'zap-secret with spaces & symbols !~';

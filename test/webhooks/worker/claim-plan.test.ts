@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../../helpers/app.ts';
 import { connectPlatform, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
-import { claimStatements } from '../../../src/webhooks/delivery/claim.queries.ts';
+import { claimStatements } from '../../../src/webhooks/worker/claim.queries.ts';
 
 interface PlanNode {
   'Node Type': string;

@@ -15,7 +15,7 @@ import {
   waitFor,
 } from '../../helpers/webhooks.ts';
 import type { PoolClient } from '../../../src/db/pool.ts';
-import { claimBatch, type DeliveryWorker } from '../../../src/webhooks/delivery/worker.ts';
+import { claimBatch, type DeliveryWorker } from '../../../src/webhooks/worker/worker.ts';
 
 const COMMIT_GATE = 4_210_010;
 

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
 import { attemptsOf, claimDueDeliveries, completeCall, connectPlatform, deliveriesOf, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
-import { attemptDelivery, type AttemptDeps } from '../../../src/webhooks/delivery/attempt.ts';
+import { attemptDelivery, type AttemptDeps } from '../../../src/webhooks/worker/attempt.ts';
 import { createSecretBox } from '../../../src/crypto/secret-box.ts';
 
 // The claim → attempt → record steps driven one by one (no worker loop), to

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { TestApp } from '../../helpers/app.ts';
 import { connectPlatform, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
-import type { ClaimedDelivery } from '../../../src/webhooks/delivery/claim.queries.ts';
-import { claimBatch } from '../../../src/webhooks/delivery/worker.ts';
+import type { ClaimedDelivery } from '../../../src/webhooks/worker/claim.queries.ts';
+import { claimBatch } from '../../../src/webhooks/worker/worker.ts';
 
 // The claim itself (claimBatch, as the worker calls it), on deliveries
 // written straight into the outbox: no worker runs here, and the leases a

@@ -3,9 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../../helpers/app.ts';
 import { healthOf } from '../../helpers/delivery-health.ts';
 import { completeCall, connectPlatform, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
-import type { HealthPolicy } from '../../../src/webhooks/delivery/endpoint-health.ts';
-import type { OutcomeRecord } from '../../../src/webhooks/delivery/record.queries.ts';
-import { writeOutcomes } from '../../../src/webhooks/delivery/recorder.ts';
+import type { HealthPolicy } from '../../../src/webhooks/worker/endpoint-health.ts';
+import type { OutcomeRecord } from '../../../src/webhooks/worker/record.queries.ts';
+import { writeOutcomes } from '../../../src/webhooks/worker/recorder.ts';
 
 // Two workers record outcomes of one subscription at the same moment: each
 // statement must count from the other's result, never from the row both read

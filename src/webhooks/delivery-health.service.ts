@@ -10,7 +10,7 @@ import { bucketStarts, DAY_MS, HOUR_MS, sealedBoundary } from '../dashboard/seal
 import {
   countAttemptOutcomesPerHour, countFailedDeliveries, findLatestFailedAttempt, insertSealedAttemptHours, latencyPercentiles,
   listSealedAttemptHours, type FailedAttempt, type HourOutcomes, type LatencyPercentiles,
-} from './health.queries.ts';
+} from './delivery-health.queries.ts';
 import { RECOVER_BATCH, RECOVER_WINDOW_MS } from './recovery.service.ts';
 import { findSubscription } from './subscriptions.queries.ts';
 

@@ -4,8 +4,8 @@ import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.t
 import type { TestApp } from '../../helpers/app.ts';
 import { adminQuery } from '../../helpers/db.ts';
 import { completeCall, connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook, waitFor } from '../../helpers/webhooks.ts';
-import type { DeliveryWorker } from '../../../src/webhooks/delivery/worker.ts';
-import { WORKER_LISTENER_NAME } from '../../../src/webhooks/delivery/listener.ts';
+import type { DeliveryWorker } from '../../../src/webhooks/worker/worker.ts';
+import { WORKER_LISTENER_NAME } from '../../../src/webhooks/worker/listener.ts';
 import { startSilentProxy, type SilentProxy } from '../../helpers/silent-proxy.ts';
 
 /** The backends of the worker's LISTEN connections to the app's database. */

@@ -5,7 +5,7 @@ import type { TestApp } from '../../helpers/app.ts';
 import { errorLines, healthOf, sleep, watchConditions, type SubscriptionHealth } from '../../helpers/delivery-health.ts';
 import { completeCall, connectPlatform, settled, startWebhookApp, subscribeHook, waitFor } from '../../helpers/webhooks.ts';
 import { spawnWorker, type WorkerProcess } from '../../helpers/worker-process.ts';
-import { BREAKER_THRESHOLD, SLOW_ATTEMPT_MS } from '../../../src/webhooks/delivery/endpoint-health.ts';
+import { BREAKER_THRESHOLD, SLOW_ATTEMPT_MS } from '../../../src/webhooks/worker/endpoint-health.ts';
 
 // Endpoint health shared by two `switchboard worker` processes (default
 // concurrency, 64 slots each) on one database; the app here runs no worker.

@@ -2,7 +2,7 @@
 // that finished (succeeded or failed) more than 30 days ago. Pending
 // deliveries are never removed here, however old.
 import type { Pool } from '../../db/pool.ts';
-import { deleteAttemptHoursBefore } from '../health.queries.ts';
+import { deleteAttemptHoursBefore } from '../delivery-health.queries.ts';
 import { deleteAttemptsBefore, deleteFinishedDeliveriesBefore } from './record.queries.ts';
 
 export const DELIVERY_LOG_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;

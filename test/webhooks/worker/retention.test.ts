@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../../helpers/app.ts';
 import { completeCall, connectPlatform, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
-import { purgeDeliveryLog } from '../../../src/webhooks/delivery/retention.ts';
+import { purgeDeliveryLog } from '../../../src/webhooks/worker/retention.ts';
 
 describe('delivery log retention', () => {
   let t: TestApp;

@@ -6,8 +6,8 @@ import { startHttpsTarget, type HttpsTarget, type TargetResponse } from '../../h
 import type { TestApp } from '../../helpers/app.ts';
 import { capturingLogger, healthOf, sleep, type SubscriptionHealth } from '../../helpers/delivery-health.ts';
 import { completeCall, connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook, waitFor } from '../../helpers/webhooks.ts';
-import { BREAKER_THRESHOLD, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../../src/webhooks/delivery/endpoint-health.ts';
-import type { DeliveryWorker } from '../../../src/webhooks/delivery/worker.ts';
+import { BREAKER_THRESHOLD, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../../src/webhooks/worker/endpoint-health.ts';
+import type { DeliveryWorker } from '../../../src/webhooks/worker/worker.ts';
 
 // One endpoint's health, end to end: a worker in this process, real HTTPS
 // targets on 127.0.0.1, the health as the subscription row holds it.

@@ -12,8 +12,8 @@ import {
   subscribeHook,
   waitFor,
 } from '../../helpers/webhooks.ts';
-import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../../src/webhooks/delivery/endpoint-health.ts';
-import type { DeliveryWorker } from '../../../src/webhooks/delivery/worker.ts';
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../../src/webhooks/worker/endpoint-health.ts';
+import type { DeliveryWorker } from '../../../src/webhooks/worker/worker.ts';
 
 describe('claiming deliveries', () => {
   let t: TestApp;
