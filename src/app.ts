@@ -35,8 +35,12 @@ import { cookieName, isSecureDeployment } from './web/session.ts';
 export const BODY_LIMIT = 64 * 1024;
 
 function carriesCredentials(headers: Record<string, unknown>): boolean {
-  return headers['x-user-token'] !== undefined || headers.authorization !== undefined || headers['x-client-secret'] !== undefined
-    || headers.cookie !== undefined;
+  return (
+    headers['x-user-token'] !== undefined ||
+    headers.authorization !== undefined ||
+    headers['x-client-secret'] !== undefined ||
+    headers.cookie !== undefined
+  );
 }
 
 /** What SECRET_KEY keys, made once per process: each purpose its own box or HMAC key, so none opens another's. */
@@ -95,10 +99,15 @@ export interface AppOptions {
  * /readyz (the database answers, migrations applied) and /metrics (the
  * delivery counters of this process). Nothing tenant-facing.
  */
-export async function buildWorkerApp(options: Pick<AppOptions, 'config' | 'pool' | 'logStream'> & { metrics: Metrics }): Promise<FastifyInstance> {
+export async function buildWorkerApp(
+  options: Pick<AppOptions, 'config' | 'pool' | 'logStream'> & { metrics: Metrics },
+): Promise<FastifyInstance> {
   const { config, pool } = options;
   const app = Fastify({
-    logger: loggerOptions(config.logLevel, options.logStream), genReqId, frameworkErrors: frameworkErrorProblem, serverFactory: livenessServerFactory,
+    logger: loggerOptions(config.logLevel, options.logStream),
+    genReqId,
+    frameworkErrors: frameworkErrorProblem,
+    serverFactory: livenessServerFactory,
   });
   censorChildBindings(app.log);
   app.decorate('db', pool);
@@ -113,7 +122,7 @@ export async function buildWorkerApp(options: Pick<AppOptions, 'config' | 'pool'
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, pool } = options;
-  const keyed = options.keyed ?? await buildKeyed(config);
+  const keyed = options.keyed ?? (await buildKeyed(config));
   const app = Fastify({
     logger: loggerOptions(config.logLevel, options.logStream),
     genReqId,

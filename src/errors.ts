@@ -15,7 +15,11 @@ export const NOT_FOUND = createError('NOT_FOUND', '%s', 404);
 export const INTERNAL = createError('INTERNAL', 'An unexpected error occurred', 500);
 export const NOT_READY = createError('NOT_READY', 'Not ready: %s', 503);
 // (the database cannot be reached: connection refused or dropped, pool timeout; Retry-After says when to retry)
-export const SERVICE_UNAVAILABLE = createError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry after %s seconds', 503);
+export const SERVICE_UNAVAILABLE = createError(
+  'SERVICE_UNAVAILABLE',
+  'The service is temporarily unavailable; retry after %s seconds',
+  503,
+);
 
 // Authentication
 export const AUTH_INVALID_CREDENTIALS = createError('AUTH_INVALID_CREDENTIALS', 'Email or password is incorrect', 401);
@@ -26,28 +30,68 @@ export const AUTH_NOT_A_MEMBER = createError('AUTH_NOT_A_MEMBER', 'The user is n
 
 // Locations and service areas
 export const LOCATION_NOT_FOUND = createError('LOCATION_NOT_FOUND', 'Location %s not found', 404);
-export const LOCATION_PRIMARY_CONFLICT = createError('LOCATION_PRIMARY_CONFLICT', 'The primary location changed concurrently; retry the request', 409);
+export const LOCATION_PRIMARY_CONFLICT = createError(
+  'LOCATION_PRIMARY_CONFLICT',
+  'The primary location changed concurrently; retry the request',
+  409,
+);
 export const SERVICE_AREA_NOT_FOUND = createError('SERVICE_AREA_NOT_FOUND', 'Service area %s not found', 404);
 
 // OAuth platform guard (RFC 6750 bearer token + x-client-id + x-client-secret)
 export const OAUTH_TOKEN_MISSING = createError('OAUTH_TOKEN_MISSING', 'An access token is required: Authorization: Bearer <token>', 401);
-export const OAUTH_TOKEN_INVALID = createError('OAUTH_TOKEN_INVALID', 'The access token is invalid, expired or revoked, or its user or organization is inactive', 401);
+export const OAUTH_TOKEN_INVALID = createError(
+  'OAUTH_TOKEN_INVALID',
+  'The access token is invalid, expired or revoked, or its user or organization is inactive',
+  401,
+);
 export const OAUTH_CLIENT_MISSING = createError('OAUTH_CLIENT_MISSING', 'The x-client-id and x-client-secret headers are required', 401);
-export const OAUTH_CLIENT_INVALID = createError('OAUTH_CLIENT_INVALID', 'x-client-id and x-client-secret do not match the client the access token was issued to', 401);
+export const OAUTH_CLIENT_INVALID = createError(
+  'OAUTH_CLIENT_INVALID',
+  'x-client-id and x-client-secret do not match the client the access token was issued to',
+  401,
+);
 export const OAUTH_INSUFFICIENT_SCOPE = createError('OAUTH_INSUFFICIENT_SCOPE', 'The access token lacks the %s scope', 403);
 
 // Calls
 export const CALL_NOT_FOUND = createError('CALL_NOT_FOUND', 'Call %s does not exist', 404);
 export const CALL_ALREADY_COMPLETED = createError('CALL_ALREADY_COMPLETED', 'Call %s is already completed', 409);
 // (Idempotency-Key on POST /calls and POST /calls/{id}/complete; a malformed key is REQUEST_VALIDATION naming the header)
-export const IDEMPOTENCY_KEY_REUSED = createError('IDEMPOTENCY_KEY_REUSED', 'The Idempotency-Key was already used with a different request body (or on another endpoint); use a new key for a new request', 422);
-export const IDEMPOTENCY_KEY_IN_PROGRESS = createError('IDEMPOTENCY_KEY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed; retry after %s seconds', 409);
+export const IDEMPOTENCY_KEY_REUSED = createError(
+  'IDEMPOTENCY_KEY_REUSED',
+  'The Idempotency-Key was already used with a different request body (or on another endpoint); use a new key for a new request',
+  422,
+);
+export const IDEMPOTENCY_KEY_IN_PROGRESS = createError(
+  'IDEMPOTENCY_KEY_IN_PROGRESS',
+  'A request with this Idempotency-Key is still being processed; retry after %s seconds',
+  409,
+);
 
 // Webhooks
-export const WEBHOOK_PORT_NOT_ALLOWED = createError('WEBHOOK_PORT_NOT_ALLOWED', 'The hookUrl port is not allowed (WEBHOOK_ALLOWED_PORTS)', 400);
+export const WEBHOOK_PORT_NOT_ALLOWED = createError(
+  'WEBHOOK_PORT_NOT_ALLOWED',
+  'The hookUrl port is not allowed (WEBHOOK_ALLOWED_PORTS)',
+  400,
+);
 export const WEBHOOK_SUBSCRIPTION_NOT_FOUND = createError('WEBHOOK_SUBSCRIPTION_NOT_FOUND', 'Webhook subscription %s does not exist', 404);
-export const WEBHOOK_SUBSCRIPTION_DISABLED = createError('WEBHOOK_SUBSCRIPTION_DISABLED', 'Webhook subscription %s is disabled; enable it first', 409);
-export const WEBHOOK_SUBSCRIPTION_GRANT_ENDED = createError('WEBHOOK_SUBSCRIPTION_GRANT_ENDED', "Webhook subscription %s cannot be re-enabled: the app's access it was made under has ended; the app must be connected again and subscribe anew", 409);
+export const WEBHOOK_SUBSCRIPTION_DISABLED = createError(
+  'WEBHOOK_SUBSCRIPTION_DISABLED',
+  'Webhook subscription %s is disabled; enable it first',
+  409,
+);
+export const WEBHOOK_SUBSCRIPTION_GRANT_ENDED = createError(
+  'WEBHOOK_SUBSCRIPTION_GRANT_ENDED',
+  "Webhook subscription %s cannot be re-enabled: the app's access it was made under has ended; the app must be connected again and subscribe anew",
+  409,
+);
 export const WEBHOOK_DELIVERY_NOT_FOUND = createError('WEBHOOK_DELIVERY_NOT_FOUND', 'Webhook delivery %s does not exist', 404);
-export const WEBHOOK_DELIVERY_ACCESS_ENDED = createError('WEBHOOK_DELIVERY_ACCESS_ENDED', "Webhook delivery %s was dropped unsent when the app's access ended; such a delivery is never sent, by redelivery or recover, even after the app connects again", 409);
-export const WEBHOOK_DELIVERY_IN_FLIGHT = createError('WEBHOOK_DELIVERY_IN_FLIGHT', 'Webhook delivery %s is being sent right now; try again when the attempt ends', 409);
+export const WEBHOOK_DELIVERY_ACCESS_ENDED = createError(
+  'WEBHOOK_DELIVERY_ACCESS_ENDED',
+  "Webhook delivery %s was dropped unsent when the app's access ended; such a delivery is never sent, by redelivery or recover, even after the app connects again",
+  409,
+);
+export const WEBHOOK_DELIVERY_IN_FLIGHT = createError(
+  'WEBHOOK_DELIVERY_IN_FLIGHT',
+  'Webhook delivery %s is being sent right now; try again when the attempt ends',
+  409,
+);

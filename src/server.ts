@@ -66,7 +66,9 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
     const { applied } = await migrate(pool);
     if (applied.length) log.info({ applied }, 'migrations applied');
     if (config.webhookAllowPrivateTargets) {
-      log.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhook deliveries may reach loopback and private networks (on any port unless WEBHOOK_ALLOWED_PORTS is set); never use this in production');
+      log.warn(
+        'WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhook deliveries may reach loopback and private networks (on any port unless WEBHOOK_ALLOWED_PORTS is set); never use this in production',
+      );
     }
     const metrics = createMetrics({ processMetrics: true });
     const keyed = await buildKeyed(config);
@@ -74,9 +76,17 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
       tasks.push(...startMaintenance({ pool, config, log }));
       // Running attempts get most of the shutdown time to finish; the rest are handed back.
       const drainMs = workerDrainMs(config.shutdownTimeoutMs);
-      tasks.push(await startDeliveryWorker({
-        pool, databaseUrl: database.url, config, log, metrics, secretBox: keyed.webhookSecrets, drainMs,
-      }));
+      tasks.push(
+        await startDeliveryWorker({
+          pool,
+          databaseUrl: database.url,
+          config,
+          log,
+          metrics,
+          secretBox: keyed.webhookSecrets,
+          drainMs,
+        }),
+      );
     }
     if (!options.http) {
       // A standalone worker still answers probes and scrapes (WORKER_PORT).
@@ -92,7 +102,15 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
       caches = createProcessCaches({ maxAgeMs: config.cacheMaxAgeSeconds * 1000 });
       cacheListener = await listenForInvalidations(database.url, caches, log);
     }
-    app = await buildApp({ config, pool: appPool, ownerPool: pool, metrics, keyed, ...(redis ? { redis } : {}), ...(caches ? { caches } : {}) });
+    app = await buildApp({
+      config,
+      pool: appPool,
+      ownerPool: pool,
+      metrics,
+      keyed,
+      ...(redis ? { redis } : {}),
+      ...(caches ? { caches } : {}),
+    });
     const url = await app.listen({ port: config.port, host: config.host });
     return { url, stop };
   } catch (error) {

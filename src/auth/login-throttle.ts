@@ -47,7 +47,10 @@ export async function throttledLogin<T>(db: Queryable, email: string, ip: string
   const over = reservations.filter((r) => r.attempts > limits.get(r.subject)!);
   if (over.length > 0) {
     // The subjects still under their limit did not get to try: their places go back.
-    await releaseAttempt(db, reservations.filter((r) => !over.includes(r)).map((r) => r.subject));
+    await releaseAttempt(
+      db,
+      reservations.filter((r) => !over.includes(r)).map((r) => r.subject),
+    );
     throw new LoginThrottled(Math.max(...over.map((r) => r.seconds_left)));
   }
   const [emailRule, ipRule] = subjects as [ThrottleRule, ThrottleRule];

@@ -36,9 +36,6 @@ export const LoginBody = Type.Object(
 
 export const LoginResponse = Type.Composite([Type.Object({ token: Type.String() }), SessionView]);
 
-export const SwitchOrganizationBody = Type.Object(
-  { organization_id: Type.String({ format: 'uuid' }) },
-  { additionalProperties: false },
-);
+export const SwitchOrganizationBody = Type.Object({ organization_id: Type.String({ format: 'uuid' }) }, { additionalProperties: false });
 
 export { ProblemSchema };

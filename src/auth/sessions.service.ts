@@ -84,7 +84,12 @@ export async function describeSession(db: Queryable, session: ActiveSession): Pr
   };
 }
 
-export async function switchOrganization(db: Queryable, caches: Caches, session: ActiveSession, organizationId: string): Promise<SessionView> {
+export async function switchOrganization(
+  db: Queryable,
+  caches: Caches,
+  session: ActiveSession,
+  organizationId: string,
+): Promise<SessionView> {
   const organizations = await listActiveMemberships(db, session.user_id);
   const organization = chooseOrganization(organizations, organizationId);
   await updateSessionOrganization(db, session.session_id, organization.id);

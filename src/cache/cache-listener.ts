@@ -23,26 +23,29 @@ export interface CacheListener {
 }
 
 export async function listenForInvalidations(connectionString: string, caches: ProcessCaches, log: Logger): Promise<CacheListener> {
-  const connection = await openListenConnection({
-    connectionString,
-    channel: CACHE_CHANNEL,
-    applicationName: CACHE_LISTENER_NAME,
-    keepAlive: true,
-    heartbeatMs: HEARTBEAT_MS,
-  }, {
-    notification(payload) {
-      caches.evict(notificationTags(payload));
+  const connection = await openListenConnection(
+    {
+      connectionString,
+      channel: CACHE_CHANNEL,
+      applicationName: CACHE_LISTENER_NAME,
+      keepAlive: true,
+      heartbeatMs: HEARTBEAT_MS,
     },
-    lost(error) {
-      caches.setEnabled(false);
-      log.warn({ err: error, component: COMPONENT }, 'cache LISTEN connection lost; caches off until it is back');
+    {
+      notification(payload) {
+        caches.evict(notificationTags(payload));
+      },
+      lost(error) {
+        caches.setEnabled(false);
+        log.warn({ err: error, component: COMPONENT }, 'cache LISTEN connection lost; caches off until it is back');
+      },
+      connected({ reconnected }) {
+        // Everything before this moment may have been missed.
+        caches.setEnabled(true);
+        if (reconnected) log.info({ component: COMPONENT }, 'cache LISTEN connection restored; caches on');
+      },
     },
-    connected({ reconnected }) {
-      // Everything before this moment may have been missed.
-      caches.setEnabled(true);
-      if (reconnected) log.info({ component: COMPONENT }, 'cache LISTEN connection restored; caches on');
-    },
-  });
+  );
   return {
     get connected() {
       return connection.connected;

@@ -22,8 +22,9 @@ const MAX_ENTRIES: Record<CacheName, number> = { access_tokens: 10_000, sessions
 
 export function createProcessCaches(options: { maxAgeMs: number }): ProcessCaches {
   const clock = new GenerationClock();
-  const stores = Object.fromEntries(CACHE_NAMES.map((name) =>
-    [name, new TaggedCache<unknown>({ maxEntries: MAX_ENTRIES[name], maxAgeMs: options.maxAgeMs, clock })])) as Record<CacheName, TaggedCache<unknown>>;
+  const stores = Object.fromEntries(
+    CACHE_NAMES.map((name) => [name, new TaggedCache<unknown>({ maxEntries: MAX_ENTRIES[name], maxAgeMs: options.maxAgeMs, clock })]),
+  ) as Record<CacheName, TaggedCache<unknown>>;
   const each = Object.values(stores);
   const caches: ProcessCaches = {
     stores,

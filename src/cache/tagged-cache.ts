@@ -80,8 +80,8 @@ export class TaggedCache<V> {
     if (previous) this.remove(key, previous);
     this.entries.set(key, { value, tags, storedAt: performance.now() });
     for (const tag of tags) {
-      let keys = this.keysByTag.get(tag);
-      if (!keys) this.keysByTag.set(tag, (keys = new Set()));
+      const keys = this.keysByTag.get(tag) ?? new Set<string>();
+      if (keys.size === 0) this.keysByTag.set(tag, keys);
       keys.add(key);
     }
     if (this.entries.size > this.options.maxEntries) {

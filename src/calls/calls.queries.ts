@@ -36,10 +36,7 @@ export interface CompletedCall extends Call {
 const COLUMNS = 'id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary';
 
 /** An in-progress call. Throws KeyHeld when `idempotency` names a key the organization already holds (nothing written). */
-export async function insertCall(
-  db: Queryable,
-  input: { agentId: string | null; idempotency?: KeyClaim | null },
-): Promise<Call> {
+export async function insertCall(db: Queryable, input: { agentId: string | null; idempotency?: KeyClaim | null }): Promise<Call> {
   const id = randomUUID();
   const { rows } = await db.query<Call>(
     `WITH ${claimedKeys('SELECT app_current_org(), $3::text, $4::bytea, $1::uuid, $5::smallint WHERE $3::text IS NOT NULL')}
@@ -68,10 +65,13 @@ export async function insertCompletedCall(
   input: { agentId: string | null; summary: string; durationSeconds: number; idempotency?: KeyClaim | null },
 ): Promise<CompletedCall> {
   const { rows } = await db.query<CompletedCall>(
-    withCallCompletedOutbox(`INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds)
+    withCallCompletedOutbox(
+      `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds)
      SELECT $1::uuid, app_current_org(), $2::uuid, 'completed', now(), $3::text, $4::int
       WHERE $5::text IS NULL OR EXISTS (SELECT 1 FROM claimed)
-     RETURNING ${COLUMNS}`, claimedKeys('SELECT app_current_org(), $5::text, $6::bytea, $1::uuid, $7::smallint WHERE $5::text IS NOT NULL')),
+     RETURNING ${COLUMNS}`,
+      claimedKeys('SELECT app_current_org(), $5::text, $6::bytea, $1::uuid, $7::smallint WHERE $5::text IS NOT NULL'),
+    ),
     [randomUUID(), input.agentId, input.summary, input.durationSeconds, ...keyParameters(input.idempotency)],
   );
   if (!rows[0]) throw new KeyHeld();
@@ -91,22 +91,30 @@ export async function insertCompletedCall(
 export async function insertCompletedCalls(
   db: Queryable,
   input: {
-    ids: string[]; agentIds: (string | null)[]; summaries: string[]; durationsSeconds: number[];
-    keys: (string | null)[]; fingerprints: (Buffer | null)[]; statuses: (number | null)[];
+    ids: string[];
+    agentIds: (string | null)[];
+    summaries: string[];
+    durationsSeconds: number[];
+    keys: (string | null)[];
+    fingerprints: (Buffer | null)[];
+    statuses: (number | null)[];
   },
 ): Promise<CompletedCall[]> {
   const { rows } = await db.query<CompletedCall>(
-    withCallCompletedOutbox(`INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds)
+    withCallCompletedOutbox(
+      `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds)
      SELECT i.id, app_current_org(), i.agent_id, 'completed', now(), i.summary, i.duration_seconds
        FROM input i
       WHERE i.key IS NULL OR i.id IN (SELECT call_id FROM claimed)
-     RETURNING ${COLUMNS}`, `input AS (
+     RETURNING ${COLUMNS}`,
+      `input AS (
        SELECT i.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[], $6::bytea[], $7::smallint[])
                     AS i(id, agent_id, summary, duration_seconds, key, fingerprint, response_status)
         WHERE i.agent_id IS NULL
            OR EXISTS (SELECT 1 FROM agents a WHERE a.organization_id = app_current_org() AND a.id = i.agent_id)
      ),
-     ${claimedKeys('SELECT app_current_org(), i.key, i.fingerprint, i.id, i.response_status FROM input i WHERE i.key IS NOT NULL')}`),
+     ${claimedKeys('SELECT app_current_org(), i.key, i.fingerprint, i.id, i.response_status FROM input i WHERE i.key IS NOT NULL')}`,
+    ),
     [input.ids, input.agentIds, input.summaries, input.durationsSeconds, input.keys, input.fingerprints, input.statuses],
   );
   return rows.map(completedCall);
@@ -127,9 +135,12 @@ export async function completeInProgressCall(
   input: { id: string; summary: string; durationSeconds: number; idempotency?: KeyClaim | null },
 ): Promise<CompletedCall | undefined> {
   const { rows } = await db.query<CompletedCall>(
-    withCallCompletedOutbox(`UPDATE calls SET status = 'completed', completed_at = now(), summary = $2::text, duration_seconds = $3::int
+    withCallCompletedOutbox(
+      `UPDATE calls SET status = 'completed', completed_at = now(), summary = $2::text, duration_seconds = $3::int
       WHERE id = $1::uuid AND status = 'in_progress' AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM claimed))
-     RETURNING ${COLUMNS}`, claimedKeys('SELECT app_current_org(), $4::text, $5::bytea, $1::uuid, $6::smallint WHERE $4::text IS NOT NULL')),
+     RETURNING ${COLUMNS}`,
+      claimedKeys('SELECT app_current_org(), $4::text, $5::bytea, $1::uuid, $6::smallint WHERE $4::text IS NOT NULL'),
+    ),
     [input.id, input.summary, input.durationSeconds, ...keyParameters(input.idempotency)],
   );
   return rows[0] && completedCall(rows[0]);
@@ -160,10 +171,7 @@ export interface CallFilters {
  * The organization condition is spelled out so the (organization_id,
  * created_at) indexes serve the range; the policy checks it too.
  */
-export async function listCalls(
-  db: Queryable,
-  input: { limit: number; afterId?: string } & CallFilters,
-): Promise<Call[]> {
+export async function listCalls(db: Queryable, input: { limit: number; afterId?: string } & CallFilters): Promise<Call[]> {
   const { rows } = await db.query<Call>(
     `SELECT ${COLUMNS} FROM calls
       WHERE organization_id = app_current_org()
@@ -187,7 +195,11 @@ export async function listCalls(
  * being active: the caller decides on the principal (checkPlatformAccess).
  * Undefined: no active token. Runs on the pool, outside any transaction.
  */
-export async function readRecentCallsForToken(db: Queryable, tokenHash: Buffer, limit: number): Promise<(ActiveAccessToken & { body: string }) | undefined> {
+export async function readRecentCallsForToken(
+  db: Queryable,
+  tokenHash: Buffer,
+  limit: number,
+): Promise<(ActiveAccessToken & { body: string }) | undefined> {
   const { rows } = await db.query<ActiveAccessToken & { body: string }>({
     name: 'calls_recent_for_token',
     text: 'SELECT * FROM app_recent_calls_for_token($1, $2)',

@@ -41,94 +41,122 @@ export default async function callsRoutes(fastify: FastifyInstance) {
   // and the calls are read together (from the process caches, or in one
   // statement, calls.service.ts recentCallsForPlatform) and PostgreSQL writes
   // the JSON, so a request costs one round trip at most.
-  app.get('/calls/recent', {
-    schema: {
-      tags: ['calls'],
-      summary: 'Recent completed calls (sample data for the call.completed trigger), newest first',
-      security: PLATFORM_SECURITY,
-      querystring: RecentCallsQuery,
-      response: { 200: Type.Array(CallCompletedEventSchema), ...errorsFor },
-    },
-  }, async (request, reply) => {
-    const scope = 'calls:read';
-    const result = await recentCallsForPlatform(app.db, app.caches, platformCredentials(request, reply), scope, request.query.limit);
-    if (result.outcome !== 'ok') return refusePlatform(reply, result.outcome, scope);
-    request.principal = platformPrincipal(result.active);
-    return sendJsonText(reply, result.active.body);
-  });
-
-  app.post('/calls', {
-    preHandler: canWrite,
-    // Every field is optional (docs/interface.md §12: POST /calls {agent_id?}), so no body at all means an empty one.
-    preValidation: async (request) => {
-      request.body ??= {};
-    },
-    schema: {
-      tags: ['calls'],
-      summary: 'Record a call (in progress, or completed when summary and duration_seconds are given)',
-      security,
-      headers: IdempotencyHeaders,
-      body: CreateCallBody,
-      response: { 201: CallSchema, ...errorsFor, 409: KeyInProgressProblem, 422: KeyReusedProblem },
-    },
-  }, async (request, reply) => {
-    const key = keyFromHeader(request.headers['idempotency-key']);
-    const answer = await recordCall(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.body, key);
-    markReplayed(reply, answer);
-    return reply.code(answer.status).header('location', `/calls/${answer.body.id}`).send(answer.body);
-  });
-
-  app.post('/calls/:id/complete', {
-    preHandler: canWrite,
-    schema: {
-      tags: ['calls'],
-      summary: 'Complete a call; fires call.completed',
-      security,
-      headers: IdempotencyHeaders,
-      params: IdParams,
-      body: CompleteCallBody,
-      response: {
-        200: CallSchema,
-        ...errorsFor,
-        404: ProblemSchema,
-        409: Type.Object(ProblemSchema.properties, {
-          description: 'CALL_ALREADY_COMPLETED, or IDEMPOTENCY_KEY_IN_PROGRESS: a request with the same Idempotency-Key is still being processed (Retry-After)',
-        }),
-        422: KeyReusedProblem,
+  app.get(
+    '/calls/recent',
+    {
+      schema: {
+        tags: ['calls'],
+        summary: 'Recent completed calls (sample data for the call.completed trigger), newest first',
+        security: PLATFORM_SECURITY,
+        querystring: RecentCallsQuery,
+        response: { 200: Type.Array(CallCompletedEventSchema), ...errorsFor },
       },
     },
-  }, async (request, reply) => {
-    const key = keyFromHeader(request.headers['idempotency-key']);
-    const answer = await completeCall(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.params.id, request.body, key);
-    markReplayed(reply, answer);
-    return reply.code(answer.status).send(answer.body);
-  });
-
-  app.get('/calls', {
-    preHandler: canRead,
-    schema: {
-      tags: ['calls'],
-      summary: 'List calls, newest first (next page in the Link header)',
-      security,
-      querystring: ListCallsQuery,
-      response: { 200: Type.Array(CallSchema), ...errorsFor },
+    async (request, reply) => {
+      const scope = 'calls:read';
+      const result = await recentCallsForPlatform(app.db, app.caches, platformCredentials(request, reply), scope, request.query.limit);
+      if (result.outcome !== 'ok') return refusePlatform(reply, result.outcome, scope);
+      request.principal = platformPrincipal(result.active);
+      return sendJsonText(reply, result.active.body);
     },
-  }, async (request, reply) => {
-    const { calls, nextCursor } = await listCallsPage(app.db, requirePrincipal(request.principal).organizationId, request.query);
-    setNextLink(request, reply, app.config.baseUrl, nextCursor);
-    return calls;
-  });
+  );
 
-  app.get('/calls/:id', {
-    preHandler: canRead,
-    schema: {
-      tags: ['calls'],
-      summary: 'One call',
-      security,
-      params: IdParams,
-      response: { 200: CallSchema, ...errorsFor, 404: ProblemSchema },
+  app.post(
+    '/calls',
+    {
+      preHandler: canWrite,
+      // Every field is optional (docs/interface.md §12: POST /calls {agent_id?}), so no body at all means an empty one.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        tags: ['calls'],
+        summary: 'Record a call (in progress, or completed when summary and duration_seconds are given)',
+        security,
+        headers: IdempotencyHeaders,
+        body: CreateCallBody,
+        response: { 201: CallSchema, ...errorsFor, 409: KeyInProgressProblem, 422: KeyReusedProblem },
+      },
     },
-  }, async (request) => {
-    return getCall(app.db, requirePrincipal(request.principal).organizationId, request.params.id);
-  });
+    async (request, reply) => {
+      const key = keyFromHeader(request.headers['idempotency-key']);
+      const answer = await recordCall(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.body, key);
+      markReplayed(reply, answer);
+      return reply.code(answer.status).header('location', `/calls/${answer.body.id}`).send(answer.body);
+    },
+  );
+
+  app.post(
+    '/calls/:id/complete',
+    {
+      preHandler: canWrite,
+      schema: {
+        tags: ['calls'],
+        summary: 'Complete a call; fires call.completed',
+        security,
+        headers: IdempotencyHeaders,
+        params: IdParams,
+        body: CompleteCallBody,
+        response: {
+          200: CallSchema,
+          ...errorsFor,
+          404: ProblemSchema,
+          409: Type.Object(ProblemSchema.properties, {
+            description:
+              'CALL_ALREADY_COMPLETED, or IDEMPOTENCY_KEY_IN_PROGRESS: a request with the same Idempotency-Key is still being processed (Retry-After)',
+          }),
+          422: KeyReusedProblem,
+        },
+      },
+    },
+    async (request, reply) => {
+      const key = keyFromHeader(request.headers['idempotency-key']);
+      const answer = await completeCall(
+        app.db,
+        app.caches,
+        requirePrincipal(request.principal).organizationId,
+        request.params.id,
+        request.body,
+        key,
+      );
+      markReplayed(reply, answer);
+      return reply.code(answer.status).send(answer.body);
+    },
+  );
+
+  app.get(
+    '/calls',
+    {
+      preHandler: canRead,
+      schema: {
+        tags: ['calls'],
+        summary: 'List calls, newest first (next page in the Link header)',
+        security,
+        querystring: ListCallsQuery,
+        response: { 200: Type.Array(CallSchema), ...errorsFor },
+      },
+    },
+    async (request, reply) => {
+      const { calls, nextCursor } = await listCallsPage(app.db, requirePrincipal(request.principal).organizationId, request.query);
+      setNextLink(request, reply, app.config.baseUrl, nextCursor);
+      return calls;
+    },
+  );
+
+  app.get(
+    '/calls/:id',
+    {
+      preHandler: canRead,
+      schema: {
+        tags: ['calls'],
+        summary: 'One call',
+        security,
+        params: IdParams,
+        response: { 200: CallSchema, ...errorsFor, 404: ProblemSchema },
+      },
+    },
+    async (request) => {
+      return getCall(app.db, requirePrincipal(request.principal).organizationId, request.params.id);
+    },
+  );
 }

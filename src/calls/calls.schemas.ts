@@ -7,18 +7,16 @@ const Timestamp = Type.String({ format: 'date-time' });
 const Summary = Type.String({ minLength: 1, maxLength: SUMMARY_MAX_LENGTH, description: 'text summary of the call' });
 const Duration = Type.Integer({ minimum: 0, maximum: DURATION_MAX_SECONDS, description: 'call length in seconds' });
 
-export const CallSchema = Type.Object(
-  {
-    id: Uuid,
-    organization_id: Uuid,
-    agent_id: Type.Union([Uuid, Type.Null()]),
-    status: Type.Union([Type.Literal('in_progress'), Type.Literal('completed')]),
-    created_at: Timestamp,
-    completed_at: Type.Union([Timestamp, Type.Null()]),
-    duration_seconds: Type.Union([Type.Integer(), Type.Null()]),
-    summary: Type.Union([Type.String(), Type.Null()]),
-  },
-);
+export const CallSchema = Type.Object({
+  id: Uuid,
+  organization_id: Uuid,
+  agent_id: Type.Union([Uuid, Type.Null()]),
+  status: Type.Union([Type.Literal('in_progress'), Type.Literal('completed')]),
+  created_at: Timestamp,
+  completed_at: Type.Union([Timestamp, Type.Null()]),
+  duration_seconds: Type.Union([Type.Integer(), Type.Null()]),
+  summary: Type.Union([Type.String(), Type.Null()]),
+});
 
 /** Interface §2.3: the call.completed webhook body, and each /calls/recent element. */
 export const CallCompletedEventSchema = Type.Object(
@@ -42,26 +40,27 @@ export const CreateCallBody = Type.Object(
   { additionalProperties: false, description: 'Give summary and duration_seconds together to record a call that has already completed.' },
 );
 
-export const CompleteCallBody = Type.Object(
-  { summary: Summary, duration_seconds: Duration },
-  { additionalProperties: false },
-);
+export const CompleteCallBody = Type.Object({ summary: Summary, duration_seconds: Duration }, { additionalProperties: false });
 
 /** The Idempotency-Key request header of the two calls writes (src/calls/idempotency.ts). */
 export const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({
-    pattern: KEY_HEADER_PATTERN,
-    'x-error-message': KEY_RULE,
-    description: `Makes a retry safe (IETF draft "The Idempotency-Key HTTP Header Field"): 1 to ${KEY_MAX_LENGTH} printable ASCII `
-      + 'characters, as they are or as a quoted string ("…"), unique per request, such as a UUID. For 24 hours the organization\'s '
-      + 'next request with the same key and the same body gets the first answer again (same status and body, header '
-      + 'Idempotent-Replayed: true) and records nothing; with another body it gets 422. A request that failed stores nothing.',
-  })),
+  'idempotency-key': Type.Optional(
+    Type.String({
+      pattern: KEY_HEADER_PATTERN,
+      'x-error-message': KEY_RULE,
+      description:
+        `Makes a retry safe (IETF draft "The Idempotency-Key HTTP Header Field"): 1 to ${KEY_MAX_LENGTH} printable ASCII ` +
+        'characters, as they are or as a quoted string ("…"), unique per request, such as a UUID. For 24 hours the organization\'s ' +
+        'next request with the same key and the same body gets the first answer again (same status and body, header ' +
+        'Idempotent-Replayed: true) and records nothing; with another body it gets 422. A request that failed stores nothing.',
+    }),
+  ),
 });
 
 /** Problem answers of the Idempotency-Key rules, with their own descriptions in the API reference. */
 export const KeyInProgressProblem = Type.Object(ProblemSchema.properties, {
-  description: 'IDEMPOTENCY_KEY_IN_PROGRESS: a request with the same Idempotency-Key is still being processed; retry after Retry-After seconds',
+  description:
+    'IDEMPOTENCY_KEY_IN_PROGRESS: a request with the same Idempotency-Key is still being processed; retry after Retry-After seconds',
 });
 export const KeyReusedProblem = Type.Object(ProblemSchema.properties, {
   description: 'IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was already used with a different request body (or on another endpoint)',

@@ -116,7 +116,9 @@ export async function recordCall(
   const hasDuration = input.duration_seconds !== undefined;
   if (hasSummary !== hasDuration) {
     const missing = hasSummary ? 'duration_seconds' : 'summary';
-    throw new ValidationProblem([{ field: missing, message: 'is required when a completed call is recorded (give summary and duration_seconds together)' }]);
+    throw new ValidationProblem([
+      { field: missing, message: 'is required when a completed call is recorded (give summary and duration_seconds together)' },
+    ]);
   }
   const completion = hasSummary ? checkCompletion(input as Completion) : null;
   const request = {
@@ -129,11 +131,18 @@ export async function recordCall(
   };
   return idempotently(pool, organizationId, request, async (claim) => {
     if (!completion) {
-      return withOrg(pool, organizationId, async (db) => callView(await insertCall(db, { agentId, idempotency: claim }))).catch(unknownAgent);
+      return withOrg(pool, organizationId, async (db) => callView(await insertCall(db, { agentId, idempotency: claim }))).catch(
+        unknownAgent,
+      );
     }
-    const call = callView(await writeCompletedCall(pool, organizationId, {
-      agentId, summary: completion.summary, durationSeconds: completion.duration_seconds, idempotency: claim,
-    }).catch(unknownAgent));
+    const call = callView(
+      await writeCompletedCall(pool, organizationId, {
+        agentId,
+        summary: completion.summary,
+        durationSeconds: completion.duration_seconds,
+        idempotency: claim,
+      }).catch(unknownAgent),
+    );
     // Committed: this process's /calls/recent answers include it from now on.
     caches.evict([tags.calls(organizationId)]);
     return call;
@@ -164,12 +173,19 @@ export async function completeCall(
   return idempotently(pool, organizationId, request, async (claim) => {
     const completed = await withOrg(pool, organizationId, async (db) => {
       const call = await completeInProgressCall(db, {
-        id: callId, summary: completion.summary, durationSeconds: completion.duration_seconds, idempotency: claim,
+        id: callId,
+        summary: completion.summary,
+        durationSeconds: completion.duration_seconds,
+        idempotency: claim,
       });
       if (!call) {
         // Thrown inside the transaction, so a key row the statement wrote for nothing is rolled back.
         const existing = await findCall(db, callId);
-        const refusal = !existing ? new errors.CALL_NOT_FOUND(callId) : existing.status === 'completed' ? new errors.CALL_ALREADY_COMPLETED(callId) : undefined;
+        const refusal = !existing
+          ? new errors.CALL_NOT_FOUND(callId)
+          : existing.status === 'completed'
+            ? new errors.CALL_ALREADY_COMPLETED(callId)
+            : undefined;
         if (claim) throw new KeyHeld(refusal);
         throw refusal ?? new errors.CALL_ALREADY_COMPLETED(callId);
       }
@@ -213,7 +229,9 @@ export const EXPORT_BATCH = 500;
 export async function* streamCalls(pool: Pool, organizationId: string, filters: CallFilters): AsyncGenerator<CallView[]> {
   let afterId: string | undefined;
   for (;;) {
-    const batch = await withOrg(pool, organizationId, (db) => listCalls(db, { ...filters, limit: EXPORT_BATCH, ...(afterId ? { afterId } : {}) }));
+    const batch = await withOrg(pool, organizationId, (db) =>
+      listCalls(db, { ...filters, limit: EXPORT_BATCH, ...(afterId ? { afterId } : {}) }),
+    );
     if (batch.length > 0) yield batch.map(callView);
     if (batch.length < EXPORT_BATCH) return;
     afterId = batch.at(-1)!.id;
@@ -248,7 +266,13 @@ async function principalAndCalls(pool: Pool, caches: Caches, tokenHash: Buffer, 
     const { body: readBody, ...principal } = read;
     const organizationId = principal.organization_id;
     caches.set(ACCESS_TOKENS, tokenKey, principal, accessTokenTags(principal), ticket);
-    caches.set(RECENT_CALLS, recentCallsKey(organizationId, limit), readBody, [tags.calls(organizationId), tags.org(organizationId)], ticket);
+    caches.set(
+      RECENT_CALLS,
+      recentCallsKey(organizationId, limit),
+      readBody,
+      [tags.calls(organizationId), tags.org(organizationId)],
+      ticket,
+    );
   }
   return read;
 }

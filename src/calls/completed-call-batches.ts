@@ -43,24 +43,33 @@ export interface NewCompletedCall {
 }
 
 function createCompletedCallWriter(pool: Pool) {
-  return createGroupCommit<NewCompletedCall, CompletedCall>({
-    alone: (organizationId, call) =>
-      withOrgOneStatement(pool, organizationId, (db) => insertCompletedCall(db, call), { genericPlan: true }),
-    async together(organizationId, calls) {
-      const ids = calls.map(() => randomUUID());
-      const written = await withOrgOneStatement(pool, organizationId, (db) => insertCompletedCalls(db, {
-        ids,
-        agentIds: calls.map((call) => call.agentId),
-        summaries: calls.map((call) => call.summary),
-        durationsSeconds: calls.map((call) => call.durationSeconds),
-        keys: calls.map((call) => call.idempotency?.key ?? null),
-        fingerprints: calls.map((call) => call.idempotency?.fingerprint ?? null),
-        statuses: calls.map((call) => call.idempotency?.status ?? null),
-      }), { genericPlan: true });
-      const byId = new Map(written.map((call) => [call.id, call]));
-      return ids.map((id) => byId.get(id));
+  return createGroupCommit<NewCompletedCall, CompletedCall>(
+    {
+      alone: (organizationId, call) =>
+        withOrgOneStatement(pool, organizationId, (db) => insertCompletedCall(db, call), { genericPlan: true }),
+      async together(organizationId, calls) {
+        const ids = calls.map(() => randomUUID());
+        const written = await withOrgOneStatement(
+          pool,
+          organizationId,
+          (db) =>
+            insertCompletedCalls(db, {
+              ids,
+              agentIds: calls.map((call) => call.agentId),
+              summaries: calls.map((call) => call.summary),
+              durationsSeconds: calls.map((call) => call.durationSeconds),
+              keys: calls.map((call) => call.idempotency?.key ?? null),
+              fingerprints: calls.map((call) => call.idempotency?.fingerprint ?? null),
+              statuses: calls.map((call) => call.idempotency?.status ?? null),
+            }),
+          { genericPlan: true },
+        );
+        const byId = new Map(written.map((call) => [call.id, call]));
+        return ids.map((id) => byId.get(id));
+      },
     },
-  }, { maxBatch: MAX_BATCH, maxParallel: MAX_WRITING, parallelMin: SECOND_BATCH_MIN });
+    { maxBatch: MAX_BATCH, maxParallel: MAX_WRITING, parallelMin: SECOND_BATCH_MIN },
+  );
 }
 
 /** One writer per pool (per process, in practice): everything writing through a pool shares its batches. */

@@ -30,16 +30,16 @@ const RETRY_AFTER_SECONDS = 1;
 
 // A key: 1–255 printable ASCII characters, not starting or ending with a space
 // (HTTP trims the ends of a header value, so they could not survive the trip).
-const KEY_CHARACTER = String.raw`[!-~]`;
-const KEY = new RegExp(String.raw`^${KEY_CHARACTER}(?:[ -~]{0,${KEY_MAX_LENGTH - 2}}${KEY_CHARACTER})?$`);
+const KEY_CHARACTER = '[!-~]';
+const KEY = new RegExp(`^${KEY_CHARACTER}(?:[ -~]{0,${KEY_MAX_LENGTH - 2}}${KEY_CHARACTER})?$`);
 
 // The header carries the key bare (as Stripe's clients send it) or as the
 // draft's Structured Field string: in double quotes, with \" and \\ escaped.
 // A bare key cannot start with a quote (send such a key quoted).
 const QUOTED_CHARACTER = String.raw`(?:[!#-\[\]-~]|\\[\\"])`;
 const QUOTED_OR_SPACE = String.raw`(?:[ !#-\[\]-~]|\\[\\"])`;
-const BARE = String.raw`[!#-~](?:[ -~]{0,${KEY_MAX_LENGTH - 2}}[!-~])?`;
-const QUOTED = String.raw`"${QUOTED_CHARACTER}(?:${QUOTED_OR_SPACE}{0,${KEY_MAX_LENGTH - 2}}${QUOTED_CHARACTER})?"`;
+const BARE = `[!#-~](?:[ -~]{0,${KEY_MAX_LENGTH - 2}}[!-~])?`;
+const QUOTED = `"${QUOTED_CHARACTER}(?:${QUOTED_OR_SPACE}{0,${KEY_MAX_LENGTH - 2}}${QUOTED_CHARACTER})?"`;
 /** The header's value as the route schema checks it (Ajv compiles it with the u flag; so does this module). */
 export const KEY_HEADER_PATTERN = `^(?:${BARE}|${QUOTED})$`;
 export const KEY_RULE = `must be 1 to ${KEY_MAX_LENGTH} printable ASCII characters with no space at either end, as they are or as a quoted string`;
@@ -64,7 +64,9 @@ export function checkKey(key: string): string {
  * whitespace and an explicit null for an omitted field do not matter.
  */
 export function fingerprint(endpoint: string, fields: unknown[]): Buffer {
-  return createHash('sha256').update(`${endpoint}\n${JSON.stringify(fields)}`).digest();
+  return createHash('sha256')
+    .update(`${endpoint}\n${JSON.stringify(fields)}`)
+    .digest();
 }
 
 /** A 409 that carries its Retry-After (the problem handler sends the header). */
@@ -127,7 +129,7 @@ export async function idempotently<T>(
           return { status: stored.response_status, body: request.rebuild(stored.call), replayed: true };
         }
         // Not held: an expired row housekeeping has not removed yet is removed, and the request carried out.
-        if (attempt === 1 && await withOrg(pool, organizationId, (db) => deleteExpiredKey(db, claim.key))) continue;
+        if (attempt === 1 && (await withOrg(pool, organizationId, (db) => deleteExpiredKey(db, claim.key)))) continue;
         // Otherwise the write's own refusal, or (a row that expired in between) a retry claims the key afresh.
         throw (error instanceof KeyHeld && error.otherwise) || new KeyInProgress();
       }

@@ -28,7 +28,7 @@ export async function withDatabase<T>(config: Config, fn: (pool: Pool) => Promis
 }
 
 export function output(ctx: CommandContext, value: unknown, human: string): void {
-  process.stdout.write(ctx.json ? JSON.stringify(value) + '\n' : human + '\n');
+  process.stdout.write(ctx.json ? `${JSON.stringify(value)}\n` : `${human}\n`);
 }
 
 export function requireString(ctx: CommandContext, flag: string): string {

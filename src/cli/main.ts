@@ -38,7 +38,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
     if (values.help || positionals.length === 0) {
-      process.stdout.write(usage() + '\n');
+      process.stdout.write(`${usage()}\n`);
       return positionals.length === 0 && !values.help ? 2 : 0;
     }
     const found = findCommand(positionals);
@@ -47,12 +47,18 @@ export async function main(argv: string[]): Promise<number> {
     await COMMANDS[found.key]!.run({ config, json: values.json === true, flags: values, positionals: found.rest });
     return 0;
   } catch (error) {
-    const message = error instanceof ConfigError || error instanceof UsageError
-      ? error.message
-      : (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-        ? (error as Error).message
-        : `error: ${(error as Error).message}`;
+    const message =
+      error instanceof ConfigError || error instanceof UsageError
+        ? error.message
+        : (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
+            (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+          ? (error as Error).message
+          : `error: ${(error as Error).message}`;
     process.stderr.write(`switchboard: ${message.split('\n')[0]}\n`);
-    return error instanceof ConfigError ? 78 : error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1;
+    return error instanceof ConfigError
+      ? 78
+      : error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+        ? 2
+        : 1;
   }
 }

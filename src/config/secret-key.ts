@@ -13,7 +13,7 @@ export async function resolveSecretKey(config: Config): Promise<Buffer> {
   await mkdir(config.dataDir, { recursive: true });
   try {
     // 'wx' fails when another process won the race; then we read its key.
-    await writeFile(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+    await writeFile(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }

@@ -3,7 +3,12 @@
 import type { Pool, Queryable } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
 import {
-  countCallsPerDay, countDeliveriesByStatus, insertSealedCallDays, listSealedCallDays, type DayCount, type DeliveryStatusCounts,
+  countCallsPerDay,
+  countDeliveriesByStatus,
+  insertSealedCallDays,
+  listSealedCallDays,
+  type DayCount,
+  type DeliveryStatusCounts,
 } from './dashboard.queries.ts';
 import { bucketStarts, DAY_MS, sealedBoundary } from './sealed-windows.ts';
 

@@ -8,7 +8,15 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 // Socket errors of the connection to PostgreSQL (Node's errno codes).
 const SOCKET_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
 ]);
 
 // SQLSTATEs that mean "this server cannot serve you now", not "your statement is wrong".

@@ -149,9 +149,9 @@ function urlFor(password: string, port: number, database = DATABASE): string {
 
 async function initialise(bin: Binaries, dataDir: string, pgdata: string, runAs: RunAs | undefined): Promise<void> {
   const password = randomBytes(24).toString('base64url');
-  await writeFile(path.join(dataDir, 'pg.password'), password + '\n', { mode: 0o600 });
+  await writeFile(path.join(dataDir, 'pg.password'), `${password}\n`, { mode: 0o600 });
   const pwfile = path.join(dataDir, `initdb-pw-${process.pid}`);
-  await writeFile(pwfile, password + '\n', { mode: 0o600 });
+  await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
   await mkdir(pgdata, { recursive: true, mode: 0o700 });
   if (runAs) {
     await chown(pwfile, runAs.uid, runAs.gid);
@@ -200,9 +200,10 @@ async function ensureDatabase(url: string): Promise<void> {
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
-    if (!rowCount) await client.query(`CREATE DATABASE ${DATABASE}`).catch((error: { code?: string }) => {
-      if (error.code !== '42P04') throw error; // created by a concurrent starter
-    });
+    if (!rowCount)
+      await client.query(`CREATE DATABASE ${DATABASE}`).catch((error: { code?: string }) => {
+        if (error.code !== '42P04') throw error; // created by a concurrent starter
+      });
   } finally {
     await client.end();
   }
@@ -240,7 +241,10 @@ export async function startEmbeddedPostgres(
       await ensureTraversable(path.join(path.dirname(bin.postgres), '..', 'lib'), runAs);
       await ensureTraversable(dataDir, runAs);
     }
-    const initialised = await stat(path.join(pgdata, 'PG_VERSION')).then(() => true, () => false);
+    const initialised = await stat(path.join(pgdata, 'PG_VERSION')).then(
+      () => true,
+      () => false,
+    );
     if (!initialised) {
       await rm(pgdata, { recursive: true, force: true });
       await initialise(bin, dataDir, pgdata, runAs);

@@ -84,7 +84,10 @@ export function createGroupCommit<I, O>(work: GroupCommitWork<I, O>, limits: Gro
   const writeBatch = async (key: string, batch: Waiting<I, O>[]) => {
     let answers: (O | undefined)[];
     try {
-      answers = await work.together(key, batch.map((w) => w.item));
+      answers = await work.together(
+        key,
+        batch.map((w) => w.item),
+      );
     } catch (error) {
       if (!refusedByDatabase(error)) {
         for (const w of batch) w.reject(error);
@@ -93,11 +96,13 @@ export function createGroupCommit<I, O>(work: GroupCommitWork<I, O>, limits: Gro
       await Promise.all(batch.map((w) => alone(key, w)));
       return;
     }
-    await Promise.all(batch.map((w, i) => {
-      const answer = answers[i];
-      if (answer !== undefined) return w.resolve(answer);
-      return leftOut(key, w.item).then(w.resolve, w.reject);
-    }));
+    await Promise.all(
+      batch.map((w, i) => {
+        const answer = answers[i];
+        if (answer !== undefined) return w.resolve(answer);
+        return leftOut(key, w.item).then(w.resolve, w.reject);
+      }),
+    );
   };
 
   // The emptiness check and the loop's end happen in one turn, so an item added

@@ -70,10 +70,13 @@ export async function openListenConnection(options: ListenConnectionOptions, hoo
   const startHeartbeat = (next: pg.Client, everyMs: number) => {
     heartbeat = setInterval(() => {
       const timeout = setTimeout(() => lose(next, new Error('heartbeat unanswered')), everyMs);
-      next.query('SELECT 1').then(() => clearTimeout(timeout), (error: Error) => {
-        clearTimeout(timeout);
-        lose(next, error);
-      });
+      next.query('SELECT 1').then(
+        () => clearTimeout(timeout),
+        (error: Error) => {
+          clearTimeout(timeout);
+          lose(next, error);
+        },
+      );
     }, everyMs);
     heartbeat.unref();
   };

@@ -61,7 +61,12 @@ export const POOL_CONNECT_TIMEOUT_MS = 10_000;
 
 export function createPool(connectionString: string, max = 10): pg.Pool {
   const pool = new pg.Pool({
-    connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS, keepAlive: true, Client: PreparingClient,
+    connectionString,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    Client: PreparingClient,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});

@@ -58,7 +58,12 @@ export async function ensureRequestRoleLogin(ownerPool: Pool, ownerUrl: string):
 }
 
 /** The request pool: DATABASE_APP_URL, or switchboard_request on the owner's server. */
-export async function openRequestPool(input: { ownerPool: Pool; ownerUrl: string; appUrl: string | undefined; max: number }): Promise<Pool> {
+export async function openRequestPool(input: {
+  ownerPool: Pool;
+  ownerUrl: string;
+  appUrl: string | undefined;
+  max: number;
+}): Promise<Pool> {
   const url = input.appUrl ?? (await ensureRequestRoleLogin(input.ownerPool, input.ownerUrl));
   return createPool(url, input.max);
 }

@@ -44,7 +44,10 @@ export async function withOrg<T>(pool: Pool, organizationId: string, fn: (client
  * fn must send its one query before it awaits anything.
  */
 export async function withOrgOneStatement<T>(
-  pool: Pool, organizationId: string, fn: (db: Queryable) => Promise<T>, options: OneStatementOptions = {},
+  pool: Pool,
+  organizationId: string,
+  fn: (db: Queryable) => Promise<T>,
+  options: OneStatementOptions = {},
 ): Promise<T> {
   return withOneStatementTransaction(pool, fn, beginFor(organizationId, options));
 }

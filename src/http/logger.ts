@@ -25,7 +25,15 @@ export const CENSORED = '[redacted]';
  * names anywhere at that level, any letter case.
  */
 const SECRET_FIELDS = new Set([
-  'password', 'token', 'client_secret', 'secret', 'authorization', 'cookie', 'set-cookie', 'x-user-token', 'x-client-secret',
+  'password',
+  'token',
+  'client_secret',
+  'secret',
+  'authorization',
+  'cookie',
+  'set-cookie',
+  'x-user-token',
+  'x-client-secret',
 ]);
 
 function isObject(value: unknown): value is Record<string, unknown> {

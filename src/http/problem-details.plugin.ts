@@ -26,16 +26,28 @@ export interface Problem {
 }
 
 const TITLES: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 413: 'Content Too Large', 414: 'URI Too Long', 415: 'Unsupported Media Type', 422: 'Unprocessable Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  414: 'URI Too Long',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
   429: 'Too Many Requests',
-  500: 'Internal Server Error', 503: 'Service Unavailable',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 /** An error thrown on purpose may carry field errors for the problem body. */
 export class ValidationProblem extends errors.REQUEST_VALIDATION {
   /** `problemCode`: a 400 code more specific than REQUEST_VALIDATION (e.g. WEBHOOK_PORT_NOT_ALLOWED). */
-  constructor(readonly fieldErrors: FieldError[], readonly problemCode = 'REQUEST_VALIDATION') {
+  constructor(
+    readonly fieldErrors: FieldError[],
+    readonly problemCode = 'REQUEST_VALIDATION',
+  ) {
     super();
     this.message = fieldErrors.map((e) => `${e.field} ${e.message}`).join('; ');
   }
@@ -62,7 +74,8 @@ function readableMessage(issue: AjvIssue): string | undefined {
   if (issue.keyword === 'pattern' && issue.params.pattern === UUID_PATTERN) return 'must be a UUID';
   if (issue.keyword === 'pattern' && issue.params.pattern === '\\S') return 'must not be blank';
   if (issue.keyword === 'const') return `must be ${String(issue.params.allowedValue)}`;
-  if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) return `must be one of ${issue.params.allowedValues.join(', ')}`;
+  if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues))
+    return `must be one of ${issue.params.allowedValues.join(', ')}`;
   return undefined;
 }
 
@@ -82,21 +95,25 @@ function withoutRepeats(fieldErrors: FieldError[]): FieldError[] {
  * listed on their own, so it is left out.
  */
 export function fieldErrorsFromAjv(issues: AjvIssue[], part: string | undefined): FieldError[] {
-  return withoutRepeats(issues.filter((issue) => issue.keyword !== 'if').map((issue) => {
-    const segments = issue.instancePath.split('/').filter(Boolean);
-    if (issue.keyword === 'required') segments.push(String(issue.params.missingProperty));
-    if (issue.keyword === 'dependentRequired' || issue.keyword === 'dependencies') {
-      segments.push(String(issue.params.missingProperty));
-      return { field: segments.join('.'), message: `is required when ${String(issue.params.property)} is given` };
-    }
-    if (issue.keyword === 'additionalProperties') {
-      segments.push(String(issue.params.additionalProperty));
-      return { field: segments.join('.'), message: 'is not an allowed field' };
-    }
-    const field = segments.join('.') || (part === 'body' ? 'body' : part ?? 'request');
-    const message = issue.keyword === 'required' ? 'is required' : readableMessage(issue) ?? issue.message ?? 'is invalid';
-    return { field, message };
-  }));
+  return withoutRepeats(
+    issues
+      .filter((issue) => issue.keyword !== 'if')
+      .map((issue) => {
+        const segments = issue.instancePath.split('/').filter(Boolean);
+        if (issue.keyword === 'required') segments.push(String(issue.params.missingProperty));
+        if (issue.keyword === 'dependentRequired' || issue.keyword === 'dependencies') {
+          segments.push(String(issue.params.missingProperty));
+          return { field: segments.join('.'), message: `is required when ${String(issue.params.property)} is given` };
+        }
+        if (issue.keyword === 'additionalProperties') {
+          segments.push(String(issue.params.additionalProperty));
+          return { field: segments.join('.'), message: 'is not an allowed field' };
+        }
+        const field = segments.join('.') || (part === 'body' ? 'body' : (part ?? 'request'));
+        const message = issue.keyword === 'required' ? 'is required' : (readableMessage(issue) ?? issue.message ?? 'is invalid');
+        return { field, message };
+      }),
+  );
 }
 
 export function problemType(code: string): string {
@@ -108,7 +125,10 @@ export function sendProblem(reply: FastifyReply, status: number, code: string, d
   return reply.code(status).type('application/problem+json').send(body);
 }
 
-function fromFastifyError(error: FastifyError, request: FastifyRequest): { status: number; code: string; detail: string; fieldErrors?: FieldError[] } {
+function fromFastifyError(
+  error: FastifyError,
+  request: FastifyRequest,
+): { status: number; code: string; detail: string; fieldErrors?: FieldError[] } {
   if (error.validation) {
     const fieldErrors = fieldErrorsFromAjv(error.validation as AjvIssue[], error.validationContext);
     return { status: 400, code: 'REQUEST_VALIDATION', detail: fieldErrors.map((e) => `${e.field} ${e.message}`).join('; '), fieldErrors };
@@ -118,10 +138,19 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest): { statu
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, code: 'REQUEST_BODY_TOO_LARGE', detail: `The request body exceeds ${request.routeOptions.bodyLimit ?? 65536} bytes` };
+      return {
+        status: 413,
+        code: 'REQUEST_BODY_TOO_LARGE',
+        detail: `The request body exceeds ${request.routeOptions.bodyLimit ?? 65536} bytes`,
+      };
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { status: 400, code: 'REQUEST_INVALID_JSON', detail: 'The request body is not valid JSON', fieldErrors: [{ field: 'body', message: 'is not valid JSON' }] };
+      return {
+        status: 400,
+        code: 'REQUEST_INVALID_JSON',
+        detail: 'The request body is not valid JSON',
+        fieldErrors: [{ field: 'body', message: 'is not valid JSON' }],
+      };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { status: 415, code: 'REQUEST_UNSUPPORTED_MEDIA_TYPE', detail: 'Send the body as application/json' };
@@ -182,10 +211,13 @@ async function problemDetails(app: FastifyInstance) {
     const problem = fromFastifyError(error, request);
     const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
     // A refusal that passes with time (a rate limit, a request still in progress) says when to retry.
-    if ((problem.status === 429 || problem.status === 409) && typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+    if ((problem.status === 429 || problem.status === 409) && typeof retryAfter === 'number')
+      reply.header('retry-after', String(retryAfter));
     if (problem.status >= 500) {
       request.log.error({ err: error }, 'unhandled error');
-      return sendProblem(reply, 500, 'INTERNAL', `An unexpected error occurred; quote request id ${request.id}`, { request_id: request.id });
+      return sendProblem(reply, 500, 'INTERNAL', `An unexpected error occurred; quote request id ${request.id}`, {
+        request_id: request.id,
+      });
     }
     const oauthError = (error as { oauthError?: unknown }).oauthError;
     // RFC 9110 §15.5.2: a 401 carries a challenge. The bearer guards set a

@@ -31,11 +31,9 @@ export function findNul(value: unknown, path: string[] = []): string | undefined
       continue;
     }
     if (!visit.value || typeof visit.value !== 'object') continue;
-    const entries = Array.isArray(visit.value)
-      ? visit.value.map((child, i) => [String(i), child] as const)
-      : Object.entries(visit.value);
+    const entries = Array.isArray(visit.value) ? visit.value.map((child, i) => [String(i), child] as const) : Object.entries(visit.value);
     for (const [key] of entries) {
-      if (key.includes('\u0000')) return pathOf(visit, path, key.replace(/\u0000/g, '\\u0000'));
+      if (key.includes('\u0000')) return pathOf(visit, path, key.replaceAll('\u0000', '\\u0000'));
     }
     // Reversed so that the first field is looked at first, as a reader would.
     for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i]![1], key: entries[i]![0], parent: visit });

@@ -20,7 +20,16 @@ export interface LocationFields {
 
 /** The columns an update may set; the keys of a patch are checked against this list. */
 const UPDATABLE: readonly (keyof LocationFields)[] = [
-  'name', 'address_line1', 'address_line2', 'city', 'state', 'postal_code', 'country', 'latitude', 'longitude', 'is_primary',
+  'name',
+  'address_line1',
+  'address_line2',
+  'city',
+  'state',
+  'postal_code',
+  'country',
+  'latitude',
+  'longitude',
+  'is_primary',
 ];
 
 const COLUMNS = `id, organization_id, name, address_line1, address_line2, city, state, postal_code, country,
@@ -54,8 +63,18 @@ export async function insertLocation(db: Queryable, fields: LocationFields): Pro
                             latitude, longitude, is_primary)
      VALUES (app_current_org(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
      RETURNING ${COLUMNS}`,
-    [fields.name, fields.address_line1, fields.address_line2, fields.city, fields.state, fields.postal_code,
-      fields.country, fields.latitude, fields.longitude, fields.is_primary],
+    [
+      fields.name,
+      fields.address_line1,
+      fields.address_line2,
+      fields.city,
+      fields.state,
+      fields.postal_code,
+      fields.country,
+      fields.latitude,
+      fields.longitude,
+      fields.is_primary,
+    ],
   );
   return toLocation(rows[0]!);
 }
@@ -65,10 +84,10 @@ export async function updateLocation(db: Queryable, id: string, patch: Partial<L
   const columns = UPDATABLE.filter((column) => patch[column] !== undefined);
   if (columns.length === 0) return findLocation(db, id);
   const assignments = columns.map((column, index) => `${column} = $${index + 2}`).join(', ');
-  const { rows } = await db.query<LocationRow>(
-    `UPDATE locations SET ${assignments} WHERE id = $1 RETURNING ${COLUMNS}`,
-    [id, ...columns.map((column) => patch[column])],
-  );
+  const { rows } = await db.query<LocationRow>(`UPDATE locations SET ${assignments} WHERE id = $1 RETURNING ${COLUMNS}`, [
+    id,
+    ...columns.map((column) => patch[column]),
+  ]);
   return rows[0] && toLocation(rows[0]);
 }
 

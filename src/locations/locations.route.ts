@@ -19,64 +19,93 @@ export default async function locationsRoutes(fastify: FastifyInstance) {
 
   // The hot read: the session check and the read are one statement
   // (locationsForSession), so the list costs one round trip.
-  app.get('/locations', {
-    onRequest: app.userTokenRateLimit,
-    schema: { ...common, summary: 'List the organization\'s locations, primary first, then by name', response: { 200: LocationList, 401: ProblemSchema, 429: ProblemSchema } },
-  }, async (request, reply) => {
-    const found = await locationsForSession(app.db, app.caches, presentedUserToken(request));
-    request.principal = { kind: 'user', userId: found.userId, organizationId: found.organizationId, scopes: 'all' };
-    return sendJsonText(reply, found.body);
-  });
-
-  app.post('/locations', {
-    ...guarded,
-    schema: {
-      ...common,
-      summary: 'Create a location',
-      body: LocationCreateBody,
-      response: { 201: Location, 400: ProblemSchema, 401: ProblemSchema, 409: ProblemSchema, 429: ProblemSchema },
+  app.get(
+    '/locations',
+    {
+      onRequest: app.userTokenRateLimit,
+      schema: {
+        ...common,
+        summary: "List the organization's locations, primary first, then by name",
+        response: { 200: LocationList, 401: ProblemSchema, 429: ProblemSchema },
+      },
     },
-  }, async (request, reply) => {
-    const location = await createLocation(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.body);
-    return reply.code(201).header('location', `/locations/${location.id}`).send(location);
-  });
-
-  app.get('/locations/:id', {
-    ...guarded,
-    schema: { ...common, summary: 'Get one location', params: IdParams, response: { 200: Location, ...failures } },
-  }, async (request) => getLocation(app.db, requirePrincipal(request.principal).organizationId, request.params.id));
-
-  app.patch('/locations/:id', {
-    ...guarded,
-    schema: {
-      ...common,
-      summary: 'Update a location (partial; null clears a nullable field)',
-      params: IdParams,
-      body: LocationPatchBody,
-      response: { 200: Location, ...failures, 409: ProblemSchema },
+    async (request, reply) => {
+      const found = await locationsForSession(app.db, app.caches, presentedUserToken(request));
+      request.principal = { kind: 'user', userId: found.userId, organizationId: found.organizationId, scopes: 'all' };
+      return sendJsonText(reply, found.body);
     },
-  }, async (request) => updateLocation(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.params.id, request.body));
+  );
 
-  app.delete('/locations/:id', {
-    ...guarded,
-    schema: {
-      ...common,
-      summary: 'Delete a location; linked service areas stay, unlinked',
-      params: IdParams,
-      response: { 204: Type.Null(), ...failures },
+  app.post(
+    '/locations',
+    {
+      ...guarded,
+      schema: {
+        ...common,
+        summary: 'Create a location',
+        body: LocationCreateBody,
+        response: { 201: Location, 400: ProblemSchema, 401: ProblemSchema, 409: ProblemSchema, 429: ProblemSchema },
+      },
     },
-  }, async (request, reply) => {
-    await deleteLocation(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.params.id);
-    return reply.code(204).send(null);
-  });
+    async (request, reply) => {
+      const location = await createLocation(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.body);
+      return reply.code(201).header('location', `/locations/${location.id}`).send(location);
+    },
+  );
 
-  app.post('/locations/:id/primary', {
-    ...guarded,
-    schema: {
-      ...common,
-      summary: 'Make this the primary location (the previous primary is cleared in the same transaction)',
-      params: IdParams,
-      response: { 200: Location, ...failures, 409: ProblemSchema },
+  app.get(
+    '/locations/:id',
+    {
+      ...guarded,
+      schema: { ...common, summary: 'Get one location', params: IdParams, response: { 200: Location, ...failures } },
     },
-  }, async (request) => makePrimary(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.params.id));
+    async (request) => getLocation(app.db, requirePrincipal(request.principal).organizationId, request.params.id),
+  );
+
+  app.patch(
+    '/locations/:id',
+    {
+      ...guarded,
+      schema: {
+        ...common,
+        summary: 'Update a location (partial; null clears a nullable field)',
+        params: IdParams,
+        body: LocationPatchBody,
+        response: { 200: Location, ...failures, 409: ProblemSchema },
+      },
+    },
+    async (request) =>
+      updateLocation(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/locations/:id',
+    {
+      ...guarded,
+      schema: {
+        ...common,
+        summary: 'Delete a location; linked service areas stay, unlinked',
+        params: IdParams,
+        response: { 204: Type.Null(), ...failures },
+      },
+    },
+    async (request, reply) => {
+      await deleteLocation(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/locations/:id/primary',
+    {
+      ...guarded,
+      schema: {
+        ...common,
+        summary: 'Make this the primary location (the previous primary is cleared in the same transaction)',
+        params: IdParams,
+        response: { 200: Location, ...failures, 409: ProblemSchema },
+      },
+    },
+    async (request) => makePrimary(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.params.id),
+  );
 }

@@ -69,13 +69,14 @@ const writableFields = {
   country: Text('Country'),
   latitude: NullableNumber({ minimum: -LATITUDE_MAX, maximum: LATITUDE_MAX }, 'Degrees north; given together with longitude'),
   longitude: NullableNumber({ minimum: -LONGITUDE_MAX, maximum: LONGITUDE_MAX }, 'Degrees east; given together with latitude'),
-  is_primary: Type.Boolean({ description: 'Make this the organization\'s primary location (clears the previous one)' }),
+  is_primary: Type.Boolean({ description: "Make this the organization's primary location (clears the previous one)" }),
 };
 
 /** A number on one side of the pair requires a number on the other; `dependentRequired` makes them travel together. */
 function numberRequiresNumber(given: string, other: string): TSchema {
   return Type.Unsafe({
     if: { properties: { [given]: { type: 'number' } }, required: [given] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable.
     then: { properties: { [other]: { type: 'number' } } },
   });
 }

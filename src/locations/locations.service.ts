@@ -12,8 +12,15 @@ import { SESSIONS, sessionTags } from '../auth/sessions.service.ts';
 import { violatedConstraint } from '../db/pg-errors.ts';
 import { mapConstraintError, ONE_PRIMARY_INDEX } from './constraint-errors.ts';
 import {
-  clearPrimary, deleteLocation as deleteLocationRow, findLocation, insertLocation, listLocations as listLocationRows, readLocationsForSession,
-  lockPrimary, updateLocation as updateLocationRow, type LocationFields,
+  clearPrimary,
+  deleteLocation as deleteLocationRow,
+  findLocation,
+  insertLocation,
+  listLocations as listLocationRows,
+  readLocationsForSession,
+  lockPrimary,
+  updateLocation as updateLocationRow,
+  type LocationFields,
 } from './locations.queries.ts';
 import type { Location, LocationCreateBody, LocationPatchBody } from './locations.schemas.ts';
 
@@ -65,7 +72,9 @@ const locationsKey = (organizationId: string) => `locations:${organizationId}`;
  * AUTH_TOKEN_INVALID.
  */
 export async function locationsForSession(
-  pool: Pool, caches: Caches, token: string,
+  pool: Pool,
+  caches: Caches,
+  token: string,
 ): Promise<{ organizationId: string; userId: string; body: string }> {
   const tokenHash = hashToken(token);
   const tokenKey = tokenHash.toString('hex');
@@ -99,32 +108,40 @@ function evictingLocations<T>(caches: Caches, organizationId: string, write: Pro
 
 export function createLocation(pool: Pool, caches: Caches, organizationId: string, body: LocationCreateBody): Promise<Location> {
   const fields = newLocationFields(body);
-  return evictingLocations(caches, organizationId, retryOnPrimaryRace(() =>
-    withOrg(pool, organizationId, async (db) => {
-      if (fields.is_primary) {
-        await lockPrimary(db);
-        await clearPrimary(db, null);
-      }
-      return insertLocation(db, fields);
-    }),
-  ));
+  return evictingLocations(
+    caches,
+    organizationId,
+    retryOnPrimaryRace(() =>
+      withOrg(pool, organizationId, async (db) => {
+        if (fields.is_primary) {
+          await lockPrimary(db);
+          await clearPrimary(db, null);
+        }
+        return insertLocation(db, fields);
+      }),
+    ),
+  );
 }
 
 /** Partial update: absent fields keep their value, null clears a nullable one. */
 export function updateLocation(pool: Pool, caches: Caches, organizationId: string, id: string, body: LocationPatchBody): Promise<Location> {
   const patch: Partial<LocationFields> = { ...body, ...(body.name !== undefined ? { name: body.name.trim() } : {}) };
-  return evictingLocations(caches, organizationId, retryOnPrimaryRace(() =>
-    withOrg(pool, organizationId, async (db) => {
-      if (patch.is_primary === true) {
-        await lockPrimary(db);
-        await clearPrimary(db, id);
-      }
-      // A missing id throws, which also rolls back the clearing above.
-      const location = await updateLocationRow(db, id, patch);
-      if (!location) throw new errors.LOCATION_NOT_FOUND(id);
-      return location;
-    }),
-  ));
+  return evictingLocations(
+    caches,
+    organizationId,
+    retryOnPrimaryRace(() =>
+      withOrg(pool, organizationId, async (db) => {
+        if (patch.is_primary === true) {
+          await lockPrimary(db);
+          await clearPrimary(db, id);
+        }
+        // A missing id throws, which also rolls back the clearing above.
+        const location = await updateLocationRow(db, id, patch);
+        if (!location) throw new errors.LOCATION_NOT_FOUND(id);
+        return location;
+      }),
+    ),
+  );
 }
 
 export function makePrimary(pool: Pool, caches: Caches, organizationId: string, id: string): Promise<Location> {
@@ -133,6 +150,10 @@ export function makePrimary(pool: Pool, caches: Caches, organizationId: string, 
 
 /** Service areas linked to the location keep existing, unlinked (ON DELETE SET NULL). */
 export async function deleteLocation(pool: Pool, caches: Caches, organizationId: string, id: string): Promise<void> {
-  const deleted = await evictingLocations(caches, organizationId, withOrg(pool, organizationId, (db) => deleteLocationRow(db, id)));
+  const deleted = await evictingLocations(
+    caches,
+    organizationId,
+    withOrg(pool, organizationId, (db) => deleteLocationRow(db, id)),
+  );
   if (!deleted) throw new errors.LOCATION_NOT_FOUND(id);
 }

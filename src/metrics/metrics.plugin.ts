@@ -24,17 +24,21 @@ async function metricsPlugin(app: FastifyInstance, options: { metrics?: Metrics 
     metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
     done();
   });
-  app.get('/metrics', {
-    schema: {
-      tags: ['health'],
-      summary: 'Prometheus metrics (text exposition format)',
-      produces: ['text/plain'],
-      response: { 200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } } },
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Prometheus metrics (text exposition format)',
+        produces: ['text/plain'],
+        response: { 200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      },
     },
-  }, async (_request, reply) => {
-    const text = await metrics.registry.metrics();
-    return reply.type(metrics.registry.contentType).send(text);
-  });
+    async (_request, reply) => {
+      const text = await metrics.registry.metrics();
+      return reply.type(metrics.registry.contentType).send(text);
+    },
+  );
 }
 
 export default fp(metricsPlugin, { name: 'metrics' });

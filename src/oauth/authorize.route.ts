@@ -13,7 +13,10 @@ import { consentPage } from '../web/pages/consent.page.ts';
 import { errorPage } from '../web/pages/error.page.ts';
 import { loginUrl, webSession } from '../web/session.ts';
 import {
-  AUTHORIZATION_PARAMETERS, authorizationResponseUrl, issueAuthorizationCode, validateAuthorizationRequest,
+  AUTHORIZATION_PARAMETERS,
+  authorizationResponseUrl,
+  issueAuthorizationCode,
+  validateAuthorizationRequest,
   type AuthorizationValidation,
 } from './authorize.service.ts';
 import type { RawParams } from './checks/context.ts';
@@ -38,7 +41,11 @@ type Failure = Extract<AuthorizationValidation, { ok: false }>;
 
 function pageOrRedirect(reply: FastifyReply, issuer: string, failure: Failure, redirectStatus: 302 | 303) {
   if (failure.redirectUri === undefined) {
-    return sendPage(reply, 400, errorPage({ title: 'This application cannot be connected', message: failure.error.message, code: failure.error.error }));
+    return sendPage(
+      reply,
+      400,
+      errorPage({ title: 'This application cannot be connected', message: failure.error.message, code: failure.error.error }),
+    );
   }
   return reply.redirect(
     authorizationResponseUrl(failure.redirectUri, issuer, {
@@ -64,10 +71,14 @@ export default async function authorizeRoutes(app: FastifyInstance, options: { c
   // A browser is on the other end of these routes: errors are pages, not JSON.
   app.setErrorHandler(function authorizeErrorPage(error: FastifyError, request, reply) {
     if (isDatabaseOutage(request, reply, error)) {
-      return sendPage(reply, 503, errorPage({
-        title: 'Service unavailable',
-        message: 'Switchboard cannot reach its database right now. Please try again in a few seconds.',
-      }));
+      return sendPage(
+        reply,
+        503,
+        errorPage({
+          title: 'Service unavailable',
+          message: 'Switchboard cannot reach its database right now. Please try again in a few seconds.',
+        }),
+      );
     }
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'unhandled error');
@@ -75,68 +86,99 @@ export default async function authorizeRoutes(app: FastifyInstance, options: { c
     return sendPage(reply, status, errorPage({ title: 'Authorization failed', message }));
   });
 
-  app.get<{ Querystring: RawParams }>('/oauth/authorize', {
-    schema: {
-      tags: ['oauth'],
-      summary: 'Authorization endpoint (RFC 6749 §4.1.1): login and consent pages',
-      produces: ['text/html'],
-      querystring: AUTHORIZE_QUERY_DOC,
+  app.get<{ Querystring: RawParams }>(
+    '/oauth/authorize',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Authorization endpoint (RFC 6749 §4.1.1): login and consent pages',
+        produces: ['text/html'],
+        querystring: AUTHORIZE_QUERY_DOC,
+      },
+      // Documentation only: the checks in ./checks answer a bad request with an
+      // error page or an error redirect (RFC 6749 §4.1.2.1), never a 400 problem.
+      validatorCompiler: () => () => true,
     },
-    // Documentation only: the checks in ./checks answer a bad request with an
-    // error page or an error redirect (RFC 6749 §4.1.2.1), never a 400 problem.
-    validatorCompiler: () => () => true,
-  }, async (request, reply) => {
-    const validation = await validateAuthorizationRequest(app.db, request.query);
-    if (!validation.ok) return pageOrRedirect(reply, issuer, validation, 302);
-    const session = await webSession(request);
-    if (!session) return reply.redirect(loginUrl(request.url), 302);
-    const { request: authorization } = validation;
-    return sendPage(reply, 200, consentPage({
-      csrf: csrf.token(request, reply),
-      clientName: authorization.client.name,
-      redirectOrigin: new URL(authorization.redirectUri).origin,
-      scopes: authorization.scopes,
-      email: session.email,
-      organizations: await listActiveMemberships(app.db, session.user_id),
-      selectedOrganizationId: session.organization_id,
-      params: authorization.params,
-    }), { formTargets: [new URL(authorization.redirectUri).origin] });
-  });
+    async (request, reply) => {
+      const validation = await validateAuthorizationRequest(app.db, request.query);
+      if (!validation.ok) return pageOrRedirect(reply, issuer, validation, 302);
+      const session = await webSession(request);
+      if (!session) return reply.redirect(loginUrl(request.url), 302);
+      const { request: authorization } = validation;
+      return sendPage(
+        reply,
+        200,
+        consentPage({
+          csrf: csrf.token(request, reply),
+          clientName: authorization.client.name,
+          redirectOrigin: new URL(authorization.redirectUri).origin,
+          scopes: authorization.scopes,
+          email: session.email,
+          organizations: await listActiveMemberships(app.db, session.user_id),
+          selectedOrganizationId: session.organization_id,
+          params: authorization.params,
+        }),
+        { formTargets: [new URL(authorization.redirectUri).origin] },
+      );
+    },
+  );
 
-  app.post<{ Body: RawParams | undefined }>('/oauth/authorize', {
-    schema: { tags: ['oauth'], summary: 'Consent decision (the consent page form)', produces: ['text/html'], hide: true },
-  }, async (request, reply) => {
-    const body = request.body && typeof request.body === 'object' ? request.body : {};
-    const params = pick(body);
-    const session = await webSession(request);
-    if (!session) {
-      const retry = new URLSearchParams();
-      for (const [name, value] of Object.entries(params)) if (typeof value === 'string') retry.append(name, value);
-      return reply.redirect(loginUrl(`/oauth/authorize?${retry}`), 303);
-    }
-    if (!csrf.verify(request, body.csrf)) {
-      return sendPage(reply, 403, errorPage({ title: 'Form expired', message: 'The consent form expired or did not come from this site. Go back to the application and connect again.' }));
-    }
-    const validation = await validateAuthorizationRequest(app.db, params);
-    if (!validation.ok) return pageOrRedirect(reply, issuer, validation, 303);
-    const { request: authorization } = validation;
-    if (body.decision === 'deny') {
-      const denied = new AccessDenied('the user denied the request (RFC 6749 §4.1.2.1)');
-      return reply.redirect(authorizationResponseUrl(authorization.redirectUri, issuer, {
-        error: denied.error,
-        error_description: denied.description,
-        state: authorization.state,
-      }), 303);
-    }
-    if (body.decision !== 'allow') {
-      return sendPage(reply, 400, errorPage({ title: 'Choose Allow or Deny', message: 'The consent form was submitted without a decision.' }));
-    }
-    const memberships = await listActiveMemberships(app.db, session.user_id);
-    const organizationId = typeof body.organization_id === 'string' ? body.organization_id : session.organization_id;
-    if (!memberships.some((m) => m.id === organizationId)) {
-      return sendPage(reply, 403, errorPage({ title: 'Organization not available', message: 'You are not an active member of the organization you chose.' }));
-    }
-    const code = await issueAuthorizationCode(app.db, app.config, authorization, { userId: session.user_id, organizationId });
-    return reply.redirect(authorizationResponseUrl(authorization.redirectUri, issuer, { code, state: authorization.state }), 303);
-  });
+  app.post<{ Body: RawParams | undefined }>(
+    '/oauth/authorize',
+    {
+      schema: { tags: ['oauth'], summary: 'Consent decision (the consent page form)', produces: ['text/html'], hide: true },
+    },
+    async (request, reply) => {
+      const body = request.body && typeof request.body === 'object' ? request.body : {};
+      const params = pick(body);
+      const session = await webSession(request);
+      if (!session) {
+        const retry = new URLSearchParams();
+        for (const [name, value] of Object.entries(params)) if (typeof value === 'string') retry.append(name, value);
+        return reply.redirect(loginUrl(`/oauth/authorize?${retry}`), 303);
+      }
+      if (!csrf.verify(request, body.csrf)) {
+        return sendPage(
+          reply,
+          403,
+          errorPage({
+            title: 'Form expired',
+            message: 'The consent form expired or did not come from this site. Go back to the application and connect again.',
+          }),
+        );
+      }
+      const validation = await validateAuthorizationRequest(app.db, params);
+      if (!validation.ok) return pageOrRedirect(reply, issuer, validation, 303);
+      const { request: authorization } = validation;
+      if (body.decision === 'deny') {
+        const denied = new AccessDenied('the user denied the request (RFC 6749 §4.1.2.1)');
+        return reply.redirect(
+          authorizationResponseUrl(authorization.redirectUri, issuer, {
+            error: denied.error,
+            error_description: denied.description,
+            state: authorization.state,
+          }),
+          303,
+        );
+      }
+      if (body.decision !== 'allow') {
+        return sendPage(
+          reply,
+          400,
+          errorPage({ title: 'Choose Allow or Deny', message: 'The consent form was submitted without a decision.' }),
+        );
+      }
+      const memberships = await listActiveMemberships(app.db, session.user_id);
+      const organizationId = typeof body.organization_id === 'string' ? body.organization_id : session.organization_id;
+      if (!memberships.some((m) => m.id === organizationId)) {
+        return sendPage(
+          reply,
+          403,
+          errorPage({ title: 'Organization not available', message: 'You are not an active member of the organization you chose.' }),
+        );
+      }
+      const code = await issueAuthorizationCode(app.db, app.config, authorization, { userId: session.user_id, organizationId });
+      return reply.redirect(authorizationResponseUrl(authorization.redirectUri, issuer, { code, state: authorization.state }), 303);
+    },
+  );
 }

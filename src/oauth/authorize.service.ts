@@ -14,7 +14,13 @@ import { createGrant } from './tokens.service.ts';
 
 /** The parameters the consent form carries through unchanged. */
 export const AUTHORIZATION_PARAMETERS = [
-  'response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method',
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
 ] as const;
 
 export interface ValidAuthorizationRequest {

@@ -37,7 +37,8 @@ export function clientRateLimit(app: FastifyInstance) {
 export function paramsOf(request: FastifyRequest): RawParams {
   const body = request.body;
   if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw new InvalidRequest('the request body must be a set of parameters (RFC 6749 §3.2)');
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw new InvalidRequest('the request body must be a set of parameters (RFC 6749 §3.2)');
   return body as RawParams;
 }
 

@@ -34,10 +34,9 @@ export async function listClients(db: Queryable): Promise<OAuthClient[]> {
 }
 
 export async function findClient(db: Queryable, clientId: string): Promise<OAuthClientWithSecret | undefined> {
-  const { rows } = await db.query<OAuthClientWithSecret>(
-    `SELECT ${COLUMNS}, secret_hash FROM oauth_clients WHERE client_id = $1`,
-    [clientId],
-  );
+  const { rows } = await db.query<OAuthClientWithSecret>(`SELECT ${COLUMNS}, secret_hash FROM oauth_clients WHERE client_id = $1`, [
+    clientId,
+  ]);
   return rows[0];
 }
 

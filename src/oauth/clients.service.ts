@@ -5,8 +5,13 @@ import { CLIENT_ID_MAX_LENGTH, CLIENT_SECRET_MAX_LENGTH, generateToken, hashToke
 import { NAME_MAX_LENGTH } from '../http/schemas.ts';
 import type { Queryable } from '../db/pool.ts';
 import {
-  deleteClient as deleteClientRow, findClient, insertClient, listClients as listClientRows, updateClientSecret,
-  type OAuthClient, type OAuthClientWithSecret,
+  deleteClient as deleteClientRow,
+  findClient,
+  insertClient,
+  listClients as listClientRows,
+  updateClientSecret,
+  type OAuthClient,
+  type OAuthClientWithSecret,
 } from './clients.queries.ts';
 import { redirectUriProblem } from './redirect-uri.ts';
 import { readThrough, type Caches, type CacheSlot } from '../cache/caches.ts';
@@ -58,7 +63,8 @@ export async function createClient(
   }
   const scopes = input.scopes ?? SUPPORTED_SCOPES;
   const unknown = scopes.filter((s) => !isSupportedScope(s));
-  if (unknown.length > 0) throw new ClientInputError(`--scopes: unknown scope ${unknown.join(', ')}; supported: ${SUPPORTED_SCOPES.join(' ')}`);
+  if (unknown.length > 0)
+    throw new ClientInputError(`--scopes: unknown scope ${unknown.join(', ')}; supported: ${SUPPORTED_SCOPES.join(' ')}`);
   if (scopes.length === 0) throw new ClientInputError('--scopes must name at least one scope');
   const clientSecret = generateToken('sbs');
   const client = await insertClient(db, {
@@ -85,7 +91,10 @@ export async function deleteClient(db: Queryable, clientId: string): Promise<boo
 }
 
 /** A new secret; the old one stops working at once (the notification, as for deleteClient). Issued tokens stay valid. */
-export async function rotateClientSecret(db: Queryable, clientId: string): Promise<{ client_id: string; client_secret: string } | undefined> {
+export async function rotateClientSecret(
+  db: Queryable,
+  clientId: string,
+): Promise<{ client_id: string; client_secret: string } | undefined> {
   const clientSecret = generateToken('sbs');
   const client = await updateClientSecret(db, clientId, hashToken(clientSecret));
   return client ? { client_id: client.client_id, client_secret: clientSecret } : undefined;
@@ -105,10 +114,19 @@ export const CLIENTS: CacheSlot<OAuthClientWithSecret> = { cache: 'clients' };
 
 /** The client when both id and secret are right; undefined otherwise (no hint which one was wrong). */
 export async function authenticateClient(
-  db: Queryable, caches: Caches, clientId: string, clientSecret: string,
+  db: Queryable,
+  caches: Caches,
+  clientId: string,
+  clientSecret: string,
 ): Promise<OAuthClientWithSecret | undefined> {
   if (clientId.length > CLIENT_ID_MAX_LENGTH || clientSecret.length > CLIENT_SECRET_MAX_LENGTH) return undefined;
-  const client = await readThrough(caches, CLIENTS, clientId, () => findClient(db, clientId), (found) => [tags.client(found.client_id)]);
+  const client = await readThrough(
+    caches,
+    CLIENTS,
+    clientId,
+    () => findClient(db, clientId),
+    (found) => [tags.client(found.client_id)],
+  );
   // Hash even for an unknown client so both failures take the same time.
   const ok = secretMatches(client?.secret_hash ?? Buffer.alloc(32), clientSecret);
   return client && ok ? client : undefined;

@@ -30,15 +30,19 @@ export async function insertGrant(
 
 /** Revokes a grant and with it every code and token that points to it. Idempotent. */
 export async function revokeGrant(db: Queryable, grantId: string, reason: RevokedReason): Promise<void> {
-  await db.query(
-    `UPDATE oauth_grants SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL`,
-    [grantId, reason],
-  );
+  await db.query(`UPDATE oauth_grants SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL`, [grantId, reason]);
 }
 
 export async function insertAuthorizationCode(
   db: Queryable,
-  code: { codeHash: Buffer; grantId: string; redirectUri: string; redirectUriGiven: boolean; codeChallenge: string | null; expiresAt: Date },
+  code: {
+    codeHash: Buffer;
+    grantId: string;
+    redirectUri: string;
+    redirectUriGiven: boolean;
+    codeChallenge: string | null;
+    expiresAt: Date;
+  },
 ): Promise<void> {
   await db.query(
     `INSERT INTO oauth_authorization_codes (code_hash, grant_id, redirect_uri, redirect_uri_given, code_challenge, expires_at)

@@ -24,7 +24,11 @@ export function authorizationServerMetadata(issuer: string) {
 
 export default async function metadataRoutes(app: FastifyInstance) {
   const metadata = authorizationServerMetadata(app.config.baseUrl);
-  app.get('/.well-known/oauth-authorization-server', {
-    schema: { tags: ['oauth'], summary: 'Authorization server metadata (RFC 8414)', response: { 200: MetadataSchema } },
-  }, async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(metadata));
+  app.get(
+    '/.well-known/oauth-authorization-server',
+    {
+      schema: { tags: ['oauth'], summary: 'Authorization server metadata (RFC 8414)', response: { 200: MetadataSchema } },
+    },
+    async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(metadata),
+  );
 }

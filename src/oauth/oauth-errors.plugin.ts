@@ -4,7 +4,15 @@
 // Bearer for access tokens, RFC 6750 §3) and no caching (RFC 6749 §5.1).
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { isDatabaseOutage } from '../http/problem-details.plugin.ts';
-import { InvalidClient, InvalidRequest, InvalidToken, OAuthError, ServerError, ServiceUnavailable, TemporarilyUnavailable } from './oauth.errors.ts';
+import {
+  InvalidClient,
+  InvalidRequest,
+  InvalidToken,
+  OAuthError,
+  ServerError,
+  ServiceUnavailable,
+  TemporarilyUnavailable,
+} from './oauth.errors.ts';
 import { bearerChallenge, REALM } from './platform-guard.ts';
 
 function toOAuthError(error: FastifyError): OAuthError {

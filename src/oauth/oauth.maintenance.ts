@@ -14,8 +14,10 @@ const KEEP_MS = 24 * 3600_000;
  */
 export async function purgeExpiredOAuthRows(pool: Pool, graceSeconds = 3600): Promise<number> {
   const before = new Date(Date.now() - KEEP_MS);
-  return (await forgetSealedSuccessors(pool, graceSeconds))
-    + (await deleteExpiredAuthorizationCodes(pool, before))
-    + (await deleteExpiredAccessTokens(pool, before))
-    + (await deleteExpiredRefreshTokens(pool, before));
+  return (
+    (await forgetSealedSuccessors(pool, graceSeconds)) +
+    (await deleteExpiredAuthorizationCodes(pool, before)) +
+    (await deleteExpiredAccessTokens(pool, before)) +
+    (await deleteExpiredRefreshTokens(pool, before))
+  );
 }

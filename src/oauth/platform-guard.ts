@@ -50,7 +50,10 @@ export function bearerChallenge(error?: { code: string; description: string; sco
 type GuardError = Error & { statusCode?: number; oauthError?: string };
 
 function fail(reply: FastifyReply, error: GuardError, oauthError: string | undefined, scope?: string): never {
-  reply.header('www-authenticate', bearerChallenge(oauthError ? { code: oauthError, description: error.message, ...(scope ? { scope } : {}) } : undefined));
+  reply.header(
+    'www-authenticate',
+    bearerChallenge(oauthError ? { code: oauthError, description: error.message, ...(scope ? { scope } : {}) } : undefined),
+  );
   reply.header('cache-control', 'no-store');
   if (oauthError) error.oauthError = oauthError;
   throw error;
@@ -96,9 +99,14 @@ export type PlatformAccess<P extends ActiveAccessToken> = { ok: true; active: P 
  * wrong secret cost the same), then the scope. The one home of this rule:
  * the preHandler below and GET /calls/recent (calls.service.ts) both decide with it.
  */
-export function checkPlatformAccess<P extends ActiveAccessToken>(active: P | undefined, credentials: PlatformCredentials, scope: string): PlatformAccess<P> {
+export function checkPlatformAccess<P extends ActiveAccessToken>(
+  active: P | undefined,
+  credentials: PlatformCredentials,
+  scope: string,
+): PlatformAccess<P> {
   if (!active) return { ok: false, refusal: 'token_invalid' };
-  const secretOk = credentials.clientSecret.length <= CLIENT_SECRET_MAX_LENGTH && secretMatches(active.client_secret_hash, credentials.clientSecret);
+  const secretOk =
+    credentials.clientSecret.length <= CLIENT_SECRET_MAX_LENGTH && secretMatches(active.client_secret_hash, credentials.clientSecret);
   if (active.client_id !== credentials.clientId || !secretOk) return { ok: false, refusal: 'client_invalid' };
   if (!active.scopes.includes(scope)) return { ok: false, refusal: 'insufficient_scope' };
   return { ok: true, active };

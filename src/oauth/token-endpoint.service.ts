@@ -17,7 +17,12 @@ import { tags } from '../cache/tags.ts';
 
 /** `refreshBox` seals a rotated refresh token's successor (the `refreshSuccessors` box of app.ts's buildKeyed). */
 export async function exchangeToken(
-  pool: Pool, config: Config, refreshBox: SecretBox, params: RawParams, authorization: string | undefined, caches: Caches,
+  pool: Pool,
+  config: Config,
+  refreshBox: SecretBox,
+  params: RawParams,
+  authorization: string | undefined,
+  caches: Caches,
 ): Promise<TokenResponse> {
   const ctx: TokenRequestContext = { db: pool, params, authorization, caches };
   await runChecks(TOKEN_REQUEST_CHECKS, ctx);

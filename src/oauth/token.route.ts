@@ -7,19 +7,30 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 
 export default async function tokenRoutes(app: FastifyInstance, options: { refreshSuccessors: SecretBox }) {
   const { refreshSuccessors } = options;
-  app.post('/oauth/token', {
-    config: { rateLimit: tokenLimitPerIp(app) },
-    preHandler: clientRateLimit(app),
-    validatorCompiler: documentOnly,
-    schema: {
-      tags: ['oauth'],
-      summary: 'Token endpoint: authorization_code and refresh_token grants',
-      consumes: ['application/x-www-form-urlencoded', 'application/json'],
-      body: TokenRequestBody,
-      response: { 200: TokenResponseSchema, 400: OAuthErrorSchema, 401: OAuthErrorSchema, 429: OAuthErrorSchema },
+  app.post(
+    '/oauth/token',
+    {
+      config: { rateLimit: tokenLimitPerIp(app) },
+      preHandler: clientRateLimit(app),
+      validatorCompiler: documentOnly,
+      schema: {
+        tags: ['oauth'],
+        summary: 'Token endpoint: authorization_code and refresh_token grants',
+        consumes: ['application/x-www-form-urlencoded', 'application/json'],
+        body: TokenRequestBody,
+        response: { 200: TokenResponseSchema, 400: OAuthErrorSchema, 401: OAuthErrorSchema, 429: OAuthErrorSchema },
+      },
     },
-  }, async (request, reply) => {
-    const tokens = await exchangeToken(app.db, app.config, refreshSuccessors, paramsOf(request), request.headers.authorization, app.caches);
-    return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(tokens);
-  });
+    async (request, reply) => {
+      const tokens = await exchangeToken(
+        app.db,
+        app.config,
+        refreshSuccessors,
+        paramsOf(request),
+        request.headers.authorization,
+        app.caches,
+      );
+      return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(tokens);
+    },
+  );
 }

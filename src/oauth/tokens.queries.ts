@@ -5,10 +5,12 @@ export async function insertAccessToken(
   db: Queryable,
   token: { tokenHash: Buffer; grantId: string; scopes: string[]; expiresAt: Date },
 ): Promise<void> {
-  await db.query(
-    'INSERT INTO oauth_access_tokens (token_hash, grant_id, scopes, expires_at) VALUES ($1, $2, $3, $4)',
-    [token.tokenHash, token.grantId, token.scopes, token.expiresAt],
-  );
+  await db.query('INSERT INTO oauth_access_tokens (token_hash, grant_id, scopes, expires_at) VALUES ($1, $2, $3, $4)', [
+    token.tokenHash,
+    token.grantId,
+    token.scopes,
+    token.expiresAt,
+  ]);
 }
 
 /**
@@ -102,19 +104,36 @@ export async function lockRefreshToken(db: Queryable, tokenHash: Buffer): Promis
  * happened (a rule does not hold: the named checks must decide).
  */
 export interface RefreshExchange {
-  tokenHash: Buffer; clientId: string;
+  tokenHash: Buffer;
+  clientId: string;
   /** The scope the request names (parsed, as sent), and the access token's (normalised); undefined: the token's own. */
-  requestedScopes: string[] | undefined; accessScopes: string[] | undefined;
-  accessHash: Buffer; accessTtlSeconds: number;
-  successorId: string; refreshHash: Buffer; refreshTtlSeconds: number; maxLifetimeSeconds: number | undefined;
+  requestedScopes: string[] | undefined;
+  accessScopes: string[] | undefined;
+  accessHash: Buffer;
+  accessTtlSeconds: number;
+  successorId: string;
+  refreshHash: Buffer;
+  refreshTtlSeconds: number;
+  maxLifetimeSeconds: number | undefined;
   sealedSuccessor: Buffer;
 }
 
 export async function exchangeRefreshToken(db: Queryable, input: RefreshExchange): Promise<string[] | undefined> {
   const { rows } = await db.query<{ scopes: string[] | null }>(
     'SELECT app_refresh_exchange($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS scopes',
-    [input.tokenHash, input.clientId, input.requestedScopes ?? null, input.accessScopes ?? null, input.maxLifetimeSeconds ?? null,
-      input.accessHash, input.accessTtlSeconds, input.successorId, input.refreshHash, input.refreshTtlSeconds, input.sealedSuccessor],
+    [
+      input.tokenHash,
+      input.clientId,
+      input.requestedScopes ?? null,
+      input.accessScopes ?? null,
+      input.maxLifetimeSeconds ?? null,
+      input.accessHash,
+      input.accessTtlSeconds,
+      input.successorId,
+      input.refreshHash,
+      input.refreshTtlSeconds,
+      input.sealedSuccessor,
+    ],
   );
   return rows[0]?.scopes ?? undefined;
 }
@@ -131,10 +150,19 @@ const spaced = (scopes: string[] | undefined) => (scopes === undefined ? null : 
 export async function exchangeRefreshTokens(db: Queryable, inputs: RefreshExchange[]): Promise<(string[] | undefined)[]> {
   const { rows } = await db.query<{ element: number; access_scopes: string[] | null }>(
     'SELECT element, access_scopes FROM app_refresh_exchange_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
-    [inputs.map((x) => x.tokenHash), inputs.map((x) => x.clientId), inputs.map((x) => spaced(x.requestedScopes)),
-      inputs.map((x) => spaced(x.accessScopes)), inputs.map((x) => x.maxLifetimeSeconds ?? null),
-      inputs.map((x) => x.accessHash), inputs.map((x) => x.accessTtlSeconds), inputs.map((x) => x.successorId),
-      inputs.map((x) => x.refreshHash), inputs.map((x) => x.refreshTtlSeconds), inputs.map((x) => x.sealedSuccessor)],
+    [
+      inputs.map((x) => x.tokenHash),
+      inputs.map((x) => x.clientId),
+      inputs.map((x) => spaced(x.requestedScopes)),
+      inputs.map((x) => spaced(x.accessScopes)),
+      inputs.map((x) => x.maxLifetimeSeconds ?? null),
+      inputs.map((x) => x.accessHash),
+      inputs.map((x) => x.accessTtlSeconds),
+      inputs.map((x) => x.successorId),
+      inputs.map((x) => x.refreshHash),
+      inputs.map((x) => x.refreshTtlSeconds),
+      inputs.map((x) => x.sealedSuccessor),
+    ],
   );
   const scopes: (string[] | undefined)[] = inputs.map(() => undefined);
   for (const row of rows) scopes[row.element - 1] = row.access_scopes ?? undefined;

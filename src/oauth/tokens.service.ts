@@ -79,7 +79,10 @@ export function createGrant(
  * included. The expiry is checked on every use; the client and scope checks
  * run on every request either way (platform-guard.ts).
  */
-export const ACCESS_TOKENS: CacheSlot<ActiveAccessToken> = { cache: 'access_tokens', usable: (active) => active.expires_at.getTime() > Date.now() };
+export const ACCESS_TOKENS: CacheSlot<ActiveAccessToken> = {
+  cache: 'access_tokens',
+  usable: (active) => active.expires_at.getTime() > Date.now(),
+};
 
 /** The tags of an access token's principal: any of them changing ends it. */
 export function accessTokenTags(active: Pick<ActiveAccessToken, 'grant_id' | 'user_id' | 'organization_id' | 'client_id'>): Tag[] {

@@ -24,7 +24,8 @@ export default async function userinfoRoutes(app: FastifyInstance) {
         throw new InvalidToken('an access token is required: Authorization: Bearer <token> (RFC 6750 §2.1)');
       }
       const active = await resolveAccessToken(app.db, app.caches, token);
-      if (!active) throw new InvalidToken('the access token is invalid, expired or revoked, or its user or organization is inactive (RFC 6750 §3.1)');
+      if (!active)
+        throw new InvalidToken('the access token is invalid, expired or revoked, or its user or organization is inactive (RFC 6750 §3.1)');
       return reply.header('cache-control', 'no-store').send({
         sub: active.user_id,
         email: active.email,

@@ -8,7 +8,9 @@ import { readFileSync } from 'node:fs';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-interface OpenApiShape { paths?: Record<string, Record<string, { parameters?: { required?: boolean; in?: string; schema?: { default?: unknown } }[] }>> }
+interface OpenApiShape {
+  paths?: Record<string, Record<string, { parameters?: { required?: boolean; in?: string; schema?: { default?: unknown } }[] }>>;
+}
 
 /**
  * A query parameter with a default (`limit`) is optional to the client, but
@@ -41,7 +43,8 @@ async function openapi(app: FastifyInstance) {
         },
       },
     },
-    transformObject: (document) => ('openapiObject' in document ? optionalDefaults(document.openapiObject as OpenApiShape) : document.swaggerObject) as never,
+    transformObject: (document) =>
+      ('openapiObject' in document ? optionalDefaults(document.openapiObject as OpenApiShape) : document.swaggerObject) as never,
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The rendered reference, served from the package's own assets (no CDN).

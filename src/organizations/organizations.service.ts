@@ -20,7 +20,8 @@ export async function createUser(
   pool: Pool,
   input: { email: string; password: string; organizationId: string; name?: string; role?: Role },
 ): Promise<User & { created: boolean }> {
-  if (!EMAIL.test(input.email) || input.email.length > EMAIL_MAX_LENGTH) throw new OrgsError(`--email: "${input.email}" is not an email address`);
+  if (!EMAIL.test(input.email) || input.email.length > EMAIL_MAX_LENGTH)
+    throw new OrgsError(`--email: "${input.email}" is not an email address`);
   if (input.password.length < 8) throw new OrgsError('--password: must be at least 8 characters');
   if (input.name !== undefined && input.name.length > NAME_MAX_LENGTH) throw new OrgsError(`--name: at most ${NAME_MAX_LENGTH} characters`);
   const organization = await findOrganization(pool, input.organizationId);

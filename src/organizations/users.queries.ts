@@ -23,18 +23,16 @@ export interface OrganizationMembership {
 const COLUMNS = 'id, email, name, active, created_at';
 
 export async function insertUser(db: Queryable, user: { email: string; name: string | null; passwordHash: string }): Promise<User> {
-  const { rows } = await db.query<User>(
-    `INSERT INTO users (email, name, password_hash) VALUES ($1, $2, $3) RETURNING ${COLUMNS}`,
-    [user.email, user.name, user.passwordHash],
-  );
+  const { rows } = await db.query<User>(`INSERT INTO users (email, name, password_hash) VALUES ($1, $2, $3) RETURNING ${COLUMNS}`, [
+    user.email,
+    user.name,
+    user.passwordHash,
+  ]);
   return rows[0]!;
 }
 
 export async function findUserByEmail(db: Queryable, email: string): Promise<UserWithPassword | undefined> {
-  const { rows } = await db.query<UserWithPassword>(
-    `SELECT ${COLUMNS}, password_hash FROM users WHERE lower(email) = lower($1)`,
-    [email],
-  );
+  const { rows } = await db.query<UserWithPassword>(`SELECT ${COLUMNS}, password_hash FROM users WHERE lower(email) = lower($1)`, [email]);
   return rows[0];
 }
 
@@ -54,10 +52,10 @@ export async function listUsers(db: Queryable, organizationId?: string): Promise
 }
 
 export async function setUserActiveByEmail(db: Queryable, email: string, active: boolean): Promise<User | undefined> {
-  const { rows } = await db.query<User>(
-    `UPDATE users SET active = $2 WHERE lower(email) = lower($1) RETURNING ${COLUMNS}`,
-    [email, active],
-  );
+  const { rows } = await db.query<User>(`UPDATE users SET active = $2 WHERE lower(email) = lower($1) RETURNING ${COLUMNS}`, [
+    email,
+    active,
+  ]);
   return rows[0];
 }
 

@@ -12,29 +12,41 @@ export default async function healthRoutes(app: FastifyInstance) {
 
   // Probes arrive every few seconds from every load balancer and orchestrator:
   // their request logs would drown the real ones, so only warnings are logged.
-  app.get('/healthz', {
-    logLevel: 'warn',
-    schema: { tags: ['health'], summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
-  }, async () => ({ status: 'ok' }));
-
-  app.get('/readyz', {
-    logLevel: 'warn',
-    schema: {
-      tags: ['health'],
-      summary: 'Readiness: the database answers and every migration is applied',
-      response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: ProblemSchema },
+  app.get(
+    '/healthz',
+    {
+      logLevel: 'warn',
+      schema: {
+        tags: ['health'],
+        summary: 'Liveness: the process answers',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
     },
-  }, async (request, reply) => {
-    try {
-      const pending = await pendingMigrations(app.db, known);
-      if (pending.length > 0) {
-        return sendProblem(reply, 503, new errors.NOT_READY().code, `migrations not applied: ${pending.join(', ')}`);
+    async () => ({ status: 'ok' }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      logLevel: 'warn',
+      schema: {
+        tags: ['health'],
+        summary: 'Readiness: the database answers and every migration is applied',
+        response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: ProblemSchema },
+      },
+    },
+    async (request, reply) => {
+      try {
+        const pending = await pendingMigrations(app.db, known);
+        if (pending.length > 0) {
+          return sendProblem(reply, 503, new errors.NOT_READY().code, `migrations not applied: ${pending.join(', ')}`);
+        }
+        return { status: 'ready' };
+      } catch (error) {
+        // An outage is logged once (with Retry-After set), not on every probe.
+        if (!isDatabaseOutage(request, reply, error)) request.log.warn({ err: error }, 'readiness check failed');
+        return sendProblem(reply, 503, new errors.NOT_READY().code, 'database unreachable');
       }
-      return { status: 'ready' };
-    } catch (error) {
-      // An outage is logged once (with Retry-After set), not on every probe.
-      if (!isDatabaseOutage(request, reply, error)) request.log.warn({ err: error }, 'readiness check failed');
-      return sendProblem(reply, 503, new errors.NOT_READY().code, 'database unreachable');
-    }
-  });
+    },
+  );
 }

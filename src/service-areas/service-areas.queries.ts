@@ -52,10 +52,10 @@ export async function updateServiceArea(db: Queryable, id: string, patch: Partia
   const columns = UPDATABLE.filter((column) => patch[column] !== undefined);
   if (columns.length === 0) return findServiceArea(db, id);
   const assignments = columns.map((column, index) => `${column} = $${index + 2}`).join(', ');
-  const { rows } = await db.query<ServiceAreaRow>(
-    `UPDATE service_areas SET ${assignments} WHERE id = $1 RETURNING ${COLUMNS}`,
-    [id, ...columns.map((column) => patch[column])],
-  );
+  const { rows } = await db.query<ServiceAreaRow>(`UPDATE service_areas SET ${assignments} WHERE id = $1 RETURNING ${COLUMNS}`, [
+    id,
+    ...columns.map((column) => patch[column]),
+  ]);
   return rows[0] && toServiceArea(rows[0]);
 }
 

@@ -15,45 +15,69 @@ export default async function serviceAreasRoutes(fastify: FastifyInstance) {
   const common = { tags: ['service-areas'], security: [{ userToken: [] }] };
   const failures = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
 
-  app.get('/service-areas', {
-    ...guarded,
-    schema: { ...common, summary: 'List the organization\'s service areas by label', response: { 200: ServiceAreaList, 401: ProblemSchema, 429: ProblemSchema } },
-  }, async (request) => listServiceAreas(app.db, requirePrincipal(request.principal).organizationId));
-
-  app.post('/service-areas', {
-    ...guarded,
-    schema: {
-      ...common,
-      summary: 'Create a service area',
-      body: ServiceAreaCreateBody,
-      response: { 201: ServiceArea, 400: ProblemSchema, 401: ProblemSchema, 429: ProblemSchema },
+  app.get(
+    '/service-areas',
+    {
+      ...guarded,
+      schema: {
+        ...common,
+        summary: "List the organization's service areas by label",
+        response: { 200: ServiceAreaList, 401: ProblemSchema, 429: ProblemSchema },
+      },
     },
-  }, async (request, reply) => {
-    const area = await createServiceArea(app.db, requirePrincipal(request.principal).organizationId, request.body);
-    return reply.code(201).header('location', `/service-areas/${area.id}`).send(area);
-  });
+    async (request) => listServiceAreas(app.db, requirePrincipal(request.principal).organizationId),
+  );
 
-  app.get('/service-areas/:id', {
-    ...guarded,
-    schema: { ...common, summary: 'Get one service area', params: IdParams, response: { 200: ServiceArea, ...failures } },
-  }, async (request) => getServiceArea(app.db, requirePrincipal(request.principal).organizationId, request.params.id));
-
-  app.patch('/service-areas/:id', {
-    ...guarded,
-    schema: {
-      ...common,
-      summary: 'Update a service area (partial; null clears a nullable field, location_id null unlinks)',
-      params: IdParams,
-      body: ServiceAreaPatchBody,
-      response: { 200: ServiceArea, ...failures },
+  app.post(
+    '/service-areas',
+    {
+      ...guarded,
+      schema: {
+        ...common,
+        summary: 'Create a service area',
+        body: ServiceAreaCreateBody,
+        response: { 201: ServiceArea, 400: ProblemSchema, 401: ProblemSchema, 429: ProblemSchema },
+      },
     },
-  }, async (request) => updateServiceArea(app.db, requirePrincipal(request.principal).organizationId, request.params.id, request.body));
+    async (request, reply) => {
+      const area = await createServiceArea(app.db, requirePrincipal(request.principal).organizationId, request.body);
+      return reply.code(201).header('location', `/service-areas/${area.id}`).send(area);
+    },
+  );
 
-  app.delete('/service-areas/:id', {
-    ...guarded,
-    schema: { ...common, summary: 'Delete a service area', params: IdParams, response: { 204: Type.Null(), ...failures } },
-  }, async (request, reply) => {
-    await deleteServiceArea(app.db, requirePrincipal(request.principal).organizationId, request.params.id);
-    return reply.code(204).send(null);
-  });
+  app.get(
+    '/service-areas/:id',
+    {
+      ...guarded,
+      schema: { ...common, summary: 'Get one service area', params: IdParams, response: { 200: ServiceArea, ...failures } },
+    },
+    async (request) => getServiceArea(app.db, requirePrincipal(request.principal).organizationId, request.params.id),
+  );
+
+  app.patch(
+    '/service-areas/:id',
+    {
+      ...guarded,
+      schema: {
+        ...common,
+        summary: 'Update a service area (partial; null clears a nullable field, location_id null unlinks)',
+        params: IdParams,
+        body: ServiceAreaPatchBody,
+        response: { 200: ServiceArea, ...failures },
+      },
+    },
+    async (request) => updateServiceArea(app.db, requirePrincipal(request.principal).organizationId, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/service-areas/:id',
+    {
+      ...guarded,
+      schema: { ...common, summary: 'Delete a service area', params: IdParams, response: { 204: Type.Null(), ...failures } },
+    },
+    async (request, reply) => {
+      await deleteServiceArea(app.db, requirePrincipal(request.principal).organizationId, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
 }

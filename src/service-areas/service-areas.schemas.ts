@@ -32,7 +32,10 @@ const writableFields = {
   area_type: NullableText('Free convention, for example city, postal_code or region'),
   value: NullableText('Structured value'),
   country: NullableText('Country code or country name'),
-  radius_km: NullableNumber({ exclusiveMinimum: 0, maximum: RADIUS_KM_MAX }, `Radius in kilometres, greater than 0 and at most ${RADIUS_KM_MAX}`),
+  radius_km: NullableNumber(
+    { exclusiveMinimum: 0, maximum: RADIUS_KM_MAX },
+    `Radius in kilometres, greater than 0 and at most ${RADIUS_KM_MAX}`,
+  ),
   location_id: Type.Unsafe<string | null>({
     type: ['string', 'null'],
     format: 'uuid',

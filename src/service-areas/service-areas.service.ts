@@ -6,8 +6,12 @@ import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
 import { mapConstraintError } from '../locations/constraint-errors.ts';
 import {
-  deleteServiceArea as deleteServiceAreaRow, findServiceArea, insertServiceArea, listServiceAreas as listServiceAreaRows,
-  updateServiceArea as updateServiceAreaRow, type ServiceAreaFields,
+  deleteServiceArea as deleteServiceAreaRow,
+  findServiceArea,
+  insertServiceArea,
+  listServiceAreas as listServiceAreaRows,
+  updateServiceArea as updateServiceAreaRow,
+  type ServiceAreaFields,
 } from './service-areas.queries.ts';
 import type { ServiceArea, ServiceAreaCreateBody, ServiceAreaPatchBody } from './service-areas.schemas.ts';
 

@@ -25,7 +25,9 @@ export interface ParsedFilters {
 }
 
 export function parseCallFilters(query: Record<string, unknown>): ParsedFilters {
-  const values = Object.fromEntries(FILTER_NAMES.map((n) => [n, typeof query[n] === 'string' ? (query[n] as string).trim() : ''])) as FilterValues;
+  const values = Object.fromEntries(
+    FILTER_NAMES.map((n) => [n, typeof query[n] === 'string' ? (query[n] as string).trim() : '']),
+  ) as FilterValues;
   const filters: CallFilters = {};
   const errors: FieldErrors = {};
   if (values.from) {

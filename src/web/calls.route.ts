@@ -26,8 +26,7 @@ export function callPages(csrf: Csrf) {
   return async function registerCallPages(app: FastifyInstance) {
     const { page } = sectionAccess(csrf, 'calls');
     const hide = { schema: { hide: true } };
-    const agentNames = async (organizationId: string) =>
-      new Map((await listAgents(app.db, organizationId)).map((a) => [a.id, a.name]));
+    const agentNames = async (organizationId: string) => new Map((await listAgents(app.db, organizationId)).map((a) => [a.id, a.name]));
 
     app.get<{ Querystring: Record<string, unknown> }>('/ui/calls', hide, async (request, reply) => {
       const ctx = await page(request, reply);
@@ -36,10 +35,22 @@ export function callPages(csrf: Csrf) {
       const { values, filters, errors } = parseCallFilters(request.query);
       const agents = await agentNames(ctx.organizationId);
       if (Object.keys(errors).length > 0) {
-        return sendPage(reply, 400, callsPage({ nav: ctx.nav, calls: [], agents, nextCursor: null, paged: false, filters: values, errors }));
+        return sendPage(
+          reply,
+          400,
+          callsPage({ nav: ctx.nav, calls: [], agents, nextCursor: null, paged: false, filters: values, errors }),
+        );
       }
-      const { calls, nextCursor } = await listCallsPage(app.db, ctx.organizationId, { ...filters, limit: CALLS_PER_PAGE, ...(cursor ? { cursor } : {}) });
-      return sendPage(reply, 200, callsPage({ nav: ctx.nav, calls, agents, nextCursor, paged: cursor !== undefined, filters: values, errors }));
+      const { calls, nextCursor } = await listCallsPage(app.db, ctx.organizationId, {
+        ...filters,
+        limit: CALLS_PER_PAGE,
+        ...(cursor ? { cursor } : {}),
+      });
+      return sendPage(
+        reply,
+        200,
+        callsPage({ nav: ctx.nav, calls, agents, nextCursor, paged: cursor !== undefined, filters: values, errors }),
+      );
     });
 
     // The filtered list as CSV, streamed batch by batch (never built whole in memory).
@@ -55,7 +66,7 @@ export function callPages(csrf: Csrf) {
       async function* lines() {
         yield csvLine(CALLS_CSV_HEADER);
         for await (const batch of streamCalls(app.db, organizationId, filters)) {
-          yield batch.map((call) => callCsvLine(call, call.agent_id ? agents.get(call.agent_id) ?? null : null)).join('');
+          yield batch.map((call) => callCsvLine(call, call.agent_id ? (agents.get(call.agent_id) ?? null) : null)).join('');
         }
       }
       const stamp = new Date().toISOString().slice(0, 10);

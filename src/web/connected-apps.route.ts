@@ -19,13 +19,17 @@ export function connectedAppsRoutes(csrf: Csrf) {
       return sendPage(reply, 200, connectedAppsPage({ nav: ctx.nav, apps, ...(notice ? { notice } : {}) }));
     });
 
-    app.post<{ Body: { csrf?: unknown; client_id?: unknown } }>('/connected-apps/revoke', { schema: { hide: true } }, async (request, reply) => {
-      const ctx = await form(request, reply);
-      if (!ctx) return reply;
-      const clientId = typeof request.body?.client_id === 'string' ? request.body.client_id : '';
-      // Another organization's app, or one already revoked: nothing to do, and nothing revealed.
-      await revokeConnectedApp(app.db, app.caches, ctx.organizationId, clientId);
-      return reply.redirect('/connected-apps?revoked=1', 303);
-    });
+    app.post<{ Body: { csrf?: unknown; client_id?: unknown } }>(
+      '/connected-apps/revoke',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const ctx = await form(request, reply);
+        if (!ctx) return reply;
+        const clientId = typeof request.body?.client_id === 'string' ? request.body.client_id : '';
+        // Another organization's app, or one already revoked: nothing to do, and nothing revealed.
+        await revokeConnectedApp(app.db, app.caches, ctx.organizationId, clientId);
+        return reply.redirect('/connected-apps?revoked=1', 303);
+      },
+    );
   };
 }

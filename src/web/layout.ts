@@ -82,7 +82,9 @@ export function layout(frame: PageFrame): SafeHtml {
         ${logoutForm(frame.session.csrf)}
       </nav>`
       : '';
-  const brand = frame.nav ? html`<a href="/" class="brand"><strong>Switchboard</strong></a>` : html`<strong class="brand">Switchboard</strong>`;
+  const brand = frame.nav
+    ? html`<a href="/" class="brand"><strong>Switchboard</strong></a>`
+    : html`<strong class="brand">Switchboard</strong>`;
   return html`<!doctype html>
 <html lang="en">
 <head>

@@ -6,8 +6,15 @@ import { LocationCreateBody, LocationPatchBody, type Location } from '../locatio
 import { createLocation, deleteLocation, getLocation, listLocations, makePrimary, updateLocation } from '../locations/locations.service.ts';
 import type { Csrf } from '../crypto/csrf.ts';
 import {
-  fieldErrorsOf, formValidator, formValues, pathId, noticeFor, nullableNumber, nullableText,
-  type FieldErrors, type FormBody,
+  fieldErrorsOf,
+  formValidator,
+  formValues,
+  pathId,
+  noticeFor,
+  nullableNumber,
+  nullableText,
+  type FieldErrors,
+  type FormBody,
 } from './forms.ts';
 import { sendPage } from './layout.ts';
 import { confirmDeletePage } from './pages/confirm-delete.page.ts';
@@ -15,7 +22,18 @@ import { locationFormPage } from './pages/location-form.page.ts';
 import { locationsPage } from './pages/locations.page.ts';
 import { sectionAccess, type SignedIn } from './signed-in.ts';
 
-const FIELDS = ['name', 'address_line1', 'address_line2', 'city', 'state', 'postal_code', 'country', 'latitude', 'longitude', 'is_primary'] as const;
+const FIELDS = [
+  'name',
+  'address_line1',
+  'address_line2',
+  'city',
+  'state',
+  'postal_code',
+  'country',
+  'latitude',
+  'longitude',
+  'is_primary',
+] as const;
 const LABELS = { name: 'Name', latitude: 'Latitude', longitude: 'Longitude' };
 const NOTICES = {
   created: 'Location created.',
@@ -118,14 +136,18 @@ export function locationPages(csrf: Csrf) {
       const ctx = await page(request, reply);
       if (!ctx) return reply;
       const location = await getLocation(app.db, ctx.organizationId, pathId(request.params.id, 'location'));
-      return sendPage(reply, 200, confirmDeletePage({
-        nav: ctx.nav,
-        title: `Delete ${location.name}?`,
-        message: `The location is removed for everyone in ${ctx.nav.organizationName}. Service areas linked to it are kept, without a location.`,
-        action: `/ui/locations/${location.id}/delete`,
-        cancelHref: '/ui/locations',
-        button: 'Delete location',
-      }));
+      return sendPage(
+        reply,
+        200,
+        confirmDeletePage({
+          nav: ctx.nav,
+          title: `Delete ${location.name}?`,
+          message: `The location is removed for everyone in ${ctx.nav.organizationName}. Service areas linked to it are kept, without a location.`,
+          action: `/ui/locations/${location.id}/delete`,
+          cancelHref: '/ui/locations',
+          button: 'Delete location',
+        }),
+      );
     });
 
     app.post<{ Params: { id: string }; Body: FormBody }>('/ui/locations/:id/delete', hide, async (request, reply) => {

@@ -35,7 +35,7 @@ export function loginRoutes(csrf: Csrf) {
       if (!csrf.verify(request, form.csrf)) return again(403, 'Your sign-in form expired. Please try again.');
       const password = text(form.password);
       if (email === '' || password === '' || password.length > PASSWORD_MAX_LENGTH) return again(400, 'Enter your email and password.');
-      let user;
+      let user: Awaited<ReturnType<typeof authenticate>>;
       try {
         user = await throttledLogin(app.db, email, request.ip, () => authenticate(app.db, email, password));
       } catch (error) {
@@ -46,7 +46,7 @@ export function loginRoutes(csrf: Csrf) {
         if (error instanceof errors.AUTH_INVALID_CREDENTIALS) return again(401, 'Email or password is incorrect.');
         throw error;
       }
-      let session;
+      let session: Awaited<ReturnType<typeof issueSession>>;
       try {
         session = await issueSession(app.db, user);
       } catch (error) {

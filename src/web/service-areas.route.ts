@@ -5,12 +5,23 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { listLocations } from '../locations/locations.service.ts';
 import { ServiceAreaCreateBody, ServiceAreaPatchBody, type ServiceArea } from '../service-areas/service-areas.schemas.ts';
 import {
-  createServiceArea, deleteServiceArea, getServiceArea, listServiceAreas, updateServiceArea,
+  createServiceArea,
+  deleteServiceArea,
+  getServiceArea,
+  listServiceAreas,
+  updateServiceArea,
 } from '../service-areas/service-areas.service.ts';
 import type { Csrf } from '../crypto/csrf.ts';
 import {
-  fieldErrorsOf, formValidator, formValues, pathId, noticeFor, nullableNumber, nullableText,
-  type FieldErrors, type FormBody,
+  fieldErrorsOf,
+  formValidator,
+  formValues,
+  pathId,
+  noticeFor,
+  nullableNumber,
+  nullableText,
+  type FieldErrors,
+  type FormBody,
 } from './forms.ts';
 import { sendPage } from './layout.ts';
 import { confirmDeletePage } from './pages/confirm-delete.page.ts';
@@ -52,9 +63,17 @@ export function serviceAreaPages(csrf: Csrf) {
     const hide = { schema: { hide: true } };
     const { page, form } = sectionAccess(csrf, 'service-areas');
     const showForm = async (reply: FastifyReply, ctx: SignedIn, values: Record<string, string>, errors: FieldErrors, id?: string) =>
-      sendPage(reply, 400, serviceAreaFormPage({
-        nav: ctx.nav, values, errors, locations: await listLocations(app.db, ctx.organizationId), ...(id ? { id } : {}),
-      }));
+      sendPage(
+        reply,
+        400,
+        serviceAreaFormPage({
+          nav: ctx.nav,
+          values,
+          errors,
+          locations: await listLocations(app.db, ctx.organizationId),
+          ...(id ? { id } : {}),
+        }),
+      );
 
     app.get<{ Querystring: { done?: unknown } }>('/ui/service-areas', hide, async (request, reply) => {
       const ctx = await page(request, reply);
@@ -109,14 +128,18 @@ export function serviceAreaPages(csrf: Csrf) {
       const ctx = await page(request, reply);
       if (!ctx) return reply;
       const area = await getServiceArea(app.db, ctx.organizationId, pathId(request.params.id, 'service area'));
-      return sendPage(reply, 200, confirmDeletePage({
-        nav: ctx.nav,
-        title: `Delete ${area.label}?`,
-        message: `The service area is removed for everyone in ${ctx.nav.organizationName}.`,
-        action: `/ui/service-areas/${area.id}/delete`,
-        cancelHref: '/ui/service-areas',
-        button: 'Delete service area',
-      }));
+      return sendPage(
+        reply,
+        200,
+        confirmDeletePage({
+          nav: ctx.nav,
+          title: `Delete ${area.label}?`,
+          message: `The service area is removed for everyone in ${ctx.nav.organizationName}.`,
+          action: `/ui/service-areas/${area.id}/delete`,
+          cancelHref: '/ui/service-areas',
+          button: 'Delete service area',
+        }),
+      );
     });
 
     app.post<{ Params: { id: string }; Body: FormBody }>('/ui/service-areas/:id/delete', hide, async (request, reply) => {

@@ -53,6 +53,7 @@ export function clearSessionCookie(reply: FastifyReply, config: Config): void {
 export function safeReturnTo(value: unknown, fallback = '/'): string {
   if (typeof value !== 'string' || value.length > 4000) return fallback;
   if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return fallback;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this rejects.
   if (/[\u0000-\u001f\u007f\\]/.test(value)) return fallback;
   try {
     return value.replace(/[^\u0021-\u007e]+/g, encodeURIComponent);

@@ -28,7 +28,13 @@ export interface SignedIn {
 
 export const FORM_EXPIRED = 'The form expired or did not come from this site. Go back, reload the page and try again.';
 
-async function resolve(request: FastifyRequest, reply: FastifyReply, csrf: Csrf, current: Section, session: ActiveSession): Promise<SignedIn> {
+async function resolve(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  csrf: Csrf,
+  current: Section,
+  session: ActiveSession,
+): Promise<SignedIn> {
   const view = await describeSession(request.server.db, session);
   const token = csrf.token(request, reply);
   const nav: Navigation = {
@@ -50,7 +56,12 @@ async function resolve(request: FastifyRequest, reply: FastifyReply, csrf: Csrf,
 }
 
 /** For GET pages: the signed-in context, or undefined after redirecting to the login page (which comes back here). */
-export async function signedInPage(request: FastifyRequest, reply: FastifyReply, csrf: Csrf, current: Section): Promise<SignedIn | undefined> {
+export async function signedInPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  csrf: Csrf,
+  current: Section,
+): Promise<SignedIn | undefined> {
   const session = await webSession(request);
   if (!session) {
     reply.redirect(loginUrl(request.url), 302);
@@ -63,7 +74,12 @@ export async function signedInPage(request: FastifyRequest, reply: FastifyReply,
  * For form posts: signed in and carrying this browser's CSRF token, or
  * undefined after answering (login redirect back to the section, or 403).
  */
-export async function signedInForm(request: FastifyRequest, reply: FastifyReply, csrf: Csrf, current: Section): Promise<SignedIn | undefined> {
+export async function signedInForm(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  csrf: Csrf,
+  current: Section,
+): Promise<SignedIn | undefined> {
   const session = await webSession(request);
   if (!session) {
     reply.redirect(loginUrl(SECTIONS.find((s) => s.id === current)!.path), 303);

@@ -25,7 +25,10 @@ function describeError(status: number, requestId: string): { title: string; mess
     case 429:
       return { title: 'Too many requests', message: 'Too many requests. Please wait a moment and try again.' };
     case 503:
-      return { title: 'Service unavailable', message: 'Switchboard cannot reach its database right now. Please try again in a few seconds.' };
+      return {
+        title: 'Service unavailable',
+        message: 'Switchboard cannot reach its database right now. Please try again in a few seconds.',
+      };
     case 500:
       return { title: 'Unexpected error', message: `Something went wrong on our side (request ${requestId}).` };
     default:
@@ -46,15 +49,20 @@ export default async function webPlugin(app: FastifyInstance, options: { csrf: C
     // Refused before any page could show it beside its field (the U+0000 check runs for every route).
     const fields = error instanceof ValidationProblem ? error.fieldErrors.map((e) => `${e.field} ${e.message}`).join('; ') : '';
     const described = describeError(status, request.id);
-    return sendPage(reply, status, errorPage({
-      ...described,
-      ...(fields ? { message: `${described.message} The field ${fields}.` } : {}),
-      ...(nav ? { nav, hint: 'Use the navigation above to carry on.' } : {}),
-    }));
+    return sendPage(
+      reply,
+      status,
+      errorPage({
+        ...described,
+        ...(fields ? { message: `${described.message} The field ${fields}.` } : {}),
+        ...(nav ? { nav, hint: 'Use the navigation above to carry on.' } : {}),
+      }),
+    );
   });
 
   app.get(STYLESHEET_PATH, { schema: { hide: true } }, async (_request, reply) =>
-    reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET));
+    reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET),
+  );
 
   await app.register(loginRoutes(csrf));
   await app.register(homeRoutes(csrf));

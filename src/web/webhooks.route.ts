@@ -9,7 +9,10 @@ import { listAttemptsPage, redeliver } from '../webhooks/deliveries.service.ts';
 import { subscriptionHealth } from '../webhooks/delivery-health.service.ts';
 import { recoverFailedDeliveries, recoverSinceProblem } from '../webhooks/recovery.service.ts';
 import {
-  getVisibleSubscription, listVisibleSubscriptions, reenableSubscription, removeSubscription,
+  getVisibleSubscription,
+  listVisibleSubscriptions,
+  reenableSubscription,
+  removeSubscription,
 } from '../webhooks/subscriptions.service.ts';
 import { pageCursor } from './calls.route.ts';
 import type { Csrf } from '../crypto/csrf.ts';
@@ -51,9 +54,10 @@ export function parseUtcLocal(value: string): Date | undefined {
 function recoveredNotice(query: { recovered?: unknown; more?: unknown }): string | undefined {
   if (typeof query.recovered !== 'string' || !/^\d{1,6}$/.test(query.recovered)) return undefined;
   const n = Number(query.recovered);
-  const queued = n === 0
-    ? 'No failed deliveries since that time: nothing was queued.'
-    : `${n} failed ${n === 1 ? 'delivery' : 'deliveries'} queued: sent again now, with the same X-Delivery-Id.`;
+  const queued =
+    n === 0
+      ? 'No failed deliveries since that time: nothing was queued.'
+      : `${n} failed ${n === 1 ? 'delivery' : 'deliveries'} queued: sent again now, with the same X-Delivery-Id.`;
   return query.more === '1' ? `${queued} More failed deliveries remain: press Recover again to queue the next batch.` : queued;
 }
 
@@ -80,29 +84,44 @@ export function webhookPages(csrf: Csrf) {
       return sendPage(reply, 200, webhooksPage({ nav: ctx.nav, subscriptions, clients, ...(message ? { notice: message } : {}) }));
     });
 
-    app.get<{ Params: { id: string }; Querystring: { cursor?: unknown; done?: unknown; problem?: unknown; recover?: unknown; recovered?: unknown; more?: unknown } }>(
-      '/ui/webhooks/:id', hide, async (request, reply) => {
-        const ctx = await page(request, reply);
-        if (!ctx) return reply;
-        const subscriptionId = pathId(request.params.id, 'subscription');
-        const cursor = pageCursor(request.query.cursor);
-        const subscription = await getVisibleSubscription(app.db, ctx.principal, subscriptionId);
-        const { attempts, nextCursor } = await listAttemptsPage(app.db, ctx.principal, subscriptionId, {
-          limit: ATTEMPTS_PER_PAGE, ...(cursor ? { cursor } : {}),
-        });
-        const clientName = (await clientNames([subscription.client_id])).get(subscription.client_id) ?? subscription.client_id;
-        const health = await subscriptionHealth(app.db, ctx.principal, subscriptionId);
-        const message = noticeFor(NOTICES, request.query.done) ?? recoveredNotice(request.query);
-        const problem = noticeFor(PROBLEMS, request.query.problem);
-        const recoverError = noticeFor(RECOVER_PROBLEMS, request.query.recover);
-        // Suggested time: when the current failures began, or else 24 hours ago.
-        const recoverSince = localValue(subscription.failing_since ?? new Date(Date.now() - DAY_MS).toISOString());
-        return sendPage(reply, 200, webhookPage({
-          nav: ctx.nav, subscription, clientName, attempts, nextCursor, paged: cursor !== undefined, health, recoverSince,
-          ...(recoverError ? { recoverError } : {}),
-          ...(message ? { notice: message } : {}), ...(problem ? { problem } : {}),
-        }));
+    app.get<{
+      Params: { id: string };
+      Querystring: { cursor?: unknown; done?: unknown; problem?: unknown; recover?: unknown; recovered?: unknown; more?: unknown };
+    }>('/ui/webhooks/:id', hide, async (request, reply) => {
+      const ctx = await page(request, reply);
+      if (!ctx) return reply;
+      const subscriptionId = pathId(request.params.id, 'subscription');
+      const cursor = pageCursor(request.query.cursor);
+      const subscription = await getVisibleSubscription(app.db, ctx.principal, subscriptionId);
+      const { attempts, nextCursor } = await listAttemptsPage(app.db, ctx.principal, subscriptionId, {
+        limit: ATTEMPTS_PER_PAGE,
+        ...(cursor ? { cursor } : {}),
       });
+      const clientName = (await clientNames([subscription.client_id])).get(subscription.client_id) ?? subscription.client_id;
+      const health = await subscriptionHealth(app.db, ctx.principal, subscriptionId);
+      const message = noticeFor(NOTICES, request.query.done) ?? recoveredNotice(request.query);
+      const problem = noticeFor(PROBLEMS, request.query.problem);
+      const recoverError = noticeFor(RECOVER_PROBLEMS, request.query.recover);
+      // Suggested time: when the current failures began, or else 24 hours ago.
+      const recoverSince = localValue(subscription.failing_since ?? new Date(Date.now() - DAY_MS).toISOString());
+      return sendPage(
+        reply,
+        200,
+        webhookPage({
+          nav: ctx.nav,
+          subscription,
+          clientName,
+          attempts,
+          nextCursor,
+          paged: cursor !== undefined,
+          health,
+          recoverSince,
+          ...(recoverError ? { recoverError } : {}),
+          ...(message ? { notice: message } : {}),
+          ...(problem ? { problem } : {}),
+        }),
+      );
+    });
 
     app.post<{ Params: { id: string }; Body: FormBody }>('/ui/webhooks/:id/enable', hide, async (request, reply) => {
       const ctx = await form(request, reply);
@@ -111,14 +130,17 @@ export function webhookPages(csrf: Csrf) {
       try {
         await reenableSubscription(app.db, ctx.principal, subscriptionId);
       } catch (error) {
-        if (error instanceof errors.WEBHOOK_SUBSCRIPTION_GRANT_ENDED) return reply.redirect(`/ui/webhooks/${subscriptionId}?problem=grant_ended`, 303);
+        if (error instanceof errors.WEBHOOK_SUBSCRIPTION_GRANT_ENDED)
+          return reply.redirect(`/ui/webhooks/${subscriptionId}?problem=grant_ended`, 303);
         throw error;
       }
       return reply.redirect(`/ui/webhooks/${subscriptionId}?done=enabled`, 303);
     });
 
     app.post<{ Params: { id: string; deliveryId: string }; Body: FormBody }>(
-      '/ui/webhooks/:id/deliveries/:deliveryId/redeliver', hide, async (request, reply) => {
+      '/ui/webhooks/:id/deliveries/:deliveryId/redeliver',
+      hide,
+      async (request, reply) => {
         const ctx = await form(request, reply);
         if (!ctx) return reply;
         const subscriptionId = pathId(request.params.id, 'subscription');
@@ -133,7 +155,8 @@ export function webhookPages(csrf: Csrf) {
           throw error;
         }
         return reply.redirect(`${back}?done=redelivered`, 303);
-      });
+      },
+    );
 
     app.post<{ Params: { id: string }; Body: FormBody }>('/ui/webhooks/:id/recover', hide, async (request, reply) => {
       const ctx = await form(request, reply);
@@ -156,14 +179,18 @@ export function webhookPages(csrf: Csrf) {
       const ctx = await page(request, reply);
       if (!ctx) return reply;
       const subscription = await getVisibleSubscription(app.db, ctx.principal, pathId(request.params.id, 'subscription'));
-      return sendPage(reply, 200, confirmDeletePage({
-        nav: ctx.nav,
-        title: 'Delete this webhook subscription?',
-        message: `${subscription.callback_url} will receive no more ${subscription.event} events, and its delivery log is deleted. The app that created it can subscribe again.`,
-        action: `/ui/webhooks/${subscription.id}/delete`,
-        cancelHref: `/ui/webhooks/${subscription.id}`,
-        button: 'Delete subscription',
-      }));
+      return sendPage(
+        reply,
+        200,
+        confirmDeletePage({
+          nav: ctx.nav,
+          title: 'Delete this webhook subscription?',
+          message: `${subscription.callback_url} will receive no more ${subscription.event} events, and its delivery log is deleted. The app that created it can subscribe again.`,
+          action: `/ui/webhooks/${subscription.id}/delete`,
+          cancelHref: `/ui/webhooks/${subscription.id}`,
+          button: 'Delete subscription',
+        }),
+      );
     });
 
     app.post<{ Params: { id: string }; Body: FormBody }>('/ui/webhooks/:id/delete', hide, async (request, reply) => {

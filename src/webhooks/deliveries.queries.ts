@@ -91,8 +91,12 @@ const CALL_COMPLETED_BODY =
  * read, such as the idempotency key claim of src/calls/idempotency.queries.ts.
  */
 export function withCallCompletedOutbox(callStatement: string, before = ''): string {
-  return `WITH ${before ? `${before},
-     ` : ''}call AS (${callStatement}),
+  return `WITH ${
+    before
+      ? `${before},
+     `
+      : ''
+  }call AS (${callStatement}),
      -- Each grant is tested once per statement, however many subscriptions
      -- stand on it (an organization's hundreds of subscriptions often share one).
      subscribed_grant AS MATERIALIZED (
@@ -137,7 +141,6 @@ export async function notifyDeliveriesDue(db: Queryable, deadlineMs?: number): P
   const query: DeadlineQueryConfig = { text: 'SELECT pg_notify($1, $2)', values: [DELIVERIES_CHANNEL, ''], query_timeout: deadlineMs };
   await db.query(query);
 }
-
 
 /**
  * A delivery recover may send again: failed for good after its retries, that
@@ -253,7 +256,10 @@ export async function listAttempts(db: Queryable, input: { subscriptionId: strin
 }
 
 export async function attemptExists(db: Queryable, input: { subscriptionId: string; id: string }): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT 1 FROM webhook_attempts WHERE id = $1 AND subscription_id = $2', [input.id, input.subscriptionId]);
+  const { rowCount } = await db.query('SELECT 1 FROM webhook_attempts WHERE id = $1 AND subscription_id = $2', [
+    input.id,
+    input.subscriptionId,
+  ]);
   return (rowCount ?? 0) > 0;
 }
 

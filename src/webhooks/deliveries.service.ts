@@ -5,7 +5,15 @@ import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
 import * as errors from '../errors.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
-import { attemptExists, findDelivery, listAttempts, notifyDeliveriesDue, requeueDelivery, type Attempt, type Delivery } from './deliveries.queries.ts';
+import {
+  attemptExists,
+  findDelivery,
+  listAttempts,
+  notifyDeliveriesDue,
+  requeueDelivery,
+  type Attempt,
+  type Delivery,
+} from './deliveries.queries.ts';
 import { findSubscription } from './subscriptions.queries.ts';
 
 export interface AttemptView {

@@ -20,7 +20,10 @@ const HOUR_LABEL = `to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24')`;
  * Attempts per UTC hour in [from, to), by outcome: succeeded, failed but to be
  * retried, failed for good (a 410 that removed the subscription counts as failed).
  */
-export async function countAttemptOutcomesPerHour(db: Queryable, input: { subscriptionId: string; from: Date; to?: Date }): Promise<HourOutcomes[]> {
+export async function countAttemptOutcomesPerHour(
+  db: Queryable,
+  input: { subscriptionId: string; from: Date; to?: Date },
+): Promise<HourOutcomes[]> {
   const { rows } = await db.query<HourOutcomes>(
     `SELECT to_char(date_trunc('hour', attempted_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD"T"HH24') AS hour,
             count(*) FILTER (WHERE outcome = 'succeeded')::int AS succeeded,

@@ -8,12 +8,18 @@ import * as errors from '../errors.ts';
 import type { Queryable } from '../db/pool.ts';
 import { bucketStarts, DAY_MS, HOUR_MS, sealedBoundary } from '../dashboard/sealed-windows.ts';
 import {
-  countAttemptOutcomesPerHour, countFailedDeliveries, findLatestFailedAttempt, insertSealedAttemptHours, latencyPercentiles,
-  listSealedAttemptHours, type FailedAttempt, type HourOutcomes, type LatencyPercentiles,
+  countAttemptOutcomesPerHour,
+  countFailedDeliveries,
+  findLatestFailedAttempt,
+  insertSealedAttemptHours,
+  latencyPercentiles,
+  listSealedAttemptHours,
+  type FailedAttempt,
+  type HourOutcomes,
+  type LatencyPercentiles,
 } from './delivery-health.queries.ts';
 import { RECOVER_BATCH, RECOVER_WINDOW_MS } from './recovery.service.ts';
 import { findSubscription } from './subscriptions.queries.ts';
-
 
 export interface OutcomeBucket {
   /** Hour "YYYY-MM-DDTHH" or day "YYYY-MM-DD", UTC. */
@@ -45,7 +51,10 @@ export function bucketOutcomes(hours: HourOutcomes[], now: Date): { perHour: Out
   const hourIndex = new Map(perHour.map((b, i) => [b.label, i]));
   const dayIndex = new Map(perDay.map((b, i) => [b.label, i]));
   for (const row of hours) {
-    for (const [index, buckets, key] of [[hourIndex, perHour, row.hour], [dayIndex, perDay, row.hour.slice(0, 10)]] as const) {
+    for (const [index, buckets, key] of [
+      [hourIndex, perHour, row.hour],
+      [dayIndex, perDay, row.hour.slice(0, 10)],
+    ] as const) {
       const bucket = buckets[index.get(key) ?? -1];
       if (!bucket) continue;
       bucket.succeeded += row.succeeded;
@@ -72,7 +81,12 @@ export function describeFailure(attempt: Pick<FailedAttempt, 'status_code' | 'er
   if (attempt.error) return ERROR_WORDS[attempt.error] ?? `The attempt failed (${attempt.error}).`;
   if (attempt.status_code !== null) {
     const name = STATUS_CODES[attempt.status_code];
-    const kind = attempt.status_code >= 500 ? 'an error on its side' : attempt.status_code >= 400 ? 'that it refused the request' : 'an answer that is not a success';
+    const kind =
+      attempt.status_code >= 500
+        ? 'an error on its side'
+        : attempt.status_code >= 400
+          ? 'that it refused the request'
+          : 'an answer that is not a success';
     return `The receiver answered ${attempt.status_code}${name ? ` ${name}` : ''}, ${kind}.`;
   }
   return 'The attempt failed.';
@@ -99,7 +113,9 @@ async function outcomesPerHour(db: Queryable, subscriptionId: string, from: Date
   const missing = bucketStarts(from, boundary, HOUR_MS).filter((h) => !have.has(hourOf(h)));
   let sealed = stored;
   if (missing.length > 0) {
-    const counted = new Map((await countAttemptOutcomesPerHour(db, { subscriptionId, from: missing[0]!, to: boundary })).map((h) => [h.hour, h]));
+    const counted = new Map(
+      (await countAttemptOutcomesPerHour(db, { subscriptionId, from: missing[0]!, to: boundary })).map((h) => [h.hour, h]),
+    );
     const fresh = missing.map((h) => counted.get(hourOf(h)) ?? { hour: hourOf(h), succeeded: 0, retrying: 0, failed: 0 });
     await insertSealedAttemptHours(db, subscriptionId, fresh);
     sealed = [...stored, ...fresh];
@@ -108,7 +124,12 @@ async function outcomesPerHour(db: Queryable, subscriptionId: string, from: Date
   return [...sealed.filter((h) => h.hour < hourOf(boundary)), ...open];
 }
 
-export async function subscriptionHealth(pool: Pool, principal: Principal, subscriptionId: string, now = new Date()): Promise<SubscriptionHealth> {
+export async function subscriptionHealth(
+  pool: Pool,
+  principal: Principal,
+  subscriptionId: string,
+  now = new Date(),
+): Promise<SubscriptionHealth> {
   return withOrg(pool, principal.organizationId, async (db) => {
     const clientId = principal.kind === 'oauth' ? principal.clientId : undefined;
     if (!(await findSubscription(db, { id: subscriptionId, clientId }))) throw new errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND(subscriptionId);
@@ -117,7 +138,9 @@ export async function subscriptionHealth(pool: Pool, principal: Principal, subsc
     const latency24h = await latencyPercentiles(db, { subscriptionId, since: new Date(now.getTime() - DAY_MS) });
     const latest = await findLatestFailedAttempt(db, subscriptionId);
     const failedDeliveries = await countFailedDeliveries(db, {
-      subscriptionId, since: new Date(now.getTime() - RECOVER_WINDOW_MS), cap: RECOVER_BATCH + 1,
+      subscriptionId,
+      since: new Date(now.getTime() - RECOVER_WINDOW_MS),
+      cap: RECOVER_BATCH + 1,
     });
     return {
       ...bucketOutcomes(hours, now),

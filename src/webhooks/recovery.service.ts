@@ -47,7 +47,12 @@ export function checkRecoverSince(since: Date, now = new Date()): void {
   if (problem) throw new ValidationProblem([{ field: 'since', message: SINCE_MESSAGES[problem] }]);
 }
 
-export async function recoverFailedDeliveries(pool: Pool, principal: Principal, subscriptionId: string, since: Date): Promise<RecoverResult> {
+export async function recoverFailedDeliveries(
+  pool: Pool,
+  principal: Principal,
+  subscriptionId: string,
+  since: Date,
+): Promise<RecoverResult> {
   checkRecoverSince(since);
   return withOrg(pool, principal.organizationId, async (db) => {
     const clientId = principal.kind === 'oauth' ? principal.clientId : undefined;

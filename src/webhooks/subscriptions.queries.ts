@@ -50,7 +50,10 @@ function healthReset(when?: string): string {
     reset('concurrency_limit', '1'),
     reset('consecutive_failures', '0'),
     reset('slow', 'false'),
-    reset('circuit_changed_at', "CASE WHEN webhook_subscriptions.circuit_state = 'open' THEN now() ELSE webhook_subscriptions.circuit_changed_at END"),
+    reset(
+      'circuit_changed_at',
+      "CASE WHEN webhook_subscriptions.circuit_state = 'open' THEN now() ELSE webhook_subscriptions.circuit_changed_at END",
+    ),
     reset('circuit_state', "'closed'"),
     reset('circuit_retry_at', 'NULL'),
     reset('circuit_opens', '0'),
@@ -100,7 +103,10 @@ export async function listSubscriptions(db: Queryable, clientId: string | undefi
   return rows;
 }
 
-export async function findSubscription(db: Queryable, input: { id: string; clientId: string | undefined }): Promise<Subscription | undefined> {
+export async function findSubscription(
+  db: Queryable,
+  input: { id: string; clientId: string | undefined },
+): Promise<Subscription | undefined> {
   const { rows } = await db.query<Subscription>(
     `SELECT ${COLUMNS} FROM webhook_subscriptions WHERE id = $1 AND ($2::text IS NULL OR client_id = $2)`,
     [input.id, input.clientId ?? null],
@@ -118,7 +124,10 @@ export async function findSubscription(db: Queryable, input: { id: string; clien
  * the deliveries while the requeue updates others, each in its own order,
  * deadlocked.
  */
-export async function lockSubscription(db: Queryable, input: { id: string; clientId: string | undefined }): Promise<Subscription | undefined> {
+export async function lockSubscription(
+  db: Queryable,
+  input: { id: string; clientId: string | undefined },
+): Promise<Subscription | undefined> {
   const { rows } = await db.query<Subscription>(
     `SELECT ${COLUMNS} FROM webhook_subscriptions WHERE id = $1 AND ($2::text IS NULL OR client_id = $2) FOR SHARE`,
     [input.id, input.clientId ?? null],
@@ -127,10 +136,10 @@ export async function lockSubscription(db: Queryable, input: { id: string; clien
 }
 
 export async function deleteSubscription(db: Queryable, input: { id: string; clientId: string | undefined }): Promise<boolean> {
-  const { rowCount } = await db.query(
-    'DELETE FROM webhook_subscriptions WHERE id = $1 AND ($2::text IS NULL OR client_id = $2)',
-    [input.id, input.clientId ?? null],
-  );
+  const { rowCount } = await db.query('DELETE FROM webhook_subscriptions WHERE id = $1 AND ($2::text IS NULL OR client_id = $2)', [
+    input.id,
+    input.clientId ?? null,
+  ]);
   return (rowCount ?? 0) > 0;
 }
 
@@ -140,7 +149,10 @@ export async function deleteSubscription(db: Queryable, input: { id: string; cli
  * health reset. Only while its grant still stands: undefined when the
  * subscription is not visible or its grant has ended (findSubscription tells which).
  */
-export async function enableSubscription(db: Queryable, input: { id: string; clientId: string | undefined }): Promise<Subscription | undefined> {
+export async function enableSubscription(
+  db: Queryable,
+  input: { id: string; clientId: string | undefined },
+): Promise<Subscription | undefined> {
   const { rows } = await db.query<Subscription>(
     `UPDATE webhook_subscriptions
         SET status = 'active', disabled_at = NULL, disabled_reason = NULL,

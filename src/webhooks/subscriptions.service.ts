@@ -74,7 +74,7 @@ export function subscriptionView(row: Subscription): SubscriptionView {
     circuit: {
       state: row.circuit_shown,
       since: row.circuit_changed_at?.toISOString() ?? null,
-      next_probe_at: row.circuit_shown === 'closed' ? null : row.circuit_retry_at?.toISOString() ?? null,
+      next_probe_at: row.circuit_shown === 'closed' ? null : (row.circuit_retry_at?.toISOString() ?? null),
       consecutive_failures: row.consecutive_failures,
       concurrency_limit: row.concurrency_limit ?? MAX_IN_FLIGHT_PER_SUBSCRIPTION,
     },

@@ -56,126 +56,173 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
     scope.addContentTypeParser('*', { parseAs: 'string' }, scope.getDefaultJsonParser('error', 'error'));
     const routes = scope.withTypeProvider<TypeBoxTypeProvider>();
 
-    routes.post('/webhooks/subscribe', {
-      preHandler: platform,
+    routes.post(
+      '/webhooks/subscribe',
+      {
+        preHandler: platform,
+        schema: {
+          tags: ['webhooks'],
+          summary: 'Subscribe a target URL to call.completed (201 new, 200 when it already exists)',
+          security: PLATFORM_SECURITY,
+          body: SubscribeBody,
+          response: { 200: SubscriptionSummarySchema, 201: SubscriptionSummarySchema, 400: ProblemSchema, ...authErrors },
+        },
+      },
+      async (request, reply) => {
+        const { subscription, created } = await subscribe(deps, requirePrincipal(request.principal), request.body);
+        return reply.code(created ? 201 : 200).send(subscription);
+      },
+    );
+
+    routes.delete(
+      '/webhooks/subscribe',
+      {
+        preHandler: platform,
+        schema: {
+          tags: ['webhooks'],
+          summary: 'Unsubscribe a target URL (idempotent)',
+          security: PLATFORM_SECURITY,
+          body: UnsubscribeBody,
+          response: { 200: UnsubscribeResponse, 400: ProblemSchema, ...authErrors },
+        },
+      },
+      async (request) => {
+        await unsubscribe(app.db, requirePrincipal(request.principal), request.body.hookUrl);
+        return { success: true };
+      },
+    );
+  });
+
+  app.get(
+    '/webhooks',
+    {
+      preHandler: userOrPlatform,
       schema: {
         tags: ['webhooks'],
-        summary: 'Subscribe a target URL to call.completed (201 new, 200 when it already exists)',
-        security: PLATFORM_SECURITY,
-        body: SubscribeBody,
-        response: { 200: SubscriptionSummarySchema, 201: SubscriptionSummarySchema, 400: ProblemSchema, ...authErrors },
+        summary: "The organization's subscriptions with their status (a platform sees its own)",
+        security,
+        response: { 200: Type.Array(SubscriptionSchema), ...authErrors },
       },
-    }, async (request, reply) => {
-      const { subscription, created } = await subscribe(deps, requirePrincipal(request.principal), request.body);
-      return reply.code(created ? 201 : 200).send(subscription);
-    });
+    },
+    async (request) => listVisibleSubscriptions(app.db, requirePrincipal(request.principal)),
+  );
 
-    routes.delete('/webhooks/subscribe', {
-      preHandler: platform,
+  app.get(
+    '/webhooks/:id',
+    {
+      preHandler: userOrPlatform,
       schema: {
         tags: ['webhooks'],
-        summary: "Unsubscribe a target URL (idempotent)",
-        security: PLATFORM_SECURITY,
-        body: UnsubscribeBody,
-        response: { 200: UnsubscribeResponse, 400: ProblemSchema, ...authErrors },
+        summary: 'One subscription',
+        security,
+        params: IdParams,
+        response: { 200: SubscriptionSchema, 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
       },
-    }, async (request) => {
-      await unsubscribe(app.db, requirePrincipal(request.principal), request.body.hookUrl);
-      return { success: true };
-    });
-  });
-
-  app.get('/webhooks', {
-    preHandler: userOrPlatform,
-    schema: {
-      tags: ['webhooks'],
-      summary: "The organization's subscriptions with their status (a platform sees its own)",
-      security,
-      response: { 200: Type.Array(SubscriptionSchema), ...authErrors },
     },
-  }, async (request) => listVisibleSubscriptions(app.db, requirePrincipal(request.principal)));
+    async (request) => getVisibleSubscription(app.db, requirePrincipal(request.principal), request.params.id),
+  );
 
-  app.get('/webhooks/:id', {
-    preHandler: userOrPlatform,
-    schema: {
-      tags: ['webhooks'],
-      summary: 'One subscription',
-      security,
-      params: IdParams,
-      response: { 200: SubscriptionSchema, 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
+  app.delete(
+    '/webhooks/:id',
+    {
+      preHandler: userOrPlatform,
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Delete a subscription (its pending deliveries are dropped)',
+        security,
+        params: IdParams,
+        response: { 204: Type.Null(), 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
+      },
     },
-  }, async (request) => getVisibleSubscription(app.db, requirePrincipal(request.principal), request.params.id));
+    async (request, reply) => {
+      await removeSubscription(app.db, requirePrincipal(request.principal), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
 
-  app.delete('/webhooks/:id', {
-    preHandler: userOrPlatform,
-    schema: {
-      tags: ['webhooks'],
-      summary: 'Delete a subscription (its pending deliveries are dropped)',
-      security,
-      params: IdParams,
-      response: { 204: Type.Null(), 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
+  app.post(
+    '/webhooks/:id/enable',
+    {
+      preHandler: userOrPlatform,
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Re-enable a disabled subscription; its paused deliveries resume',
+        security,
+        params: IdParams,
+        response: { 200: SubscriptionSchema, 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
+      },
     },
-  }, async (request, reply) => {
-    await removeSubscription(app.db, requirePrincipal(request.principal), request.params.id);
-    return reply.code(204).send(null);
-  });
+    async (request) => reenableSubscription(app.db, requirePrincipal(request.principal), request.params.id),
+  );
 
-  app.post('/webhooks/:id/enable', {
-    preHandler: userOrPlatform,
-    schema: {
-      tags: ['webhooks'],
-      summary: 'Re-enable a disabled subscription; its paused deliveries resume',
-      security,
-      params: IdParams,
-      response: { 200: SubscriptionSchema, 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
+  app.get(
+    '/webhooks/:id/deliveries',
+    {
+      preHandler: userOrPlatform,
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Delivery attempts of a subscription, newest first (next page in the Link header)',
+        security,
+        params: IdParams,
+        querystring: AttemptsQuery,
+        response: { 200: Type.Array(AttemptSchema), 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
+      },
     },
-  }, async (request) => reenableSubscription(app.db, requirePrincipal(request.principal), request.params.id));
+    async (request, reply) => {
+      const { attempts, nextCursor } = await listAttemptsPage(
+        app.db,
+        requirePrincipal(request.principal),
+        request.params.id,
+        request.query,
+      );
+      setNextLink(request, reply, app.config.baseUrl, nextCursor);
+      return attempts;
+    },
+  );
 
-  app.get('/webhooks/:id/deliveries', {
-    preHandler: userOrPlatform,
-    schema: {
-      tags: ['webhooks'],
-      summary: 'Delivery attempts of a subscription, newest first (next page in the Link header)',
-      security,
-      params: IdParams,
-      querystring: AttemptsQuery,
-      response: { 200: Type.Array(AttemptSchema), 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
+  app.post(
+    '/webhooks/:id/recover',
+    {
+      preHandler: userOrPlatform,
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Send again every failed delivery created since a time (at most 1000 per call; idempotent for deliveries already queued)',
+        description:
+          "Requeues the subscription's deliveries whose status is failed and that were created at or after `since`, oldest first, " +
+          'with a fresh retry schedule and the same X-Delivery-Id. Deliveries already pending or in flight are left alone, so calling ' +
+          'twice sends nothing twice. `more: true` means further failed deliveries remain: call again. 409 when the subscription is disabled.',
+        security,
+        params: IdParams,
+        body: RecoverBody,
+        response: { 202: RecoverResponse, 400: ProblemSchema, ...authErrors, 404: ProblemSchema, 409: ProblemSchema },
+      },
     },
-  }, async (request, reply) => {
-    const { attempts, nextCursor } = await listAttemptsPage(app.db, requirePrincipal(request.principal), request.params.id, request.query);
-    setNextLink(request, reply, app.config.baseUrl, nextCursor);
-    return attempts;
-  });
+    async (request, reply) => {
+      const result = await recoverFailedDeliveries(
+        app.db,
+        requirePrincipal(request.principal),
+        request.params.id,
+        new Date(request.body.since),
+      );
+      return reply.code(202).send(result);
+    },
+  );
 
-  app.post('/webhooks/:id/recover', {
-    preHandler: userOrPlatform,
-    schema: {
-      tags: ['webhooks'],
-      summary: 'Send again every failed delivery created since a time (at most 1000 per call; idempotent for deliveries already queued)',
-      description: 'Requeues the subscription\'s deliveries whose status is failed and that were created at or after `since`, oldest first, '
-        + 'with a fresh retry schedule and the same X-Delivery-Id. Deliveries already pending or in flight are left alone, so calling '
-        + 'twice sends nothing twice. `more: true` means further failed deliveries remain: call again. 409 when the subscription is disabled.',
-      security,
-      params: IdParams,
-      body: RecoverBody,
-      response: { 202: RecoverResponse, 400: ProblemSchema, ...authErrors, 404: ProblemSchema, 409: ProblemSchema },
+  app.post(
+    '/webhooks/deliveries/:id/redeliver',
+    {
+      preHandler: userOrPlatform,
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Send a delivery again now (same X-Delivery-Id, a fresh retry schedule)',
+        security,
+        params: IdParams,
+        response: { 202: DeliverySchema, 400: ProblemSchema, ...authErrors, 404: ProblemSchema, 409: ProblemSchema },
+      },
     },
-  }, async (request, reply) => {
-    const result = await recoverFailedDeliveries(app.db, requirePrincipal(request.principal), request.params.id, new Date(request.body.since));
-    return reply.code(202).send(result);
-  });
-
-  app.post('/webhooks/deliveries/:id/redeliver', {
-    preHandler: userOrPlatform,
-    schema: {
-      tags: ['webhooks'],
-      summary: 'Send a delivery again now (same X-Delivery-Id, a fresh retry schedule)',
-      security,
-      params: IdParams,
-      response: { 202: DeliverySchema, 400: ProblemSchema, ...authErrors, 404: ProblemSchema, 409: ProblemSchema },
+    async (request, reply) => {
+      const delivery = await redeliver(app.db, requirePrincipal(request.principal), request.params.id);
+      return reply.code(202).send(delivery);
     },
-  }, async (request, reply) => {
-    const delivery = await redeliver(app.db, requirePrincipal(request.principal), request.params.id);
-    return reply.code(202).send(delivery);
-  });
+  );
 }

@@ -12,13 +12,18 @@ export const SECRET_PATTERN = '^[\\x21-\\x7e](?:[\\x20-\\x7e]{0,254}[\\x21-\\x7e
 
 export const SubscribeBody = Type.Object(
   {
-    hookUrl: Type.String({ minLength: 1, description: `public https URL that receives deliveries (at most ${HOOK_URL_MAX_LENGTH} characters)` }),
+    hookUrl: Type.String({
+      minLength: 1,
+      description: `public https URL that receives deliveries (at most ${HOOK_URL_MAX_LENGTH} characters)`,
+    }),
     event: Type.Optional(Type.Literal('call.completed', { description: 'defaults to call.completed' })),
-    secret: Type.Optional(Type.String({
-      pattern: SECRET_PATTERN,
-      'x-error-message': 'must be 1 to 256 printable ASCII characters, without leading or trailing spaces',
-      description: '1 to 256 printable ASCII characters, sent back verbatim in X-Signature and used for webhook-signature',
-    })),
+    secret: Type.Optional(
+      Type.String({
+        pattern: SECRET_PATTERN,
+        'x-error-message': 'must be 1 to 256 printable ASCII characters, without leading or trailing spaces',
+        description: '1 to 256 printable ASCII characters, sent back verbatim in X-Signature and used for webhook-signature',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -35,23 +40,29 @@ export const SubscriptionSummarySchema = Type.Object({
   callback_url: Type.String(),
 });
 
-export const CircuitSchema = Type.Object({
-  state: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('probing')], {
-    description: `closed: deliveries are sent. open: after ${BREAKER_THRESHOLD} unhealthy attempts in a row (time-out, no connection, TLS failure, `
-      + '429 or 5xx) nothing is sent to this URL until next_probe_at. probing: that wait is over, and one attempt at a time '
-      + 'is sent as a probe; a healthy answer closes the circuit, another failure opens it again for the next retry delay',
-  }),
-  since: Type.Union([Timestamp, Type.Null()], { description: 'when the circuit entered its current state; null if it never opened' }),
-  next_probe_at: Type.Union([Timestamp, Type.Null()], {
-    description: 'while open: when the next attempt (a probe) may be sent; while probing: when the wait ended (a probe is due or under way); null while closed',
-  }),
-  consecutive_failures: Type.Integer({ minimum: 0, description: 'unhealthy attempts since the last healthy answer' }),
-  concurrency_limit: Type.Integer({
-    minimum: 1,
-    description: 'attempts to this URL allowed in flight at once now, across all workers: 1 after an unhealthy attempt, '
-      + `one more per healthy answer, up to ${MAX_IN_FLIGHT_PER_SUBSCRIPTION} (the full cap)`,
-  }),
-}, { description: "the receiver's health as the delivery workers see it: the circuit breaker and the adaptive concurrency limit" });
+export const CircuitSchema = Type.Object(
+  {
+    state: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('probing')], {
+      description:
+        `closed: deliveries are sent. open: after ${BREAKER_THRESHOLD} unhealthy attempts in a row (time-out, no connection, TLS failure, ` +
+        '429 or 5xx) nothing is sent to this URL until next_probe_at. probing: that wait is over, and one attempt at a time ' +
+        'is sent as a probe; a healthy answer closes the circuit, another failure opens it again for the next retry delay',
+    }),
+    since: Type.Union([Timestamp, Type.Null()], { description: 'when the circuit entered its current state; null if it never opened' }),
+    next_probe_at: Type.Union([Timestamp, Type.Null()], {
+      description:
+        'while open: when the next attempt (a probe) may be sent; while probing: when the wait ended (a probe is due or under way); null while closed',
+    }),
+    consecutive_failures: Type.Integer({ minimum: 0, description: 'unhealthy attempts since the last healthy answer' }),
+    concurrency_limit: Type.Integer({
+      minimum: 1,
+      description:
+        'attempts to this URL allowed in flight at once now, across all workers: 1 after an unhealthy attempt, ' +
+        `one more per healthy answer, up to ${MAX_IN_FLIGHT_PER_SUBSCRIPTION} (the full cap)`,
+    }),
+  },
+  { description: "the receiver's health as the delivery workers see it: the circuit breaker and the adaptive concurrency limit" },
+);
 
 export const SubscriptionSchema = Type.Object({
   id: Uuid,
@@ -62,10 +73,20 @@ export const SubscriptionSchema = Type.Object({
   has_secret: Type.Boolean(),
   failing_since: NullableTimestamp,
   disabled_at: NullableTimestamp,
-  disabled_reason: Type.Union([
-    Type.Literal('delivery_failures'), Type.Literal('grant_revoked'), Type.Literal('user_deactivated'),
-    Type.Literal('organization_deactivated'), Type.Literal('membership_removed'), Type.Null(),
-  ], { description: "why the subscription is disabled: five days of failed deliveries, or the app's access ended (grant revoked; user or organization deactivated; membership removed)" }),
+  disabled_reason: Type.Union(
+    [
+      Type.Literal('delivery_failures'),
+      Type.Literal('grant_revoked'),
+      Type.Literal('user_deactivated'),
+      Type.Literal('organization_deactivated'),
+      Type.Literal('membership_removed'),
+      Type.Null(),
+    ],
+    {
+      description:
+        "why the subscription is disabled: five days of failed deliveries, or the app's access ended (grant revoked; user or organization deactivated; membership removed)",
+    },
+  ),
   created_at: Timestamp,
   updated_at: Timestamp,
   circuit: CircuitSchema,
@@ -81,7 +102,10 @@ export const AttemptSchema = Type.Object({
   attempted_at: Timestamp,
   status_code: Type.Union([Type.Integer(), Type.Null()]),
   latency_ms: Type.Union([Type.Integer(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()], { description: 'timeout, connection, tls, blocked_address, blocked_port (the port is outside WEBHOOK_ALLOWED_PORTS), invalid_url, lease_expired or internal' }),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'timeout, connection, tls, blocked_address, blocked_port (the port is outside WEBHOOK_ALLOWED_PORTS), invalid_url, lease_expired or internal',
+  }),
   error_message: Type.Union([Type.String(), Type.Null()]),
   response_body: Type.Union([Type.String(), Type.Null()], { description: 'the first 4 KiB of the answer' }),
   outcome: Type.String({ description: 'succeeded, retrying, failed, subscription_removed or superseded' }),
@@ -120,6 +144,9 @@ export const RecoverBody = Type.Object(
 export const RecoverResponse = Type.Object({
   subscription_id: Uuid,
   since: Timestamp,
-  requeued: Type.Integer({ minimum: 0, description: 'failed deliveries queued to be sent again now (at most 1000 per call, oldest first)' }),
+  requeued: Type.Integer({
+    minimum: 0,
+    description: 'failed deliveries queued to be sent again now (at most 1000 per call, oldest first)',
+  }),
   more: Type.Boolean({ description: 'more failed deliveries since `since` remain: call again to queue the next batch' }),
 });

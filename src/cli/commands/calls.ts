@@ -8,7 +8,11 @@ import { optionalString, output, requireString, requireUuid, UsageError, withDat
 
 /** Field names of the service's validation problems, as the CLI spells them. */
 const FLAGS: Record<string, string> = {
-  name: '--name', summary: '--summary', duration_seconds: '--duration', agent_id: '--agent', 'idempotency-key': '--idempotency-key',
+  name: '--name',
+  summary: '--summary',
+  duration_seconds: '--duration',
+  agent_id: '--agent',
+  'idempotency-key': '--idempotency-key',
 };
 
 function asUsageError(error: unknown): never {
@@ -56,7 +60,13 @@ export async function callComplete(ctx: CommandContext) {
   const idempotencyKey = optionalString(ctx, 'idempotency-key');
   const answer = await withDatabase(ctx.config, async (pool) => {
     await requireActiveOrganization(pool, organizationId);
-    return recordCall(pool, NO_CACHES, organizationId, { agent_id: agentId, summary, duration_seconds: durationSeconds }, idempotencyKey).catch(asUsageError);
+    return recordCall(
+      pool,
+      NO_CACHES,
+      organizationId,
+      { agent_id: agentId, summary, duration_seconds: durationSeconds },
+      idempotencyKey,
+    ).catch(asUsageError);
   });
   const call = answer.body;
   const replayed = answer.replayed ? ', recorded earlier with this idempotency key' : '';

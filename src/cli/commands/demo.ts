@@ -37,18 +37,27 @@ export async function demo(ctx: CommandContext) {
       user: { id: user.id, email, password },
       user_token: session.token,
       agent: { id: agent.id, name: agent.name },
-      client: { client_id: client.client_id, client_secret: client.client_secret, redirect_uris: client.redirect_uris, scopes: client.scopes },
+      client: {
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+        redirect_uris: client.redirect_uris,
+        scopes: client.scopes,
+      },
       calls,
     };
   });
-  output(ctx, result, [
-    `organization  ${result.organization.id}  ${result.organization.name}`,
-    `user          ${result.user.email}  password: ${result.user.password}`,
-    `x-user-token  ${result.user_token}`,
-    `agent         ${result.agent.id}  ${result.agent.name}`,
-    `oauth client  client_id: ${result.client.client_id}`,
-    `              client_secret: ${result.client.client_secret}   (shown once)`,
-    `              redirect_uris: ${result.client.redirect_uris.join(' ')}`,
-    `calls         ${result.calls.length} completed: ${result.calls.map((c) => c.id).join(', ')}`,
-  ].join('\n'));
+  output(
+    ctx,
+    result,
+    [
+      `organization  ${result.organization.id}  ${result.organization.name}`,
+      `user          ${result.user.email}  password: ${result.user.password}`,
+      `x-user-token  ${result.user_token}`,
+      `agent         ${result.agent.id}  ${result.agent.name}`,
+      `oauth client  client_id: ${result.client.client_id}`,
+      `              client_secret: ${result.client.client_secret}   (shown once)`,
+      `              redirect_uris: ${result.client.redirect_uris.join(' ')}`,
+      `calls         ${result.calls.length} completed: ${result.calls.map((c) => c.id).join(', ')}`,
+    ].join('\n'),
+  );
 }

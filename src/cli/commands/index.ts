@@ -30,5 +30,8 @@ export const COMMANDS: Record<string, Command> = {
   'client rotate-secret': { usage: 'client rotate-secret CLIENT_ID', run: clientRotateSecret },
   'agent create': { usage: 'agent create --org ORG_ID --name N', run: agentCreate },
   demo: { usage: 'demo [--redirect-uri URI]', run: demo },
-  'call complete': { usage: 'call complete --org ORG_ID --summary S --duration SECONDS [--agent AGENT_ID] [--idempotency-key KEY]', run: callComplete },
+  'call complete': {
+    usage: 'call complete --org ORG_ID --summary S --duration SECONDS [--agent AGENT_ID] [--idempotency-key KEY]',
+    run: callComplete,
+  },
 };

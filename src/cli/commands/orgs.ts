@@ -11,7 +11,11 @@ export async function orgCreate(ctx: CommandContext) {
 
 export async function orgList(ctx: CommandContext) {
   const organizations = await withDatabase(ctx.config, (pool) => listOrganizations(pool));
-  output(ctx, { organizations }, organizations.map((o) => `${o.id}  ${o.active ? 'active  ' : 'inactive'}  ${o.name}`).join('\n') || '(no organizations)');
+  output(
+    ctx,
+    { organizations },
+    organizations.map((o) => `${o.id}  ${o.active ? 'active  ' : 'inactive'}  ${o.name}`).join('\n') || '(no organizations)',
+  );
 }
 
 export async function orgDeactivate(ctx: CommandContext) {

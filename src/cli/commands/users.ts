@@ -25,7 +25,11 @@ export async function userList(ctx: CommandContext) {
   const org = optionalString(ctx, 'org');
   const organizationId = org ? requireUuid('--org', org) : undefined;
   const users = await withDatabase(ctx.config, (pool) => listUsers(pool, organizationId));
-  output(ctx, { users }, users.map((u) => `${u.id}  ${u.active ? 'active  ' : 'inactive'}  ${u.email}${u.role ? `  ${u.role}` : ''}`).join('\n') || '(no users)');
+  output(
+    ctx,
+    { users },
+    users.map((u) => `${u.id}  ${u.active ? 'active  ' : 'inactive'}  ${u.email}${u.role ? `  ${u.role}` : ''}`).join('\n') || '(no users)',
+  );
 }
 
 export async function userDeactivate(ctx: CommandContext) {
@@ -41,7 +45,7 @@ export async function userTokenCreate(ctx: CommandContext) {
   const organizationId = org ? requireUuid('--org', org) : undefined;
   const session = await withDatabase(ctx.config, async (pool) => {
     const user = await findUserByEmail(pool, email);
-    if (!user || !user.active) throw new UsageError(`no active user with email ${email}`);
+    if (!user?.active) throw new UsageError(`no active user with email ${email}`);
     return issueSession(pool, user, organizationId).catch((error: Error) => {
       throw new UsageError(error.message);
     });

@@ -52,7 +52,9 @@ export const checkClientAuthentication: TokenRequestCheck = async function check
     const basic = parseBasicCredentials(authorization);
     if (!basic) throw new InvalidClient('the Authorization header is not valid HTTP Basic client authentication (RFC 6749 §2.3.1)');
     if (bodySecret !== undefined && !secretsEqual(bodySecret, basic.clientSecret)) {
-      throw new InvalidRequest('client_secret in the body differs from the HTTP Basic credentials: use one client authentication method (RFC 6749 §2.3)');
+      throw new InvalidRequest(
+        'client_secret in the body differs from the HTTP Basic credentials: use one client authentication method (RFC 6749 §2.3)',
+      );
     }
     if (bodyId !== undefined && bodyId !== basic.clientId) {
       throw new InvalidRequest('client_id in the body differs from the HTTP Basic client (RFC 6749 §2.3.1)');
@@ -60,7 +62,9 @@ export const checkClientAuthentication: TokenRequestCheck = async function check
     credentials = basic;
   } else {
     if (bodyId === undefined || bodySecret === undefined) {
-      throw new InvalidClient('client authentication is required: HTTP Basic, or client_id and client_secret in the body (RFC 6749 §2.3.1)');
+      throw new InvalidClient(
+        'client authentication is required: HTTP Basic, or client_id and client_secret in the body (RFC 6749 §2.3.1)',
+      );
     }
     credentials = { clientId: bodyId, clientSecret: bodySecret };
   }

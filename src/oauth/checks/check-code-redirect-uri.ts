@@ -6,7 +6,9 @@ import { stringParam, type CodeExchangeCheck } from './context.ts';
 export const checkCodeRedirectUri: CodeExchangeCheck = function checkCodeRedirectUri(ctx) {
   const given = stringParam(ctx.params, 'redirect_uri');
   if (given === undefined && ctx.code.redirect_uri_given) {
-    throw new InvalidGrant('authorization code redirect_uri mismatch: redirect_uri is required because the authorization request had it (RFC 6749 §4.1.3)');
+    throw new InvalidGrant(
+      'authorization code redirect_uri mismatch: redirect_uri is required because the authorization request had it (RFC 6749 §4.1.3)',
+    );
   }
   if (given !== undefined && given !== ctx.code.redirect_uri) {
     throw new InvalidGrant('authorization code redirect_uri mismatch (RFC 6749 §4.1.3)');

@@ -13,11 +13,14 @@ export const checkPkceVerifier: CodeExchangeCheck = function checkPkceVerifier(c
   const challenge = ctx.code.code_challenge;
   if (challenge === null) {
     if (verifier !== undefined) {
-      throw new InvalidGrant('code_verifier was sent but the authorization request had no code_challenge (RFC 9700 §2.1.1, PKCE downgrade)');
+      throw new InvalidGrant(
+        'code_verifier was sent but the authorization request had no code_challenge (RFC 9700 §2.1.1, PKCE downgrade)',
+      );
     }
     return;
   }
-  if (verifier === undefined) throw new InvalidGrant('code_verifier is required: the authorization request had a code_challenge (RFC 7636 §4.5)');
+  if (verifier === undefined)
+    throw new InvalidGrant('code_verifier is required: the authorization request had a code_challenge (RFC 7636 §4.5)');
   if (!VERIFIER.test(verifier)) throw new InvalidRequest('code_verifier must be 43 to 128 unreserved characters (RFC 7636 §4.1)');
   const computed = createHash('sha256').update(verifier, 'ascii').digest();
   const expected = Buffer.from(challenge, 'base64url');

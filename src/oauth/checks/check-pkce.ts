@@ -17,9 +17,12 @@ export const checkPkce: AuthorizationCheck = function checkPkce(ctx) {
     return;
   }
   if (method === undefined) {
-    throw new InvalidRequest('code_challenge_method is required and must be S256; the plain default is not supported (RFC 7636 §4.3, RFC 9700 §2.1.1)');
+    throw new InvalidRequest(
+      'code_challenge_method is required and must be S256; the plain default is not supported (RFC 7636 §4.3, RFC 9700 §2.1.1)',
+    );
   }
-  if (method !== 'S256') throw new InvalidRequest('code_challenge_method must be S256; plain is not supported (RFC 7636 §4.3, RFC 9700 §2.1.1)');
+  if (method !== 'S256')
+    throw new InvalidRequest('code_challenge_method must be S256; plain is not supported (RFC 7636 §4.3, RFC 9700 §2.1.1)');
   if (!S256_CHALLENGE.test(challenge)) throw new InvalidRequest('code_challenge must be 43 base64url characters (RFC 7636 §4.2)');
   ctx.codeChallenge = challenge;
 };

@@ -9,6 +9,8 @@ export const checkRefreshTokenExpiry: RefreshCheck = function checkRefreshTokenE
   if (ctx.token.revoked) throw new InvalidGrant('refresh token has been revoked (RFC 7009 §2)');
   if (ctx.token.expired) throw new InvalidGrant('refresh token is expired (RFC 6749 §6)');
   if (ctx.maxLifetimeSeconds !== undefined && ctx.token.grant_age_seconds >= ctx.maxLifetimeSeconds) {
-    throw new InvalidGrant('refresh token is expired: the authorization is older than its maximum lifetime; the user must approve the client again (RFC 6749 §6)');
+    throw new InvalidGrant(
+      'refresh token is expired: the authorization is older than its maximum lifetime; the user must approve the client again (RFC 6749 §6)',
+    );
   }
 };

@@ -8,7 +8,9 @@ import type { RefreshCheck } from './context.ts';
 export const checkRefreshTokenReuse: RefreshCheck = function checkRefreshTokenReuse(ctx) {
   const since = ctx.token.rotated_seconds_ago;
   if (since === null || since <= ctx.graceSeconds) return;
-  const error = new InvalidGrant('refresh token was already rotated and reused after the grace period; the grant is revoked (RFC 9700 §4.14.2)');
+  const error = new InvalidGrant(
+    'refresh token was already rotated and reused after the grace period; the grant is revoked (RFC 9700 §4.14.2)',
+  );
   error.revokeGrant = 'refresh_reuse';
   throw error;
 };

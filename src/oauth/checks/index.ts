@@ -35,17 +35,10 @@ export const AUTHORIZATION_CHECKS: readonly AuthorizationCheck[] = [
 ];
 
 /** POST /oauth/token, before the grant type's own checks. */
-export const TOKEN_REQUEST_CHECKS: readonly TokenRequestCheck[] = [
-  rejectDuplicateParameters,
-  checkGrantType,
-  checkClientAuthentication,
-];
+export const TOKEN_REQUEST_CHECKS: readonly TokenRequestCheck[] = [rejectDuplicateParameters, checkGrantType, checkClientAuthentication];
 
 /** POST /oauth/revoke (RFC 7009 §2.1: the client authenticates first). */
-export const REVOCATION_REQUEST_CHECKS: readonly TokenRequestCheck[] = [
-  rejectDuplicateParameters,
-  checkClientAuthentication,
-];
+export const REVOCATION_REQUEST_CHECKS: readonly TokenRequestCheck[] = [rejectDuplicateParameters, checkClientAuthentication];
 
 /** grant_type=authorization_code, on the locked code row. Replay comes first: it must revoke even an expired code's tokens. */
 export const AUTHORIZATION_CODE_CHECKS: readonly CodeExchangeCheck[] = [

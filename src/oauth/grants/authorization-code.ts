@@ -32,7 +32,9 @@ export const handleAuthorizationCode: GrantHandler = async function handleAuthor
     }
     await markAuthorizationCodeUsed(tx, codeHash);
     const { refresh_token_id: _id, ...tokens } = await issueTokenPair(tx, ttls, {
-      grantId: record.grant_id, accessScopes: record.scopes, refreshScopes: record.scopes,
+      grantId: record.grant_id,
+      accessScopes: record.scopes,
+      refreshScopes: record.scopes,
     });
     return tokens;
   });

@@ -34,17 +34,25 @@ const KEY = '';
 type Exchanged = TokenResponse | null;
 
 /** One batcher per pool: the refreshes through one pool share its batches. */
-const refreshBatcher = onePerPool((pool: Pool): GroupCommit<RefreshRequest, Exchanged> =>
-  createGroupCommit<RefreshRequest, Exchanged>({
-    async alone(_key, request) {
-      const scopes = await exchangeRefreshToken(pool, request.exchange);
-      return scopes ? request.answer(scopes) : null;
-    },
-    async together(_key, requests) {
-      const scopes = await exchangeRefreshTokens(pool, requests.map((r) => r.exchange));
-      return requests.map((request, i) => (scopes[i] ? request.answer(scopes[i]) : null));
-    },
-  }, { maxBatch: MAX_BATCH }));
+const refreshBatcher = onePerPool(
+  (pool: Pool): GroupCommit<RefreshRequest, Exchanged> =>
+    createGroupCommit<RefreshRequest, Exchanged>(
+      {
+        async alone(_key, request) {
+          const scopes = await exchangeRefreshToken(pool, request.exchange);
+          return scopes ? request.answer(scopes) : null;
+        },
+        async together(_key, requests) {
+          const scopes = await exchangeRefreshTokens(
+            pool,
+            requests.map((r) => r.exchange),
+          );
+          return requests.map((request, i) => (scopes[i] ? request.answer(scopes[i]) : null));
+        },
+      },
+      { maxBatch: MAX_BATCH },
+    ),
+);
 
 /** Resolves with the rotated pair (or the checks' answer); rejects with the checks' error. */
 export async function refreshInBatch(pool: Pool, request: RefreshRequest): Promise<TokenResponse> {

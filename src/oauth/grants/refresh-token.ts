@@ -36,7 +36,11 @@ import { tags } from '../../cache/tags.ts';
  * must decide.
  */
 function prepareExchange(
-  ttls: TokenTtls, box: SecretBox, clientId: string, params: RefreshContext['params'], tokenHash: Buffer,
+  ttls: TokenTtls,
+  box: SecretBox,
+  clientId: string,
+  params: RefreshContext['params'],
+  tokenHash: Buffer,
 ): Pick<RefreshRequest, 'exchange' | 'answer'> {
   const accessToken = generateToken('sba');
   const refreshToken = generateToken('sbr');
@@ -57,14 +61,22 @@ function prepareExchange(
       sealedSuccessor: sealSuccessor(box, refreshToken, successorId),
     },
     answer: (scopes) => ({
-      access_token: accessToken, token_type: 'Bearer', expires_in: ttls.accessTokenTtl, refresh_token: refreshToken, scope: formatScope(scopes),
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: ttls.accessTokenTtl,
+      refresh_token: refreshToken,
+      scope: formatScope(scopes),
     }),
   };
 }
 
 /** A rotated token within its grace: a new access token beside the chain's current refresh token. */
 async function replayWithinGrace(
-  tx: Queryable, ttls: TokenTtls, box: SecretBox, record: RefreshTokenRecord, scopes: string[],
+  tx: Queryable,
+  ttls: TokenTtls,
+  box: SecretBox,
+  record: RefreshTokenRecord,
+  scopes: string[],
 ): Promise<TokenResponse | OAuthError> {
   const current = await findCurrentRefreshToken(tx, record.grant_id);
   if (!current || current.expired || !current.sealed) {
@@ -92,15 +104,22 @@ export const handleRefreshToken: GrantHandler = async function handleRefreshToke
  * by the named checks on the locked row: they give every error and every revocation.
  */
 async function decideByChecks(
-  pool: Pool, ttls: TokenTtls, client: OAuthClientWithSecret, params: RefreshContext['params'],
-  options: GrantOptions, tokenHash: Buffer,
+  pool: Pool,
+  ttls: TokenTtls,
+  client: OAuthClientWithSecret,
+  params: RefreshContext['params'],
+  options: GrantOptions,
+  tokenHash: Buffer,
 ): Promise<TokenResponse> {
   const outcome = await withTransaction<TokenResponse | OAuthError>(pool, async (tx) => {
     // Concurrent refreshes of one token serialise on this lock; the second sees it rotated.
     const record = await lockRefreshToken(tx, tokenHash);
     if (!record) return new InvalidGrant('refresh token is unknown (RFC 6749 §5.2)');
     const ctx: RefreshContext = {
-      client, params, token: record, graceSeconds: options.refreshReuseGrace,
+      client,
+      params,
+      token: record,
+      graceSeconds: options.refreshReuseGrace,
       ...(ttls.refreshTokenMaxLifetime !== undefined ? { maxLifetimeSeconds: ttls.refreshTokenMaxLifetime } : {}),
     };
     try {

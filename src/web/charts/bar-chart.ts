@@ -82,7 +82,10 @@ export function barChart(input: BarChartInput): SafeHtml {
   const every = input.labelEvery ?? 1;
   const fixed = (n: number) => n.toFixed(1);
 
-  const grid = [0, max / 2, max].map((v) => html`<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${fixed(y(v))}" y2="${fixed(y(v))}"></line><text class="axis" x="${LEFT - 4}" y="${fixed(y(v) + 4)}" text-anchor="end">${axisNumber(v)}</text>`);
+  const grid = [0, max / 2, max].map(
+    (v) =>
+      html`<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${fixed(y(v))}" y2="${fixed(y(v))}"></line><text class="axis" x="${LEFT - 4}" y="${fixed(y(v) + 4)}" text-anchor="end">${axisNumber(v)}</text>`,
+  );
   const bars = input.categories.map((c, i) => {
     const x = LEFT + i * slot + (slot - barWidth) / 2;
     let base = 0;
@@ -94,9 +97,10 @@ export function barChart(input: BarChartInput): SafeHtml {
       return html`<rect class="s-${input.series[s]!.tone}" x="${fixed(x)}" y="${fixed(top)}" width="${fixed(barWidth)}" height="${fixed(Math.max(height, 0.5))}"></rect>`;
     });
     const tip = `${c.label}: ${c.values.map((v, s) => `${v} ${input.series[s]!.label.toLowerCase()}`).join(', ')}`;
-    const label = i % every === 0 || i === input.categories.length - 1
-      ? html`<text class="axis" x="${fixed(x + barWidth / 2)}" y="${HEIGHT - 8}" text-anchor="middle">${c.short}</text>`
-      : '';
+    const label =
+      i % every === 0 || i === input.categories.length - 1
+        ? html`<text class="axis" x="${fixed(x + barWidth / 2)}" y="${HEIGHT - 8}" text-anchor="middle">${c.short}</text>`
+        : '';
     return html`<g><title>${tip}</title>${parts}</g>${label}`;
   });
 
@@ -128,15 +132,16 @@ export interface Share {
 export function shareBar(input: { id: string; title: string; summary: string; shares: Share[] }): SafeHtml {
   const total = input.shares.reduce((a, s) => a + s.value, 0);
   let x = 0;
-  const parts = total === 0
-    ? html`<rect class="empty" x="0" y="0" width="${WIDTH}" height="28"></rect>`
-    : input.shares.map((s) => {
-      if (s.value === 0) return '';
-      const width = (s.value / total) * WIDTH;
-      const part = html`<rect class="s-${s.tone}" x="${x.toFixed(1)}" y="0" width="${width.toFixed(1)}" height="28"><title>${s.label}: ${s.value}</title></rect>`;
-      x += width;
-      return part;
-    });
+  const parts =
+    total === 0
+      ? html`<rect class="empty" x="0" y="0" width="${WIDTH}" height="28"></rect>`
+      : input.shares.map((s) => {
+          if (s.value === 0) return '';
+          const width = (s.value / total) * WIDTH;
+          const part = html`<rect class="s-${s.tone}" x="${x.toFixed(1)}" y="0" width="${width.toFixed(1)}" height="28"><title>${s.label}: ${s.value}</title></rect>`;
+          x += width;
+          return part;
+        });
   return html`<figure class="chart">
   <svg class="chart share" viewBox="0 0 ${WIDTH} 28" preserveAspectRatio="none" role="img" aria-labelledby="${input.id}-title ${input.id}-desc" focusable="false">
     <title id="${input.id}-title">${input.title}</title>

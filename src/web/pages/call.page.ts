@@ -16,7 +16,7 @@ export function callPage(input: { nav: Navigation; call: CallView; agentName: st
 </div>
 <div class="card">
   <dl class="facts">
-    <dt>Agent</dt><dd>${call.agent_id ? input.agentName ?? 'Unknown agent' : dash}</dd>
+    <dt>Agent</dt><dd>${call.agent_id ? (input.agentName ?? 'Unknown agent') : dash}</dd>
     <dt>Started</dt><dd>${formatTime(call.created_at)}</dd>
     <dt>Completed</dt><dd>${call.completed_at ? formatTime(call.completed_at) : dash}</dd>
     <dt>Duration</dt><dd>${call.duration_seconds === null ? dash : `${formatDuration(call.duration_seconds)} (${call.duration_seconds} s)`}</dd>

@@ -35,9 +35,17 @@ function filterForm(input: CallsPageInput) {
   return html`<form method="get" action="/ui/calls" class="filters" aria-label="Filter calls">
   ${dateField('from', 'From (UTC)', values, errors)}
   ${dateField('to', 'To (UTC, included)', values, errors)}
-  ${selectField({ name: 'status', label: 'Status', values, errors, options: [
-    { value: '', label: 'Any status' }, { value: 'completed', label: 'Completed' }, { value: 'in_progress', label: 'In progress' },
-  ] })}
+  ${selectField({
+    name: 'status',
+    label: 'Status',
+    values,
+    errors,
+    options: [
+      { value: '', label: 'Any status' },
+      { value: 'completed', label: 'Completed' },
+      { value: 'in_progress', label: 'In progress' },
+    ],
+  })}
   ${selectField({ name: 'agent', label: 'Agent', values, errors, options: agents })}
   <div class="actions">
     <button type="submit">Filter</button>
@@ -50,16 +58,22 @@ function filterForm(input: CallsPageInput) {
 export function callsPage(input: CallsPageInput) {
   const filtered = Object.values(input.filters).some(Boolean);
   const invalid = Object.keys(input.errors).length > 0;
-  const rows = input.calls.map((call) => html`<tr>
+  const rows = input.calls.map(
+    (call) => html`<tr>
       <td class="nowrap"><a href="/ui/calls/${call.id}">${formatTime(call.created_at)}</a></td>
       <td>${callStatusBadge(call)}</td>
-      <td class="wrap">${call.agent_id ? input.agents.get(call.agent_id) ?? 'Unknown agent' : dash}</td>
+      <td class="wrap">${call.agent_id ? (input.agents.get(call.agent_id) ?? 'Unknown agent') : dash}</td>
       <td class="num">${call.duration_seconds === null ? dash : formatDuration(call.duration_seconds)}</td>
       <td class="wrap">${call.summary === null ? dash : excerpt(call.summary, 140)}</td>
-    </tr>`);
+    </tr>`,
+  );
   const empty = invalid
     ? 'Correct the filters above to see calls.'
-    : input.paged ? 'No older calls.' : filtered ? 'No calls match these filters.' : 'No calls yet. Calls appear here as the telephony side records them.';
+    : input.paged
+      ? 'No older calls.'
+      : filtered
+        ? 'No calls match these filters.'
+        : 'No calls yet. Calls appear here as the telephony side records them.';
   return layout({
     title: 'Calls',
     nav: input.nav,
@@ -67,9 +81,11 @@ export function callsPage(input: CallsPageInput) {
     body: html`<div class="page-head"><h1>Calls</h1>${invalid ? '' : html`<a class="button secondary" href="/ui/calls.csv${filterQuery(input.filters)}" download>Export CSV</a>`}</div>
 <div class="card">
   ${filterForm(input)}
-  ${input.calls.length === 0
-    ? html`<p class="muted">${empty}</p>`
-    : html`<table><thead><tr><th>Started</th><th>Status</th><th>Agent</th><th class="num">Duration</th><th>Summary</th></tr></thead><tbody>${rows}</tbody></table>`}
+  ${
+    input.calls.length === 0
+      ? html`<p class="muted">${empty}</p>`
+      : html`<table><thead><tr><th>Started</th><th>Status</th><th>Agent</th><th class="num">Duration</th><th>Summary</th></tr></thead><tbody>${rows}</tbody></table>`
+  }
   <nav class="pager" aria-label="Pages">
     ${input.paged ? html`<a href="/ui/calls${filterQuery(input.filters)}">Newest calls</a>` : html`<span></span>`}
     ${input.nextCursor ? html`<a href="/ui/calls${filterQuery(input.filters, { cursor: input.nextCursor })}">Older calls</a>` : ''}

@@ -3,7 +3,14 @@ import { layout, type Navigation } from '../layout.ts';
 import { hiddenCsrf } from './fields.ts';
 
 /** The confirmation step before deleting anything: a GET shows it, only its POST deletes. */
-export function confirmDeletePage(input: { nav: Navigation; title: string; message: string; action: string; cancelHref: string; button: string }) {
+export function confirmDeletePage(input: {
+  nav: Navigation;
+  title: string;
+  message: string;
+  action: string;
+  cancelHref: string;
+  button: string;
+}) {
   return layout({
     title: input.title,
     nav: input.nav,

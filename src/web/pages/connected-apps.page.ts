@@ -6,7 +6,8 @@ import { notice } from './fields.ts';
 
 export function connectedAppsPage(input: { nav: Navigation; apps: ConnectedApp[]; notice?: string }) {
   const { csrf } = input.nav;
-  const rows = input.apps.map((app) => html`<tr>
+  const rows = input.apps.map(
+    (app) => html`<tr>
       <td><strong>${app.client_name}</strong><br><span class="muted">connected ${app.connected_at.toISOString().slice(0, 10)}</span></td>
       <td>${app.scopes.map((s) => html`<div title="${SCOPE_DESCRIPTIONS[s as Scope] ?? s}"><code>${s}</code></div>`)}</td>
       <td class="row-actions">
@@ -16,7 +17,8 @@ export function connectedAppsPage(input: { nav: Navigation; apps: ConnectedApp[]
           <button type="submit" class="danger small">Revoke</button>
         </form>
       </td>
-    </tr>`);
+    </tr>`,
+  );
   return layout({
     title: 'Connected apps',
     nav: input.nav,
@@ -25,9 +27,11 @@ export function connectedAppsPage(input: { nav: Navigation; apps: ConnectedApp[]
 ${notice(input.notice)}
 <div class="card">
   <p class="lead">Applications that can act for ${input.nav.organizationName}. Revoking one ends its access at once.</p>
-  ${input.apps.length === 0
-    ? html`<p class="muted">No applications are connected.</p>`
-    : html`<table><thead><tr><th>Application</th><th>Access</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
+  ${
+    input.apps.length === 0
+      ? html`<p class="muted">No applications are connected.</p>`
+      : html`<table><thead><tr><th>Application</th><th>Access</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+  }
 </div>`,
   });
 }

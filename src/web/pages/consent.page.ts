@@ -17,12 +17,13 @@ export interface ConsentInput {
 
 export function consentPage(input: ConsentInput) {
   const selected = input.organizations.find((o) => o.id === input.selectedOrganizationId) ?? input.organizations[0]!;
-  const organization = input.organizations.length > 1
-    ? html`<label for="organization_id">Organization</label>
+  const organization =
+    input.organizations.length > 1
+      ? html`<label for="organization_id">Organization</label>
     <select id="organization_id" name="organization_id">
       ${input.organizations.map((o) => html`<option value="${o.id}"${o.id === selected.id ? html` selected` : ''}>${o.name}</option>`)}
     </select>`
-    : html`<p>Organization: <strong>${selected.name}</strong></p>
+      : html`<p>Organization: <strong>${selected.name}</strong></p>
     <input type="hidden" name="organization_id" value="${selected.id}">`;
   return layout({
     title: `Connect ${input.clientName}`,

@@ -53,7 +53,9 @@ export function notice(message: string | undefined) {
 /** Above the form: an error that belongs to no single field, or a pointer to the fields' own messages. */
 export function formError(errors: FieldErrors) {
   if (errors.form) return html`<p class="error" role="alert">${errors.form}</p>`;
-  return Object.keys(errors).length > 0 ? html`<p class="error" role="alert">Nothing was saved: please correct the fields marked below.</p>` : '';
+  return Object.keys(errors).length > 0
+    ? html`<p class="error" role="alert">Nothing was saved: please correct the fields marked below.</p>`
+    : '';
 }
 
 export function hiddenCsrf(csrf: string) {

@@ -22,9 +22,10 @@ function callsChart(figures: DashboardFigures) {
   const total = days.reduce((a, d) => a + d.count, 0);
   const busiest = days.reduce((best, d) => (d.count > best.count ? d : best), days[0]!);
   const today = days.at(-1)!;
-  const summary = total === 0
-    ? `No calls in the last ${days.length} days.`
-    : `${total} calls in the last ${days.length} days (${days[0]!.day} to ${today.day}, UTC). Busiest day ${busiest.day} with ${busiest.count}; today ${today.count}.`;
+  const summary =
+    total === 0
+      ? `No calls in the last ${days.length} days.`
+      : `${total} calls in the last ${days.length} days (${days[0]!.day} to ${today.day}, UTC). Busiest day ${busiest.day} with ${busiest.count}; today ${today.count}.`;
   return html`<h2>Calls per day</h2>
   <p class="muted">${summary}</p>
   ${barChart({
@@ -41,9 +42,10 @@ function callsChart(figures: DashboardFigures) {
 function deliveriesChart(figures: DashboardFigures) {
   const { delivered, retrying, failed } = figures.deliveries24h;
   const total = delivered + retrying + failed;
-  const summary = total === 0
-    ? 'No deliveries in the last 24 hours.'
-    : `${total} deliveries in the last 24 hours: ${delivered} delivered, ${retrying} pending or retrying, ${failed} failed.`;
+  const summary =
+    total === 0
+      ? 'No deliveries in the last 24 hours.'
+      : `${total} deliveries in the last 24 hours: ${delivered} delivered, ${retrying} pending or retrying, ${failed} failed.`;
   return html`<h2>Deliveries, last 24 hours</h2>
   ${shareBar({
     id: 'deliveries-24h',
@@ -65,15 +67,19 @@ function troubleInWords(s: SubscriptionView): string {
 }
 
 function troubledList(input: HomePageInput) {
-  if (input.troubled.length === 0) return html`<p class="muted">Every subscription is delivering. <a href="/ui/webhooks">All webhooks</a></p>`;
-  return html`<ul class="plain-list">${input.troubled.map((s) => html`<li>
+  if (input.troubled.length === 0)
+    return html`<p class="muted">Every subscription is delivering. <a href="/ui/webhooks">All webhooks</a></p>`;
+  return html`<ul class="plain-list">${input.troubled.map(
+    (s) => html`<li>
     <a class="wrap" href="/ui/webhooks/${s.id}">${s.callback_url}</a> ${subscriptionStatus(s)}
     <br><span class="muted">${input.clients.get(s.client_id) ?? s.client_id} · ${troubleInWords(s)}</span>
-  </li>`)}</ul>`;
+  </li>`,
+  )}</ul>`;
 }
 
 function appsList(apps: ConnectedApp[]) {
-  if (apps.length === 0) return html`<p class="muted">No apps connected. An automation platform appears here once someone in your organization authorizes it.</p>`;
+  if (apps.length === 0)
+    return html`<p class="muted">No apps connected. An automation platform appears here once someone in your organization authorizes it.</p>`;
   return html`<ul class="plain-list">${apps.map((a) => html`<li><strong>${a.client_name}</strong><br><span class="muted">connected ${formatTime(a.connected_at.toISOString())}</span></li>`)}</ul>
   <p><a href="/connected-apps">Manage connected apps</a></p>`;
 }

@@ -15,7 +15,8 @@ function coordinates(location: Location): string {
 /** The organization's locations, primary first, then by name (the service's order). */
 export function locationsPage(input: { nav: Navigation; locations: Location[]; notice?: string }) {
   const { csrf } = input.nav;
-  const rows = input.locations.map((location) => html`<tr>
+  const rows = input.locations.map(
+    (location) => html`<tr>
       <td class="wrap"><strong>${location.name}</strong>${location.is_primary ? html` <span class="badge">Primary</span>` : ''}</td>
       <td class="wrap">${address(location) || html`<span class="muted">No address</span>`}</td>
       <td class="nowrap">${coordinates(location) || html`<span class="muted">—</span>`}</td>
@@ -24,7 +25,8 @@ export function locationsPage(input: { nav: Navigation; locations: Location[]; n
         ${location.is_primary ? '' : postButton({ action: `/ui/locations/${location.id}/primary`, csrf, label: 'Make primary' })}
         <a class="button secondary small" href="/ui/locations/${location.id}/delete">Delete</a>
       </td>
-    </tr>`);
+    </tr>`,
+  );
   return layout({
     title: 'Locations',
     nav: input.nav,
@@ -35,9 +37,11 @@ export function locationsPage(input: { nav: Navigation; locations: Location[]; n
 </div>
 ${notice(input.notice)}
 <div class="card">
-  ${input.locations.length === 0
-    ? html`<p class="muted">No locations yet. Add the places your organization works from.</p>`
-    : html`<table><thead><tr><th>Name</th><th>Address</th><th>Coordinates</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
+  ${
+    input.locations.length === 0
+      ? html`<p class="muted">No locations yet. Add the places your organization works from.</p>`
+      : html`<table><thead><tr><th>Name</th><th>Address</th><th>Coordinates</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+  }
 </div>`,
   });
 }

@@ -8,7 +8,8 @@ const dash = html`<span class="muted">—</span>`;
 
 export function serviceAreasPage(input: { nav: Navigation; areas: ServiceArea[]; locations: Location[]; notice?: string }) {
   const locationName = new Map(input.locations.map((l) => [l.id, l.name]));
-  const rows = input.areas.map((area) => html`<tr>
+  const rows = input.areas.map(
+    (area) => html`<tr>
       <td class="wrap"><strong>${area.label}</strong></td>
       <td class="wrap">${area.area_type ?? dash}</td>
       <td class="wrap">${area.value ?? dash}</td>
@@ -19,7 +20,8 @@ export function serviceAreasPage(input: { nav: Navigation; areas: ServiceArea[];
         <a class="button secondary small" href="/ui/service-areas/${area.id}/edit">Edit</a>
         <a class="button secondary small" href="/ui/service-areas/${area.id}/delete">Delete</a>
       </td>
-    </tr>`);
+    </tr>`,
+  );
   return layout({
     title: 'Service areas',
     nav: input.nav,
@@ -30,9 +32,11 @@ export function serviceAreasPage(input: { nav: Navigation; areas: ServiceArea[];
 </div>
 ${notice(input.notice)}
 <div class="card">
-  ${input.areas.length === 0
-    ? html`<p class="muted">No service areas yet. Describe where your organization takes calls for: a city, a region, a radius around a location.</p>`
-    : html`<table><thead><tr><th>Label</th><th>Type</th><th>Value</th><th>Country</th><th class="num">Radius</th><th>Location</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
+  ${
+    input.areas.length === 0
+      ? html`<p class="muted">No service areas yet. Describe where your organization takes calls for: a city, a region, a radius around a location.</p>`
+      : html`<table><thead><tr><th>Label</th><th>Type</th><th>Value</th><th>Country</th><th class="num">Radius</th><th>Location</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+  }
 </div>`,
   });
 }

@@ -79,15 +79,19 @@ export interface RecoverForm {
 
 function recoverForm(health: SubscriptionHealth, form: RecoverForm) {
   const n = health.failedDeliveries;
-  const count = n === 0 ? 'No delivery has failed for good in the last 30 days.'
-    : n > RECOVER_BATCH ? `More than ${RECOVER_BATCH} deliveries failed for good in the last 30 days; each Recover queues ${RECOVER_BATCH}, oldest first.`
-      : `${n} ${n === 1 ? 'delivery' : 'deliveries'} failed for good in the last 30 days.`;
+  const count =
+    n === 0
+      ? 'No delivery has failed for good in the last 30 days.'
+      : n > RECOVER_BATCH
+        ? `More than ${RECOVER_BATCH} deliveries failed for good in the last 30 days; each Recover queues ${RECOVER_BATCH}, oldest first.`
+        : `${n} ${n === 1 ? 'delivery' : 'deliveries'} failed for good in the last 30 days.`;
   const invalid = form.error ? html` aria-invalid="true" aria-describedby="since-hint since-error"` : html` aria-describedby="since-hint"`;
   return html`<section class="card" aria-labelledby="recover-title">
   <h2 id="recover-title">Recover failed deliveries</h2>
   <p>${count} Recover sends every failed delivery created since the time you choose again, with its original X-Delivery-Id. Deliveries already queued or being sent are not sent twice.</p>
-  ${form.enabled
-    ? html`<form method="post" action="${form.action}" class="recover">
+  ${
+    form.enabled
+      ? html`<form method="post" action="${form.action}" class="recover">
     ${hiddenCsrf(form.csrf)}
     <div class="field">
       <label for="since">Failed since (UTC)</label>
@@ -97,7 +101,8 @@ function recoverForm(health: SubscriptionHealth, form: RecoverForm) {
     </div>
     <div class="actions"><button type="submit">Recover</button></div>
   </form>`
-    : html`<p class="muted">Re-enable the subscription to recover its deliveries.</p>`}
+      : html`<p class="muted">Re-enable the subscription to recover its deliveries.</p>`
+  }
 </section>`;
 }
 
@@ -106,12 +111,14 @@ export function subscriptionHealthSection(subscription: SubscriptionView, health
   return html`<section class="card" aria-labelledby="health-title">
   <h2 id="health-title">Delivery health</h2>
   ${circuitLine(subscription)}
-  ${lastError
-    ? html`<div class="last-error ${subscription.failing_since ? 'error' : ''}">
+  ${
+    lastError
+      ? html`<div class="last-error ${subscription.failing_since ? 'error' : ''}">
       <p><strong>Last error</strong> (${formatTime(lastError.at)}, attempt ${lastError.attempt}): ${lastError.words}</p>
       ${lastError.detail ? html`<p class="muted wrap">${lastError.detail}</p>` : ''}
     </div>`
-    : html`<p class="muted">No failed attempts in the delivery log.</p>`}
+      : html`<p class="muted">No failed attempts in the delivery log.</p>`
+  }
   <dl class="stats">${latency('24 h', health.latency24h)}<div><dt>Answered, 24 h</dt><dd>${health.latency24h.answered}</dd></div></dl>
   <div class="grid-2 charts">
     <div><h3>Last 24 hours, per hour</h3>${chart('attempts-hourly', 'Delivery attempts per hour, last 24 hours', '24 hours', health.perHour, true, subscription)}</div>

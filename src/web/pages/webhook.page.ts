@@ -51,9 +51,10 @@ export function webhookPage(input: WebhookPageInput) {
     // Attempts are newest first: the first row of a delivery is its latest attempt.
     const latest = !seen.has(a.delivery_id);
     seen.add(a.delivery_id);
-    const redeliver = latest && s.status === 'active'
-      ? postButton({ action: `${base}/deliveries/${a.delivery_id}/redeliver`, csrf: nav.csrf, label: 'Redeliver' })
-      : '';
+    const redeliver =
+      latest && s.status === 'active'
+        ? postButton({ action: `${base}/deliveries/${a.delivery_id}/redeliver`, csrf: nav.csrf, label: 'Redeliver' })
+        : '';
     return html`<tr>
       <td class="nowrap">${formatTime(a.attempted_at)}<br><a class="muted" href="/ui/calls/${a.call_id}">call</a> · <span class="muted">attempt ${a.attempt}</span></td>
       <td class="num">${a.status_code ?? dash}</td>
@@ -92,16 +93,21 @@ ${input.problem ? html`<p class="error" role="alert">${input.problem}</p>` : ''}
   </div>
 </div>
 ${subscriptionHealthSection(s, input.health, {
-  action: `${base}/recover`, csrf: nav.csrf, since: input.recoverSince, enabled: s.status === 'active',
+  action: `${base}/recover`,
+  csrf: nav.csrf,
+  since: input.recoverSince,
+  enabled: s.status === 'active',
   ...(input.recoverError ? { error: input.recoverError } : {}),
 })}
 <div class="card">
   <h2>Delivery attempts</h2>
   ${canReenable(s) ? html`<p class="muted">Re-enable the subscription to redeliver; its paused deliveries resume at once.</p>` : ''}
   ${s.status === 'disabled' && !canReenable(s) ? html`<p class="muted">Nothing more is sent to this URL: ${disabledBecause(s)}, and its pending deliveries were dropped. The app subscribes again once it is connected again.</p>` : ''}
-  ${input.attempts.length === 0
-    ? html`<p class="muted">${input.paged ? 'No older attempts.' : 'No delivery attempts yet. One is made for every completed call.'}</p>`
-    : html`<table class="attempts"><thead><tr><th>Time</th><th class="num">Status</th><th class="num">Latency</th><th>Outcome</th><th>Error</th><th>Response</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
+  ${
+    input.attempts.length === 0
+      ? html`<p class="muted">${input.paged ? 'No older attempts.' : 'No delivery attempts yet. One is made for every completed call.'}</p>`
+      : html`<table class="attempts"><thead><tr><th>Time</th><th class="num">Status</th><th class="num">Latency</th><th>Outcome</th><th>Error</th><th>Response</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+  }
   <div class="pager">
     ${input.paged ? html`<a href="${base}">Newest attempts</a>` : html`<span></span>`}
     ${input.nextCursor ? html`<a href="${base}?cursor=${input.nextCursor}">Older attempts</a>` : ''}

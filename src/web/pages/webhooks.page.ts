@@ -25,15 +25,18 @@ export function canReenable(subscription: SubscriptionView): boolean {
 
 /** The status badge, and beside it the circuit's while it is open or probing. */
 export function subscriptionStatus(subscription: SubscriptionView) {
-  if (subscription.status === 'disabled') return html`<span class="badge bad" title="Disabled: ${disabledBecause(subscription)}">Disabled</span>`;
-  if (subscription.failing_since) return html`<span class="badge warn" title="failing since ${formatTime(subscription.failing_since)}">Failing</span>${circuitBadge(subscription)}`;
+  if (subscription.status === 'disabled')
+    return html`<span class="badge bad" title="Disabled: ${disabledBecause(subscription)}">Disabled</span>`;
+  if (subscription.failing_since)
+    return html`<span class="badge warn" title="failing since ${formatTime(subscription.failing_since)}">Failing</span>${circuitBadge(subscription)}`;
   return html`<span class="badge ok">Active</span>${circuitBadge(subscription)}`;
 }
 
 /** The organization's webhook subscriptions, each with its status and a way to its delivery attempts. */
 export function webhooksPage(input: { nav: Navigation; subscriptions: SubscriptionView[]; clients: Map<string, string>; notice?: string }) {
   const { csrf } = input.nav;
-  const rows = input.subscriptions.map((s) => html`<tr>
+  const rows = input.subscriptions.map(
+    (s) => html`<tr>
       <td class="wrap"><a href="/ui/webhooks/${s.id}">${s.callback_url}</a></td>
       <td><code>${s.event}</code></td>
       <td>${subscriptionStatus(s)}${s.status === 'disabled' ? html`<br><span class="muted">${disabledBecause(s)}</span>` : ''}${circuitTripped(s) ? html`<br><span class="muted">${circuitPhrase(s)}</span>` : ''}</td>
@@ -44,7 +47,8 @@ export function webhooksPage(input: { nav: Navigation; subscriptions: Subscripti
         ${canReenable(s) ? postButton({ action: `/ui/webhooks/${s.id}/enable`, csrf, label: 'Re-enable' }) : ''}
         <a class="button secondary small" href="/ui/webhooks/${s.id}/delete">Delete</a>
       </td>
-    </tr>`);
+    </tr>`,
+  );
   return layout({
     title: 'Webhooks',
     nav: input.nav,
@@ -53,9 +57,11 @@ export function webhooksPage(input: { nav: Navigation; subscriptions: Subscripti
 ${notice(input.notice)}
 <div class="card">
   <p class="lead">Where Switchboard sends <code>call.completed</code> events. Connected apps create these subscriptions; a subscription whose deliveries only failed for five days is disabled until you re-enable it, and one whose app is disconnected (or whose user or organization is deactivated) stops at once.</p>
-  ${input.subscriptions.length === 0
-    ? html`<p class="muted">No webhook subscriptions. They appear when a connected app subscribes to call events.</p>`
-    : html`<table><thead><tr><th>Target URL</th><th>Event</th><th>Status</th><th>App</th><th>Since</th><th></th></tr></thead><tbody>${rows}</tbody></table>`}
+  ${
+    input.subscriptions.length === 0
+      ? html`<p class="muted">No webhook subscriptions. They appear when a connected app subscribes to call events.</p>`
+      : html`<table><thead><tr><th>Target URL</th><th>Event</th><th>Status</th><th>App</th><th>Since</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+  }
 </div>`,
   });
 }

@@ -66,7 +66,9 @@ export function checkUrlShape(raw: string): HookUrlCheck {
 function checkHostLiteral(hostname: string): string | undefined {
   if (isIpLiteral(hostname)) {
     // WHATWG parsing has already turned decimal, octal, hex and short IPv4 forms into a.b.c.d.
-    return isPublicAddress(hostname) ? undefined : `hookUrl host ${hostname} is a private, loopback, link-local, multicast, reserved or metadata address`;
+    return isPublicAddress(hostname)
+      ? undefined
+      : `hookUrl host ${hostname} is a private, loopback, link-local, multicast, reserved or metadata address`;
   }
   if (isLocalhostName(hostname)) return `hookUrl host ${hostname} is a local name`;
   return undefined;
@@ -111,7 +113,9 @@ export async function checkHookUrl(raw: string, opts: CheckHookUrlOptions): Prom
   if (addresses.length === 0) return fail(`hookUrl host ${hostname} could not be resolved`);
   const blocked = addresses.find((address) => !isPublicAddress(address));
   if (blocked !== undefined) {
-    return fail(`hookUrl host ${hostname} resolves to ${blocked}, a private, loopback, link-local, multicast, reserved or metadata address`);
+    return fail(
+      `hookUrl host ${hostname} resolves to ${blocked}, a private, loopback, link-local, multicast, reserved or metadata address`,
+    );
   }
   return shape;
 }

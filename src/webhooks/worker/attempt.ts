@@ -42,7 +42,12 @@ async function send(deps: AttemptDeps, claimed: ClaimedDelivery, signal: AbortSi
     secret = claimed.secret_ciphertext ? deps.secretBox.open(claimed.secret_ciphertext, claimed.organization_id) : undefined;
   } catch {
     // Never send an unsigned request for a subscription that asked for a signature.
-    return { kind: 'error', error: 'internal', message: 'the subscription secret could not be decrypted (was SECRET_KEY changed?)', latencyMs: 0 };
+    return {
+      kind: 'error',
+      error: 'internal',
+      message: 'the subscription secret could not be decrypted (was SECRET_KEY changed?)',
+      latencyMs: 0,
+    };
   }
   const headers = deliveryHeaders({
     deliveryId: claimed.id,
@@ -52,8 +57,15 @@ async function send(deps: AttemptDeps, claimed: ClaimedDelivery, signal: AbortSi
     secret,
     timestamp: Math.floor(Date.now() / 1000),
   });
-  return deliver({ url: claimed.callback_url, body: claimed.body, headers, timeoutMs: deps.timeoutMs, allowPrivate: deps.allowPrivate,
-    allowedPorts: deps.allowedPorts, signal });
+  return deliver({
+    url: claimed.callback_url,
+    body: claimed.body,
+    headers,
+    timeoutMs: deps.timeoutMs,
+    allowPrivate: deps.allowPrivate,
+    allowedPorts: deps.allowedPorts,
+    signal,
+  });
 }
 
 function outcomeRecord(claimed: ClaimedDelivery, attemptedAt: Date, result: AttemptResult, decision: Decision, now: number): OutcomeRecord {
@@ -134,7 +146,9 @@ export async function attemptDelivery(
     random: deps.random ?? Math.random,
   });
   const record = outcomeRecord(claimed, attemptedAt, result, decision, Date.now());
-  const recorded = await (claim.recorder ?? createOutcomeRecorder(deps.pool, { policy: healthPolicy(deps.retryScheduleMs) })).record(record);
+  const recorded = await (claim.recorder ?? createOutcomeRecorder(deps.pool, { policy: healthPolicy(deps.retryScheduleMs) })).record(
+    record,
+  );
   if (recorded.dropped) {
     // Its subscription was deleted (unsubscribed, 410, client removed) while the attempt ran:
     // there is nothing left to record it against, and nothing to retry.
@@ -146,7 +160,8 @@ export async function attemptDelivery(
     return null;
   }
   const outcome: AttemptOutcome = recorded.held ? decision.outcome : 'superseded';
-  if (recorded.disabledNow) deps.log.warn({ subscription_id: claimed.subscription_id }, 'webhook subscription disabled after five days of failures');
+  if (recorded.disabledNow)
+    deps.log.warn({ subscription_id: claimed.subscription_id }, 'webhook subscription disabled after five days of failures');
   deps.metrics.deliveries.inc({ outcome });
   deps.metrics.deliveryLatency.observe({ outcome }, result.latencyMs / 1000);
   deps.log.info(
@@ -164,6 +179,7 @@ export async function attemptDelivery(
   // When its subscription has work again: this delivery's retry, or the end of a circuit it opened, whichever is later.
   const retryAt = recorded.held && record.status === 'pending' ? record.nextAttemptAt : null;
   const circuitAt = recorded.circuitRetryAt;
+  // biome-ignore lint/complexity/useMathMinMax: Dates; Math.max would return a number.
   if (retryAt && circuitAt) return retryAt > circuitAt ? retryAt : circuitAt;
   return retryAt ?? circuitAt;
 }

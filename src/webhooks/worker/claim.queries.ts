@@ -157,24 +157,35 @@ export interface ClaimCandidates {
 }
 
 export function claimStatements(input: ClaimLimits & ClaimCandidates): string {
-  return statements({
-    limit: String(whole('limit', input.limit)),
-    slowLimit: String(whole('slowLimit', input.slowLimit)),
-    leaseMs: String(whole('leaseMs', input.leaseMs)),
-    maxSubscriptions: String(whole('maxSubscriptions', input.maxSubscriptions)),
-    slowMs: String(whole('slowMs', input.slowMs)),
-    cursor: uuidLiteral(input.cursor),
-    hints: uuidArrayLiteral(input.hints),
-    walk: String(whole('walk', input.walk)),
-    slow: uuidArrayLiteral(input.slow),
-  }, whole('maxInFlight', input.maxInFlight));
+  return statements(
+    {
+      limit: String(whole('limit', input.limit)),
+      slowLimit: String(whole('slowLimit', input.slowLimit)),
+      leaseMs: String(whole('leaseMs', input.leaseMs)),
+      maxSubscriptions: String(whole('maxSubscriptions', input.maxSubscriptions)),
+      slowMs: String(whole('slowMs', input.slowMs)),
+      cursor: uuidLiteral(input.cursor),
+      hints: uuidArrayLiteral(input.hints),
+      walk: String(whole('walk', input.walk)),
+      slow: uuidArrayLiteral(input.slow),
+    },
+    whole('maxInFlight', input.maxInFlight),
+  );
 }
 
 type Arguments = Record<'limit' | 'slowLimit' | 'leaseMs' | 'maxSubscriptions' | 'slowMs' | 'cursor' | 'hints' | 'walk' | 'slow', string>;
 
 /** The statements' arguments as parameter references, in this order (PREPARE). */
 const PARAMETERS: Arguments = {
-  limit: '$1', slowLimit: '$2', leaseMs: '$3', maxSubscriptions: '$4', slowMs: '$5', cursor: '$6', hints: '$7', walk: '$8', slow: '$9',
+  limit: '$1',
+  slowLimit: '$2',
+  leaseMs: '$3',
+  maxSubscriptions: '$4',
+  slowMs: '$5',
+  cursor: '$6',
+  hints: '$7',
+  walk: '$8',
+  slow: '$9',
 };
 const PARAMETER_TYPES = '(int, int, int, int, int, uuid, uuid[], int, uuid[])';
 
@@ -368,7 +379,9 @@ const PREPARED = new WeakSet<object>();
 const DUPLICATE_PREPARED_STATEMENT = '42P05';
 
 function prepareStatements(maxInFlight: number): string {
-  const [lock, lease, next] = statements(PARAMETERS, maxInFlight).split(/;\n\n/).map((sql) => sql.replace(/;\s*$/, ''));
+  const [lock, lease, next] = statements(PARAMETERS, maxInFlight)
+    .split(/;\n\n/)
+    .map((sql) => sql.replace(/;\s*$/, ''));
   return `PREPARE switchboard_claim_lock_${maxInFlight} ${PARAMETER_TYPES} AS ${lock};
 PREPARE switchboard_claim_lease_${maxInFlight} ${PARAMETER_TYPES} AS ${lease};
 PREPARE switchboard_claim_next_${maxInFlight} AS ${next}`;
@@ -392,29 +405,37 @@ async function ensurePrepared(client: PoolClient, maxInFlight: number, deadlineM
 
 export async function claimDue(
   db: Pool | PoolClient,
-  input: ClaimLimits & ClaimCandidates & {
-    /**
-     * Each round trip fails after this long without an answer (its connection
-     * is then dropped, so the transaction ends): a connection that died
-     * silently must not hold the worker until TCP gives up. Unset: no deadline.
-     */
-    deadlineMs?: number;
-  },
+  input: ClaimLimits &
+    ClaimCandidates & {
+      /**
+       * Each round trip fails after this long without an answer (its connection
+       * is then dropped, so the transaction ends): a connection that died
+       * silently must not hold the worker until TCP gives up. Unset: no deadline.
+       */
+      deadlineMs?: number;
+    },
 ): Promise<Claim> {
   const { deadlineMs } = input;
   const maxInFlight = whole('maxInFlight', input.maxInFlight);
   // In the order of PARAMETERS.
   const args = `(${[
-    whole('limit', input.limit), whole('slowLimit', input.slowLimit), whole('leaseMs', input.leaseMs),
-    whole('maxSubscriptions', input.maxSubscriptions), whole('slowMs', input.slowMs), uuidLiteral(input.cursor),
-    uuidArrayLiteral(input.hints), whole('walk', input.walk), uuidArrayLiteral(input.slow),
+    whole('limit', input.limit),
+    whole('slowLimit', input.slowLimit),
+    whole('leaseMs', input.leaseMs),
+    whole('maxSubscriptions', input.maxSubscriptions),
+    whole('slowMs', input.slowMs),
+    uuidLiteral(input.cursor),
+    uuidArrayLiteral(input.hints),
+    whole('walk', input.walk),
+    uuidArrayLiteral(input.slow),
   ].join(', ')})`;
   // No values: the simple query protocol, which allows several statements.
   // Planned once per connection: a custom plan per claim (PostgreSQL's
   // default for the first executions, and for good when the generic plan's
   // estimate looks worse) costs more than running the claim.
-  const lease = `SET LOCAL plan_cache_mode = force_generic_plan; EXECUTE switchboard_claim_lock_${maxInFlight} ${args}; `
-    + `EXECUTE switchboard_claim_lease_${maxInFlight} ${args}`;
+  const lease =
+    `SET LOCAL plan_cache_mode = force_generic_plan; EXECUTE switchboard_claim_lock_${maxInFlight} ${args}; ` +
+    `EXECUTE switchboard_claim_lease_${maxInFlight} ${args}`;
   // With a deadline, the server ends the transaction too if the COMMIT never
   // comes (the route to it died silently after the leases were read): its
   // subscription locks would otherwise stay held, and other workers skip

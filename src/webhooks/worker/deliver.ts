@@ -131,7 +131,13 @@ export async function deliver(req: DeliveryRequest): Promise<DeliveryOutcome> {
     });
     const bodyExcerpt = await readExcerpt(res.body);
     const retryAfter = firstHeader(res.headers['retry-after']);
-    return { kind: 'response', status: res.statusCode, ...(retryAfter !== undefined && { retryAfter }), bodyExcerpt, latencyMs: latencyMs() };
+    return {
+      kind: 'response',
+      status: res.statusCode,
+      ...(retryAfter !== undefined && { retryAfter }),
+      bodyExcerpt,
+      latencyMs: latencyMs(),
+    };
   } catch (err) {
     if (timedOut) return { kind: 'error', error: 'timeout', message: `no response within ${req.timeoutMs} ms`, latencyMs: latencyMs() };
     return { kind: 'error', ...classify(err), latencyMs: latencyMs() };

@@ -25,19 +25,22 @@ export async function listen(
   log: Logger,
   heartbeatMs = HEARTBEAT_MS,
 ): Promise<Listener> {
-  return openListenConnection({ connectionString, channel, applicationName: WORKER_LISTENER_NAME, keepAlive: true, heartbeatMs }, {
-    notification: onWake,
-    lost(error) {
-      log.warn({ err: error, component: COMPONENT }, 'LISTEN connection lost; reconnecting');
+  return openListenConnection(
+    { connectionString, channel, applicationName: WORKER_LISTENER_NAME, keepAlive: true, heartbeatMs },
+    {
+      notification: onWake,
+      lost(error) {
+        log.warn({ err: error, component: COMPONENT }, 'LISTEN connection lost; reconnecting');
+      },
+      reconnectFailed(error, attempt) {
+        // Once per outage: the first failed reconnect says so, the following ones stay quiet.
+        if (attempt === 1) log.warn({ err: error, component: COMPONENT }, 'LISTEN reconnect failed; retrying with backoff');
+      },
+      connected({ reconnected, failedAttempts }) {
+        if (!reconnected) return;
+        if (failedAttempts > 0) log.info({ component: COMPONENT }, 'LISTEN connection restored');
+        onWake();
+      },
     },
-    reconnectFailed(error, attempt) {
-      // Once per outage: the first failed reconnect says so, the following ones stay quiet.
-      if (attempt === 1) log.warn({ err: error, component: COMPONENT }, 'LISTEN reconnect failed; retrying with backoff');
-    },
-    connected({ reconnected, failedAttempts }) {
-      if (!reconnected) return;
-      if (failedAttempts > 0) log.info({ component: COMPONENT }, 'LISTEN connection restored');
-      onWake();
-    },
-  });
+  );
 }

@@ -5,7 +5,15 @@ import type { DeadlineQueryConfig, Queryable } from '../../db/pool.ts';
 import type { EndpointHealth, HealthPolicy } from './endpoint-health.ts';
 
 export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed' | 'subscription_removed' | 'superseded';
-export type AttemptError = 'timeout' | 'connection' | 'tls' | 'blocked_address' | 'blocked_port' | 'invalid_url' | 'lease_expired' | 'internal';
+export type AttemptError =
+  | 'timeout'
+  | 'connection'
+  | 'tls'
+  | 'blocked_address'
+  | 'blocked_port'
+  | 'invalid_url'
+  | 'lease_expired'
+  | 'internal';
 
 export interface AttemptRecord {
   deliveryId: string;
@@ -246,13 +254,23 @@ export async function recordOutcomes(
       policy.breakerWaitsMs,
     ],
   };
-  const { rows } = await db.query<{ id: string; held: boolean; subscription_id: string; disabled_now: boolean; circuit_retry_at: Date | null }>(query);
+  const { rows } = await db.query<{
+    id: string;
+    held: boolean;
+    subscription_id: string;
+    disabled_now: boolean;
+    circuit_retry_at: Date | null;
+  }>(query);
   const byId = new Map(rows.map((row) => [row.id, row]));
   return records.map((record) => {
     const row = byId.get(record.deliveryId);
     return {
-      deliveryId: record.deliveryId, held: row?.held ?? false, subscriptionId: row?.subscription_id ?? null,
-      disabledNow: row?.disabled_now ?? false, circuitRetryAt: row?.circuit_retry_at ?? null, dropped: row === undefined,
+      deliveryId: record.deliveryId,
+      held: row?.held ?? false,
+      subscriptionId: row?.subscription_id ?? null,
+      disabledNow: row?.disabled_now ?? false,
+      circuitRetryAt: row?.circuit_retry_at ?? null,
+      dropped: row === undefined,
     };
   });
 }

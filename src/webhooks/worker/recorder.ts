@@ -52,10 +52,13 @@ export function writeOutcomes(pool: Pool, outcomes: OutcomeRecord[], options: Re
 }
 
 export function createOutcomeRecorder(pool: Pool, options: RecorderOptions = {}): OutcomeRecorder {
-  const batches = createGroupCommit<OutcomeRecord, RecordedOutcome>({
-    alone: async (_key, outcome) => (await writeOutcomes(pool, [outcome], options))[0]!,
-    together: (_key, outcomes) => writeOutcomes(pool, outcomes, options),
-  }, { maxBatch: MAX_BATCH, maxParallel: MAX_PARALLEL, parallelMin: PARALLEL_MIN });
+  const batches = createGroupCommit<OutcomeRecord, RecordedOutcome>(
+    {
+      alone: async (_key, outcome) => (await writeOutcomes(pool, [outcome], options))[0]!,
+      together: (_key, outcomes) => writeOutcomes(pool, outcomes, options),
+    },
+    { maxBatch: MAX_BATCH, maxParallel: MAX_PARALLEL, parallelMin: PARALLEL_MIN },
+  );
   return {
     record: (outcome) => batches.write(KEY, outcome),
     idle: () => batches.idle(),

@@ -28,7 +28,10 @@ export function deliveryHeaders(input: DeliveryHeadersInput): Record<string, str
   if (input.secret !== undefined) {
     // A shared-secret echo (docs/interface.md §6.2), then the Standard Webhooks HMAC over the same id and body.
     headers['x-signature'] = input.secret;
-    Object.assign(headers, standardWebhookHeaders({ id: input.deliveryId, timestamp: input.timestamp, body: input.body, secret: input.secret }));
+    Object.assign(
+      headers,
+      standardWebhookHeaders({ id: input.deliveryId, timestamp: input.timestamp, body: input.body, secret: input.secret }),
+    );
   }
   return headers;
 }

@@ -191,7 +191,11 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
 
   const launch = (leaseDeadline: number, committed: Promise<unknown>) => (delivery: ClaimedDelivery) => {
     const claim: RunningClaim = {
-      id: delivery.id, leaseToken: delivery.lease_token, subscriptionId: delivery.subscription_id, cap: delivery.cap, slow: delivery.degraded,
+      id: delivery.id,
+      leaseToken: delivery.lease_token,
+      subscriptionId: delivery.subscription_id,
+      cap: delivery.cap,
+      slow: delivery.degraded,
     };
     runningClaims.set(delivery.id, claim);
     if (claim.slow) slowRunning++;
@@ -214,7 +218,11 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
       .catch((error) => {
         // Its lease will expire and it will be retried. A database outage is logged once, not per attempt.
         if (isDatabaseUnavailable(error)) outage.failed(error);
-        else log.error({ err: error, delivery_id: delivery.id }, 'webhook delivery attempt could not be recorded; its lease will expire and it will be retried');
+        else
+          log.error(
+            { err: error, delivery_id: delivery.id },
+            'webhook delivery attempt could not be recorded; its lease will expire and it will be retried',
+          );
       })
       .finally(() => {
         // Its subscription may have more due than its cap let the claims take: look at it again.
@@ -241,7 +249,12 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
         const looking = { ...candidates.next(), slow: slowSubscriptions() };
         // The database set the lease after this moment, so it lasts at least until claimStarted + leaseMs.
         const claimStarted = performance.now();
-        const { claimed, cursor, leftOver: left, committed } = await claimBatch(pool, { limit: free, slowLimit, leaseMs, deadlineMs, candidates: looking });
+        const {
+          claimed,
+          cursor,
+          leftOver: left,
+          committed,
+        } = await claimBatch(pool, { limit: free, slowLimit, leaseMs, deadlineMs, candidates: looking });
         // The attempts start now; the commit, already sent, settles while they run and says when to look again.
         claimed.forEach(launch(claimStarted + leaseMs, committed));
         const sweeping = candidates.claimed({ passed: looking.hints, cursor, leftOver: left });
@@ -328,11 +341,13 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     const named = subscriptionsNamed(payload);
     if (!named) candidates.sweep(true);
     for (const id of named ?? []) candidates.named(id);
-    if (named && named.every(atCap)) return;
+    if (named?.every(atCap)) return;
     wake();
   };
   /** Subscriptions of this worker's attempts that hold slow slots. */
-  const slowSubscriptions = () => [...new Set([...runningClaims.values()].filter((claim) => claim.slow).map((claim) => claim.subscriptionId))];
+  const slowSubscriptions = () => [
+    ...new Set([...runningClaims.values()].filter((claim) => claim.slow).map((claim) => claim.subscriptionId)),
+  ];
   /** This worker runs as many attempts of the subscription as its cap allowed when they were claimed. */
   const atCap = (subscriptionId: string) => {
     let n = 0;
