@@ -18,6 +18,8 @@ export interface SilentProxy {
    * silences its connection before it reaches the server: the route dies just then.
    */
   silenceWhenClientSends(text: string): void;
+  /** Resolves once a silent connection has swallowed a server message containing `text` (a NOTIFY's payload, say). */
+  swallowedFromServer(text: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export async function startSilentProxy(databaseUrl: string): Promise<SilentProxy
   const target = new URL(databaseUrl);
   const flows = new Set<Flow>();
   let trigger: Buffer | undefined;
+  const swallowWaiters: { text: Buffer; resolve: () => void }[] = [];
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
     const flow: Flow = { client, upstream, silent: false };
@@ -43,7 +46,14 @@ export async function startSilentProxy(databaseUrl: string): Promise<SilentProxy
       if (!flow.silent) upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
-      if (!flow.silent) client.write(chunk);
+      if (!flow.silent) {
+        client.write(chunk);
+        return;
+      }
+      for (const waiter of swallowWaiters.filter((w) => chunk.includes(w.text))) {
+        swallowWaiters.splice(swallowWaiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
     });
     // A close passes to the other end only while the flow is not silent.
     const closed = (socket: net.Socket, other: net.Socket) => () => {
@@ -75,6 +85,12 @@ export async function startSilentProxy(databaseUrl: string): Promise<SilentProxy
     },
     silenceWhenClientSends(text) {
       trigger = Buffer.from(text);
+    },
+    swallowedFromServer(text, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no silent connection swallowed "${text}" within ${timeoutMs} ms`)), timeoutMs);
+        swallowWaiters.push({ text: Buffer.from(text), resolve: () => { clearTimeout(timer); resolve(); } });
+      });
     },
     async close() {
       for (const flow of flows) {
