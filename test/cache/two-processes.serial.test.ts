@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { baseEnv, cliJson, startServe, type Served } from '../helpers/cli.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { commitUnannounced, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createMember } from '../helpers/fixtures.ts';
 import { createClient, issueTokens, platformHeaders } from '../helpers/oauth.ts';
 
@@ -51,32 +51,13 @@ describe('process caches: two serve processes on one database', () => {
     fetch(`${served.url}/calls/recent?limit=${limit}`, { headers });
   const recentStatus = (served: Served, headers: Record<string, string>) => recent(served, headers).then((r) => r.status);
   const locations = (served: Served, token: string) => fetch(`${served.url}/locations`, { headers: { 'x-user-token': token } });
-  /**
-   * Commits `sql` with triggers off (session_replication_role = replica, as a
-   * superuser may): the rows change and no process is told, so a process that
-   * still answers as before answers from its cache.
-   */
-  async function unannounced(sql: string, params: unknown[]): Promise<void> {
-    const client = await db.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SET LOCAL session_replication_role = replica');
-      await client.query(sql, params);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK');
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
   /** Runs `check` while `change` stands unannounced, then takes the change back (unannounced too). */
   async function whileUnannounced(change: [string, unknown[]], undo: [string, unknown[]], check: () => Promise<void>): Promise<void> {
-    await unannounced(...change);
+    await commitUnannounced(db.pool, ...change);
     try {
       await check();
     } finally {
-      await unannounced(...undo);
+      await commitUnannounced(db.pool, ...undo);
     }
   }
   const setTokenRevoked = (token: string, at: Date | null): [string, unknown[]] =>
