@@ -15,9 +15,10 @@ export interface SilentProxy {
   silence(): void;
   /**
    * The next client message containing `text` (a simple query's SQL, say)
-   * silences its connection before it reaches the server: the route dies just then.
+   * silences its connection before it reaches the server: the route dies just
+   * then. Resolves when that happened.
    */
-  silenceWhenClientSends(text: string): void;
+  silenceWhenClientSends(text: string): Promise<void>;
   /** Resolves once a silent connection has swallowed a server message containing `text` (a NOTIFY's payload, say). */
   swallowedFromServer(text: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -32,14 +33,15 @@ interface Flow {
 export async function startSilentProxy(databaseUrl: string): Promise<SilentProxy> {
   const target = new URL(databaseUrl);
   const flows = new Set<Flow>();
-  let trigger: Buffer | undefined;
+  let trigger: { text: Buffer; fired: () => void } | undefined;
   const swallowWaiters: { text: Buffer; resolve: () => void }[] = [];
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
     const flow: Flow = { client, upstream, silent: false };
     flows.add(flow);
     client.on('data', (chunk) => {
-      if (trigger && chunk.includes(trigger)) {
+      if (trigger && chunk.includes(trigger.text)) {
+        trigger.fired();
         trigger = undefined;
         flow.silent = true;
       }
@@ -84,7 +86,7 @@ export async function startSilentProxy(databaseUrl: string): Promise<SilentProxy
       for (const flow of flows) flow.silent = true;
     },
     silenceWhenClientSends(text) {
-      trigger = Buffer.from(text);
+      return new Promise((resolve) => (trigger = { text: Buffer.from(text), fired: resolve }));
     },
     swallowedFromServer(text, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
