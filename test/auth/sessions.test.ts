@@ -243,7 +243,6 @@ describe('x-user-token sessions through the process cache', () => {
     } finally {
       await cached.close();
       await listener.close();
-      caches.close();
       await db.drop();
     }
   });
