@@ -37,13 +37,20 @@ export function every(name: string, intervalMs: number, log: Logger, fn: () => P
   };
 }
 
-/** Housekeeping every process runs hourly: expired sessions, codes, tokens and idempotency keys; delivery attempts older than 30 days. */
-export function startMaintenance({ pool, config, log }: TaskContext): BackgroundTask[] {
+const MAINTENANCE_INTERVAL_MS = 3_600_000;
+
+/** The housekeeping jobs, each run once by `run` (startMaintenance repeats them; tests run them on demand). */
+export function maintenanceJobs({ pool, config }: Pick<TaskContext, 'pool' | 'config'>): { name: string; run: () => Promise<unknown> }[] {
   return [
-    every('sessions-cleanup', 3_600_000, log, () => deleteExpiredSessions(pool)),
-    every('login-failures-cleanup', 3_600_000, log, () => deleteStaleFailures(pool)),
-    every('oauth-cleanup', 3_600_000, log, () => purgeExpiredOAuthRows(pool, config.refreshReuseGrace)),
-    every('webhook-log-retention', 3_600_000, log, () => purgeDeliveryLog(pool)),
-    every('idempotency-keys-cleanup', 3_600_000, log, () => purgeExpiredIdempotencyKeys(pool)),
+    { name: 'sessions-cleanup', run: () => deleteExpiredSessions(pool) },
+    { name: 'login-failures-cleanup', run: () => deleteStaleFailures(pool) },
+    { name: 'oauth-cleanup', run: () => purgeExpiredOAuthRows(pool, config.refreshReuseGrace) },
+    { name: 'webhook-log-retention', run: () => purgeDeliveryLog(pool) },
+    { name: 'idempotency-keys-cleanup', run: () => purgeExpiredIdempotencyKeys(pool) },
   ];
+}
+
+/** Housekeeping every process runs hourly: expired sessions, codes, tokens and idempotency keys; delivery attempts older than 30 days. */
+export function startMaintenance(context: TaskContext): BackgroundTask[] {
+  return maintenanceJobs(context).map((job) => every(job.name, MAINTENANCE_INTERVAL_MS, context.log, job.run));
 }

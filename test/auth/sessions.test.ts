@@ -5,6 +5,13 @@ import { createMember, createOrg, PASSWORD, uniqueEmail } from '../helpers/fixtu
 import { createUser } from '../../src/organizations/organizations.service.ts';
 import { setOrganizationActive } from '../../src/organizations/organizations.queries.ts';
 import { setUserActiveByEmail } from '../../src/organizations/users.queries.ts';
+import { pino } from 'pino';
+import { listenForInvalidations } from '../../src/cache/cache-listener.ts';
+import { createProcessCaches } from '../../src/cache/process-caches.ts';
+import { SESSION_COOKIE } from '../../src/web/session.ts';
+import { insertSession } from '../../src/auth/sessions.queries.ts';
+import { generateToken, hashToken } from '../../src/auth/tokens.ts';
+import { commitUnannounced, createTestDatabase } from '../helpers/db.ts';
 
 describe('x-user-token sessions', () => {
   let t: TestApp;
@@ -197,5 +204,46 @@ describe('x-user-token sessions', () => {
     const other = await createMember(t.db.pool);
     const res = await t.app.inject({ method: 'POST', url: '/auth/sessions', payload: { email: other.email, password: PASSWORD }, remoteAddress: '10.40.1.1' });
     assert.equal(res.statusCode, 201);
+  });
+
+  test('an expired session is refused: 401 for x-user-token, the login page for the web', async () => {
+    const member = await createMember(t.db.pool);
+    const opens = async () => (await t.app.inject({ url: '/auth/session', headers: { 'x-user-token': member.token } })).statusCode;
+    const page = () => t.app.inject({ url: '/', cookies: { [SESSION_COOKIE]: member.token } });
+    assert.equal(await opens(), 200);
+    assert.equal((await page()).statusCode, 200);
+    await t.db.pool.query("UPDATE user_sessions SET expires_at = now() - interval '1 second' WHERE user_id = $1", [member.user.id]);
+    assert.equal(await opens(), 401);
+    const web = await page();
+    assert.equal(web.statusCode, 302);
+    assert.match(String(web.headers.location), /^\/login/);
+  });
+});
+
+describe('x-user-token sessions through the process cache', () => {
+  test('a cached session is refused once it expires, with no notification to evict it', async () => {
+    const db = await createTestDatabase();
+    const caches = createProcessCaches({ maxAgeMs: 60_000 });
+    const listener = await listenForInvalidations(db.url, caches, pino({ level: 'silent' }));
+    const cached = await startTestApp({ db, caches });
+    try {
+      const member = await createMember(db.pool);
+      // A session with a second and a half to live (an INSERT: nothing is notified), used and so cached while it lives.
+      const token = generateToken('sbu');
+      const session = await insertSession(db.pool, {
+        tokenHash: hashToken(token), userId: member.user.id, organizationId: member.org.id, expiresAt: new Date(Date.now() + 1500),
+      });
+      const opens = async () => (await cached.app.inject({ url: '/auth/session', headers: { 'x-user-token': token } })).statusCode;
+      assert.equal(await opens(), 200);
+      // Deleted where no notification tells: the session still opens, from the cache, until it expires.
+      await commitUnannounced(db.pool, 'DELETE FROM user_sessions WHERE id = $1', [session.id]);
+      assert.equal(await opens(), 200, 'the session is served from the cache');
+      while (Date.now() <= session.expires_at.getTime()) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(await opens(), 401);
+    } finally {
+      await cached.close();
+      await listener.close();
+      await db.drop();
+    }
   });
 });

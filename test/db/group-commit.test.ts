@@ -66,18 +66,31 @@ describe('group commit', () => {
     const finished: number[] = [];
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let held!: () => void;
+    const bothHeld = new Promise<void>((resolve) => (held = resolve));
+    let entered = 0;
+    const hold = async (items: number[]) => {
+      if (++entered === 2) held();
+      await gate;
+      // The write that starts meanwhile ends a turn after the others.
+      if (items.includes(4)) await new Promise((resolve) => setImmediate(resolve));
+      finished.push(...items);
+    };
     const queue = createGroupCommit<number, number>({
-      async alone(_key, item) { await gate; finished.push(item); return item; },
-      async together(_key, items) { await gate; finished.push(...items); return items; },
+      async alone(_key, item) { await hold([item]); return item; },
+      async together(_key, items) { await hold(items); return items; },
     }, { maxBatch: 8 });
     const writes = [queue.write('a', 1), queue.write('b', 2), queue.write('a', 3)];
     let idle = false;
     const idled = queue.idle().then(() => (idle = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Both first writes are held at the gate (3 waits behind 1); a turn later idle() has still not resolved.
+    await bothHeld;
+    await new Promise((resolve) => setImmediate(resolve));
     assert.equal(idle, false, 'writes are held');
+    writes.push(queue.write('c', 4));
     release();
     await idled;
-    assert.deepEqual(finished.sort(), [1, 2, 3]);
+    assert.deepEqual(finished.sort(), [1, 2, 3, 4]);
     await Promise.all(writes);
     await queue.idle(); // nothing on its way: resolves at once
   });

@@ -44,8 +44,10 @@ describe('a LISTEN connection whose route goes silent', () => {
     await notify('before');
     await waitFor('the first notification', async () => seen.payloads.includes('before'));
     proxy.silence();
+    // The notification reaches the route and goes no further: once the proxy has swallowed it, nothing has noticed.
+    const swallowed = proxy.swallowedFromServer('after');
     await notify('after');
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await swallowed;
     assert.deepEqual(seen.payloads, ['before']);
     assert.deepEqual(seen.lost, []);
     assert.equal(connection.connected, true, 'the connection still looks up');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import type { Queryable } from '../../src/db/pool.ts';
 import { withOrg } from '../../src/db/with-org.ts';
 import { deleteAttemptHoursBefore } from '../../src/webhooks/delivery-health.queries.ts';
 import { createMember, createOrg } from '../helpers/fixtures.ts';
@@ -75,8 +76,9 @@ describe('row-level security on tenant tables', () => {
     );
   });
 
-  test('every tenant table (an organization_id column, read from the catalog) forces row-level security under the tenant policy, its owner reaching rows through a policy of its own', async () => {
-    const { rows } = await db.pool.query<{
+  /** What the catalog says of every table with an organization_id column, as `db` sees it. */
+  async function tenantTableSecurity(db: Queryable) {
+    const { rows } = await db.query<{
       table: string; enabled: boolean; forced: boolean; tenant_policy: boolean; owner_policy: boolean;
     }>(
       `SELECT c.relname AS table, c.relrowsecurity AS enabled, c.relforcerowsecurity AS forced,
@@ -92,13 +94,39 @@ describe('row-level security on tenant tables', () => {
           AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'organization_id' AND NOT a.attisdropped)
         ORDER BY c.relname`,
     );
+    return rows;
+  }
+  /** The tenant tables (all but NOT_TENANT_TABLES) that do not force row-level security under both policies. */
+  const unsecured = (rows: Awaited<ReturnType<typeof tenantTableSecurity>>) => rows
+    .filter((r) => !NOT_TENANT_TABLES.includes(r.table))
+    .filter((r) => !(r.enabled && r.forced && r.tenant_policy && r.owner_policy))
+    .map((r) => r.table);
+
+  test('every tenant table (an organization_id column, read from the catalog) forces row-level security under the tenant policy, its owner reaching rows through a policy of its own', async () => {
+    const rows = await tenantTableSecurity(db.pool);
     const tenant = rows.filter((r) => !NOT_TENANT_TABLES.includes(r.table));
     assert.deepEqual(rows.filter((r) => NOT_TENANT_TABLES.includes(r.table)).map((r) => r.table), NOT_TENANT_TABLES, 'the exceptions exist');
     for (const known of ['calls', 'memberships', 'calls_per_day', 'webhook_attempts_per_hour']) {
       assert.ok(tenant.some((r) => r.table === known), `${known} is found`);
     }
-    for (const row of tenant) {
-      assert.deepEqual(row, { table: row.table, enabled: true, forced: true, tenant_policy: true, owner_policy: true });
+    assert.deepEqual(unsecured(rows), []);
+  });
+
+  test('the check finds a tenant table no list names: a new table with organization_id fails it until it is secured', async () => {
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('CREATE TABLE rls_probe (id int PRIMARY KEY, organization_id uuid NOT NULL)');
+      assert.deepEqual(unsecured(await tenantTableSecurity(client)), ['rls_probe']);
+      await client.query('ALTER TABLE rls_probe ENABLE ROW LEVEL SECURITY');
+      await client.query('ALTER TABLE rls_probe FORCE ROW LEVEL SECURITY');
+      await client.query('CREATE POLICY rls_probe_tenant ON rls_probe USING (organization_id = app_current_org()) WITH CHECK (organization_id = app_current_org())');
+      assert.deepEqual(unsecured(await tenantTableSecurity(client)), ['rls_probe'], 'forced with the tenant policy, its owner has no policy yet');
+      await client.query('CREATE POLICY rls_probe_owner ON rls_probe TO CURRENT_USER USING (true) WITH CHECK (true)');
+      assert.deepEqual(unsecured(await tenantTableSecurity(client)), []);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
     }
   });
 

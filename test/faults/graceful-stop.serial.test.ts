@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { workerDrainMs } from '../../src/server.ts';
 import { HANDED_BACK_MESSAGE } from '../../src/webhooks/worker/hand-back.queries.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -56,8 +57,11 @@ describe('graceful stop of a worker with attempts in flight', () => {
     first.child.kill('SIGTERM');
     const code = await first.exited;
     const tookMs = Date.now() - stoppedAt;
+    // Exit 0 is the clean exit: SHUTDOWN_TIMEOUT's forced one is exit 1, with its own line.
     assert.equal(code, 0, `a clean exit, not the SHUTDOWN_TIMEOUT's forced one:\n${first.output()}`);
-    assert.ok(tookMs < 5000, `exited within SHUTDOWN_TIMEOUT (took ${tookMs} ms)`);
+    assert.doesNotMatch(first.output(), /did not finish within SHUTDOWN_TIMEOUT/);
+    // The hanging attempts had their drain time before they were handed back.
+    assert.ok(tookMs >= workerDrainMs(5000), `stopped after the drain time of ${workerDrainMs(5000)} ms (took ${tookMs} ms)`);
 
     // No lease left to expire: every hanging attempt was handed back and is on record as lost.
     // (the second worker may already hold some of them again: then under a new lease, at attempt 2)
@@ -101,13 +105,12 @@ describe('graceful stop of serve under HTTP load', () => {
     tenant = await seedTenant(db.url, served.url, () => `${target.url}/hooks/graceful`);
     const load = loadCalls(() => [served!.url], tenant.token, 4);
     await sleep(1000);
-    const stoppedAt = Date.now();
     served.child.kill('SIGTERM');
     const code = await served.exited;
-    const tookMs = Date.now() - stoppedAt;
     await load.stop();
+    // Exit 0 is the clean exit: SHUTDOWN_TIMEOUT's forced one is exit 1, with its own line.
     assert.equal(code, 0, served.output());
-    assert.ok(tookMs < 5000, `exited within SHUTDOWN_TIMEOUT (took ${tookMs} ms)`);
+    assert.doesNotMatch(served.output(), /did not finish within SHUTDOWN_TIMEOUT/);
 
     const answered = load.answers.filter((answer) => answer.status !== 0);
     assert.deepEqual(answered.filter((answer) => answer.status !== 201 && answer.status !== 503), [], 'only 201, or 503 while closing');

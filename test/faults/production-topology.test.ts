@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createMember } from '../helpers/fixtures.ts';
+import { waitFor } from '../helpers/webhooks.ts';
 import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
 import {
   deliveredBy, fleetEnv, loadCalls, seedTenant, startServe, startWorkerProcess, stopProcess, waitUntilSettled,
@@ -71,8 +72,18 @@ describe('production topology: 2 × serve --no-worker, 2 × worker, kill -9 unde
     const load = loadCalls(live, tenant.token, 4);
     await sleep(1500);
 
+    // The killed worker has an attempt in flight: the other worker is paused (SIGSTOP), so a request
+    // arriving a moment later comes from the one to be killed; its answer is held until after the kill.
     const killedApi = apis[1]!.url;
+    workers[1]!.child.kill('SIGSTOP');
+    const cutoff = Date.now() + 200;
+    target.respond((request) => ({ status: 204, delayMs: request.receivedAt.getTime() > cutoff ? 5000 : 30 }));
+    const held = await waitFor('an attempt of the worker to be killed', async () =>
+      target.requests.find((request) => request.receivedAt.getTime() > cutoff), 30_000);
+    const heldDelivery = String(held.headers['x-delivery-id']);
     await Promise.all([stopProcess(workers[0]!, 'SIGKILL'), stopProcess(apis[1]!, 'SIGKILL')]);
+    workers[1]!.child.kill('SIGCONT');
+    target.respond(() => ({ status: 204, delayMs: 30 }));
     await sleep(500);
     const [worker, api] = await Promise.all([startWorkerProcess(env), startServe(env, ['--no-worker'])]);
     workers[0] = worker;
@@ -103,15 +114,15 @@ describe('production topology: 2 × serve --no-worker, 2 × worker, kill -9 unde
       for (const [callId, deliveryIds] of calls) assert.equal(deliveryIds.size, 1, `call ${callId} arrived under several delivery ids`);
     }
 
+    // A repeat is an attempt the killed worker had in flight: logged as lease_expired, then sent again.
     const repeated = [...perDelivery].filter(([, count]) => count > 1).map(([id]) => id);
-    if (repeated.length > 0) {
-      // A repeat is the attempt the killed worker had in flight: logged as lease_expired, then sent again.
-      const { rows } = await tenant.pool.query<{ delivery_id: string }>(
-        `SELECT DISTINCT delivery_id FROM webhook_attempts WHERE delivery_id = ANY($1::uuid[]) AND error = 'lease_expired'`,
-        [repeated],
-      );
-      assert.deepEqual(rows.map((row) => row.delivery_id).sort(), [...repeated].sort(), 'every repeated delivery had an attempt lost at the kill');
-    }
+    const { rows: lost } = await tenant.pool.query<{ delivery_id: string }>(
+      `SELECT DISTINCT delivery_id FROM webhook_attempts WHERE subscription_id = ANY($1::uuid[]) AND error = 'lease_expired'`,
+      [tenant.subscriptionIds],
+    );
+    const lostAtKill = new Set(lost.map((row) => row.delivery_id));
+    assert.ok(lostAtKill.has(heldDelivery) && repeated.includes(heldDelivery), 'the attempt in flight at the kill was lost, then sent again');
+    assert.deepEqual(repeated.filter((id) => !lostAtKill.has(id)), [], 'every repeated delivery had an attempt lost at the kill');
     process.stdout.write(`# ${accepted.length} calls accepted × ${SUBSCRIPTIONS} subscriptions; ${repeated.length} deliveries repeated after the kill\n`);
   });
 });

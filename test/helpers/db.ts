@@ -70,3 +70,24 @@ export async function reachWithoutOrganization(pool: Pool, table: string, column
     client.release();
   }
 }
+
+/**
+ * Commits `sql` with triggers off (session_replication_role = replica, which
+ * the tests' superuser may set): the rows change and no cache notification is
+ * sent (migration 0012's triggers do not fire), so a process that still
+ * answers as before answers from its cache.
+ */
+export async function commitUnannounced(pool: Pool, sql: string, params: unknown[] = []): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SET LOCAL session_replication_role = replica');
+    await client.query(sql, params);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,10 +1,17 @@
 // What the endpoint-health tests share: a subscription's health as the
 // database holds it (migration 0022), a logger whose error lines a test can
 // check, what the machine's load did to a latency bound, and a pause.
+import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
+import type { TestContext } from 'node:test';
 import type { Queryable } from '../../src/db/pool.ts';
+import { SLOW_ATTEMPT_MS } from '../../src/webhooks/worker/endpoint-health.ts';
+import type { TestApp } from './app.ts';
+import type { Member } from './fixtures.ts';
+import type { HttpsTarget } from './https-target.ts';
+import { completeCall, waitFor } from './webhooks.ts';
 
 export interface SubscriptionHealth {
   concurrency_limit: number | null;
@@ -90,4 +97,47 @@ export function watchConditions(db: Queryable): { describe(): string; stop(): Pr
       await pinging;
     },
   };
+}
+
+/**
+ * The neighbour check, once every slot hangs on one organization's endpoints
+ * (from `fullAt`): the other organization completes a call every 250 ms for
+ * five seconds, and each must reach `receiver` within a second of when it
+ * could. An attempt is known to hang only once it has run SLOW_ATTEMPT_MS, so
+ * a call made before then may wait for that. The diagnostic gives each
+ * delivery's time and what the machine's load did meanwhile (a process
+ * starved of CPU, or a database slow to answer, delays deliveries whatever
+ * the claim does). Returns the calls made.
+ */
+export async function assertNeighbourDelivered(
+  context: TestContext,
+  input: { t: TestApp; member: Member; receiver: HttpsTarget; fullAt: number },
+): Promise<{ id: string; at: number }[]> {
+  const { t, member, receiver, fullAt } = input;
+  const conditions = watchConditions(t.db.pool);
+  const sent: { id: string; at: number }[] = [];
+  const idOf = (r: { body: string }) => (JSON.parse(r.body) as { id: string }).id;
+  const arrivedAt = (id: string) => receiver.requests.find((r) => idOf(r) === id)!.receivedAt.getTime();
+  try {
+    while (Date.now() - fullAt < 5000) {
+      const call = await completeCall(t, member, { summary: `neighbour ${sent.length}` });
+      // From the call's commit (its transaction's time): the API's own time is not the workers'.
+      sent.push({ id: call.id, at: Date.parse(call.created_at) });
+      await sleep(250);
+    }
+    await waitFor('every call of the other organization delivered', async () => sent.every((call) => receiver.requests.some((r) => idOf(r) === call.id)), 5000)
+      .catch((error: Error) => {
+        const seen = receiver.requests.map((r) => `${sent.findIndex((c) => c.id === idOf(r))}#${r.headers['x-delivery-attempt']}@${r.receivedAt.getTime() - fullAt}`);
+        throw new Error(`${error.message}; received: ${seen.join(' ')}`);
+      });
+  } finally {
+    await conditions.stop();
+  }
+  const late = sent
+    .filter((call) => arrivedAt(call.id) - Math.max(call.at, fullAt + SLOW_ATTEMPT_MS) > 1000)
+    .map((call) => `a call made ${call.at - fullAt} ms after the slots filled arrived ${arrivedAt(call.id) - call.at} ms later`);
+  const starved = conditions.describe();
+  context.diagnostic(`the other organization's deliveries took ${sent.map((c) => arrivedAt(c.id) - c.at).join(', ')} ms; ${starved}`);
+  assert.deepEqual(late, [], `every delivery of the other organization arrives within a second (${starved})`);
+  return sent;
 }

@@ -15,9 +15,12 @@ export interface SilentProxy {
   silence(): void;
   /**
    * The next client message containing `text` (a simple query's SQL, say)
-   * silences its connection before it reaches the server: the route dies just then.
+   * silences its connection before it reaches the server: the route dies just
+   * then. Resolves when that happened.
    */
-  silenceWhenClientSends(text: string): void;
+  silenceWhenClientSends(text: string): Promise<void>;
+  /** Resolves once a silent connection has swallowed a server message containing `text` (a NOTIFY's payload, say). */
+  swallowedFromServer(text: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -30,20 +33,29 @@ interface Flow {
 export async function startSilentProxy(databaseUrl: string): Promise<SilentProxy> {
   const target = new URL(databaseUrl);
   const flows = new Set<Flow>();
-  let trigger: Buffer | undefined;
+  let trigger: { text: Buffer; fired: () => void } | undefined;
+  const swallowWaiters: { text: Buffer; resolve: () => void }[] = [];
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
     const flow: Flow = { client, upstream, silent: false };
     flows.add(flow);
     client.on('data', (chunk) => {
-      if (trigger && chunk.includes(trigger)) {
+      if (trigger && chunk.includes(trigger.text)) {
+        trigger.fired();
         trigger = undefined;
         flow.silent = true;
       }
       if (!flow.silent) upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
-      if (!flow.silent) client.write(chunk);
+      if (!flow.silent) {
+        client.write(chunk);
+        return;
+      }
+      for (const waiter of swallowWaiters.filter((w) => chunk.includes(w.text))) {
+        swallowWaiters.splice(swallowWaiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
     });
     // A close passes to the other end only while the flow is not silent.
     const closed = (socket: net.Socket, other: net.Socket) => () => {
@@ -74,7 +86,13 @@ export async function startSilentProxy(databaseUrl: string): Promise<SilentProxy
       for (const flow of flows) flow.silent = true;
     },
     silenceWhenClientSends(text) {
-      trigger = Buffer.from(text);
+      return new Promise((resolve) => (trigger = { text: Buffer.from(text), fired: resolve }));
+    },
+    swallowedFromServer(text, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no silent connection swallowed "${text}" within ${timeoutMs} ms`)), timeoutMs);
+        swallowWaiters.push({ text: Buffer.from(text), resolve: () => { clearTimeout(timer); resolve(); } });
+      });
     },
     async close() {
       for (const flow of flows) {

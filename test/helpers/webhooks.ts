@@ -154,3 +154,15 @@ export async function claimDueDeliveries(pool: Pool, input: { limit: number; lea
   await committed;
   return claimed;
 }
+
+/**
+ * A barrier: completes one more call and waits until every delivery of the
+ * subscription has settled, the new one included. Whatever the worker was
+ * going to send the subscription before that call has been sent by then, so a
+ * test can afterwards check that something was not.
+ */
+export async function barrierDelivery(t: TestApp, member: Member, subscriptionId: string): Promise<DeliveryRow[]> {
+  const before = (await deliveriesOf(t, subscriptionId)).length;
+  await completeCall(t, member, { summary: 'Barrier call' });
+  return settled(t, subscriptionId, before + 1);
+}

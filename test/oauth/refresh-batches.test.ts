@@ -10,6 +10,7 @@ import { createSecretBox, type SecretBox } from '../../src/crypto/secret-box.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember } from '../helpers/fixtures.ts';
 import { createClient, issueTokens, type IssuedTokens, type TestClient } from '../helpers/oauth.ts';
+import { waitForLockWait } from '../helpers/races.ts';
 
 // Refreshes arriving while one is on its way are rotated together
 // (refresh-batches.ts, app_refresh_exchange_batch, migration 0017). Requests
@@ -138,13 +139,18 @@ describe('refresh rotations committed together', () => {
       await holder.query('BEGIN');
       await holder.query('SELECT 1 FROM oauth_grants WHERE id = $1 FOR UPDATE', [replayed!.grant_id]);
       const reuse = refreshAll([replayed!.refresh_token], { grace: 0 });
-      // Let the declined refresh reach its checks, then refresh another grant: it must not wait for them.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      let declined = false;
+      const done = () => (declined = true);
+      void reuse.then(done, done);
+      // The declined refresh's revocation waits for the held row; then another grant is refreshed.
+      await waitForLockWait(t.db.pool);
+      // Waiting for the declined refresh would mean waiting for the COMMIT below: the race ends such a wait as a failure.
       const rotated = await Promise.race([
         refreshAll([next!.refresh_token]).then(([settled]) => answer(settled!)),
         new Promise<'held up'>((resolve) => setTimeout(() => resolve('held up'), 5000)),
       ]);
       assert.notEqual(rotated, 'held up', 'the next refresh waited for a declined one\'s checks');
+      assert.equal(declined, false, 'the declined refresh was still held when the next one rotated');
       await holder.query('COMMIT');
       assert.ok(refusal((await reuse)[0]!) instanceof InvalidGrant);
     } finally {

@@ -85,33 +85,6 @@ describe('subscriptions stopped with their grant while calls are ingested and de
     assert.ok(rows.length > 0, 'deliveries were attempted between the stops');
   }
 
-  test('the platform\'s grant is revoked (RFC 7009, the refresh token) again and again', (ctx) => racing(async () => {
-    const x = await tenant('revoked');
-    const stopped: { from: number; to: number }[] = [];
-    let subscriptionId = '';
-    const rounds = await race({ rounds: 300, maxMs: 5000 },
-      async (round) => {
-        const started = Date.now();
-        if (stopped.length) stopped.at(-1)!.to = started;
-        const { tokens, subscriptionId: id } = await connect(x);
-        subscriptionId = id;
-        await pause(round % 13);
-        const res = await tokenRequest(rig.t.app, { token: tokens.refresh_token }, {
-          path: '/oauth/revoke', basic: { client_id: x.client.client_id, client_secret: x.client.client_secret },
-        });
-        assertNo5xx('POST /oauth/revoke', res);
-        assert.equal(res.statusCode, 200, res.body);
-        stopped.push({ from: Date.now(), to: Infinity });
-        await assertStopped(id, 'grant_revoked');
-      },
-      calls(x),
-    );
-    ctx.diagnostic(`rounds: ${rounds.join(', ')}; requests received: ${rig.target.requests.length}`);
-    assertRaced(rounds);
-    await assertNoAttemptsWhileStopped(subscriptionId, stopped);
-    assertNoErrorLogs(rig.t.logs);
-  }));
-
   test('revoking a connected app with two grants locks their subscriptions in id order, as recording outcomes waits for them', () => racing(async () => {
     const x = await tenant('two-grants');
     const first = await connect(x);
@@ -139,56 +112,100 @@ describe('subscriptions stopped with their grant while calls are ingested and de
     await assertStopped(low, 'grant_revoked');
   }));
 
-  test('the user who connected the platform is deactivated, reactivated and the hook re-enabled, again and again', (ctx) => racing(async () => {
-    const x = await tenant('user-off');
-    const { subscriptionId } = await connect(x);
-    const stopped: { from: number; to: number }[] = [];
-    const rounds = await race({ rounds: 300, maxMs: 5000 },
-      async (round) => {
-        if (round > 0) {
-          stopped.at(-1)!.to = Date.now();
-          await setUserActiveByEmail(rig.t.db.pool, x.owner.email, true);
-          const res = await rig.t.app.inject({ method: 'POST', url: `/webhooks/${subscriptionId}/enable`, headers: { 'x-user-token': x.caller.token } });
-          assertNo5xx('POST /webhooks/{id}/enable', res);
-          assert.equal(res.statusCode, 200, res.body);
-        }
-        await pause(round % 13);
-        await setUserActiveByEmail(rig.t.db.pool, x.owner.email, false);
-        stopped.push({ from: Date.now(), to: Infinity });
-        await assertStopped(subscriptionId, 'user_deactivated');
-      },
-      calls(x),
-    );
-    ctx.diagnostic(`rounds: ${rounds.join(', ')}; requests received: ${rig.target.requests.length}`);
-    assertRaced(rounds);
-    await assertNoAttemptsWhileStopped(subscriptionId, stopped);
-    assertNoErrorLogs(rig.t.logs);
-  }));
+  /** A grant standing with its hook active, and how to stop it. */
+  interface Standing {
+    subscriptionId: string;
+    stop(): Promise<void>;
+  }
 
-  test('the organization is deactivated, reactivated and the hook re-enabled, again and again', (ctx) => racing(async () => {
-    const x = await tenant('org-off');
-    const { subscriptionId } = await connect(x);
-    const stopped: { from: number; to: number }[] = [];
-    const rounds = await race({ rounds: 300, maxMs: 5000 },
-      async (round) => {
-        if (round > 0) {
-          stopped.at(-1)!.to = Date.now();
-          await setOrganizationActive(rig.t.db.pool, x.owner.org.id, true);
-          const res = await rig.t.app.inject({ method: 'POST', url: `/webhooks/${subscriptionId}/enable`, headers: { 'x-user-token': x.caller.token } });
-          assertNo5xx('POST /webhooks/{id}/enable', res);
-          assert.equal(res.statusCode, 200, res.body);
-        }
-        await pause(round % 13);
-        await setOrganizationActive(rig.t.db.pool, x.owner.org.id, false);
-        stopped.push({ from: Date.now(), to: Infinity });
-        await assertStopped(subscriptionId, 'organization_deactivated');
+  async function enable(x: Tenant, subscriptionId: string) {
+    const res = await rig.t.app.inject({ method: 'POST', url: `/webhooks/${subscriptionId}/enable`, headers: { 'x-user-token': x.caller.token } });
+    assertNo5xx('POST /webhooks/{id}/enable', res);
+    assert.equal(res.statusCode, 200, res.body);
+  }
+
+  /** Ways a grant stops standing, each raced round after round against calls being ingested and delivered. */
+  const stops: {
+    title: string;
+    name: string;
+    reason: string;
+    /** What POST /calls may answer meanwhile. */
+    allowed: number[];
+    /** Makes the grant stand, the hook active: from scratch in the first round, after the previous round's stop later. */
+    stand(x: Tenant, first: boolean, subscriptionId: string): Promise<Standing>;
+  }[] = [
+    {
+      title: 'the platform\'s grant is revoked (RFC 7009, the refresh token) again and again',
+      name: 'revoked',
+      reason: 'grant_revoked',
+      allowed: [201],
+      // A new grant each round, the hook subscribed again under it.
+      async stand(x) {
+        const { tokens, subscriptionId } = await connect(x);
+        return {
+          subscriptionId,
+          async stop() {
+            const res = await tokenRequest(rig.t.app, { token: tokens.refresh_token }, {
+              path: '/oauth/revoke', basic: { client_id: x.client.client_id, client_secret: x.client.client_secret },
+            });
+            assertNo5xx('POST /oauth/revoke', res);
+            assert.equal(res.statusCode, 200, res.body);
+          },
+        };
       },
+    },
+    {
+      title: 'the user who connected the platform is deactivated, reactivated and the hook re-enabled, again and again',
+      name: 'user-off',
+      reason: 'user_deactivated',
+      allowed: [201],
+      async stand(x, first, subscriptionId) {
+        if (first) subscriptionId = (await connect(x)).subscriptionId;
+        else {
+          await setUserActiveByEmail(rig.t.db.pool, x.owner.email, true);
+          await enable(x, subscriptionId);
+        }
+        return { subscriptionId, stop: () => setUserActiveByEmail(rig.t.db.pool, x.owner.email, false).then(() => {}) };
+      },
+    },
+    {
+      title: 'the organization is deactivated, reactivated and the hook re-enabled, again and again',
+      name: 'org-off',
+      reason: 'organization_deactivated',
       // While the organization is off its x-user-tokens are refused (401).
-      calls(x, [201, 401]),
-    );
-    ctx.diagnostic(`rounds: ${rounds.join(', ')}; requests received: ${rig.target.requests.length}`);
-    assertRaced(rounds);
-    await assertNoAttemptsWhileStopped(subscriptionId, stopped);
-    assertNoErrorLogs(rig.t.logs);
-  }));
+      allowed: [201, 401],
+      async stand(x, first, subscriptionId) {
+        if (first) subscriptionId = (await connect(x)).subscriptionId;
+        else {
+          await setOrganizationActive(rig.t.db.pool, x.owner.org.id, true);
+          await enable(x, subscriptionId);
+        }
+        return { subscriptionId, stop: () => setOrganizationActive(rig.t.db.pool, x.owner.org.id, false).then(() => {}) };
+      },
+    },
+  ];
+
+  for (const stop of stops) {
+    test(stop.title, (ctx) => racing(async () => {
+      const x = await tenant(stop.name);
+      const stopped: { from: number; to: number }[] = [];
+      let subscriptionId = '';
+      const rounds = await race({ rounds: 300, maxMs: 5000 },
+        async (round) => {
+          if (stopped.length) stopped.at(-1)!.to = Date.now();
+          const standing = await stop.stand(x, round === 0, subscriptionId);
+          subscriptionId = standing.subscriptionId;
+          await pause(round % 13);
+          await standing.stop();
+          stopped.push({ from: Date.now(), to: Infinity });
+          await assertStopped(subscriptionId, stop.reason);
+        },
+        calls(x, stop.allowed),
+      );
+      ctx.diagnostic(`rounds: ${rounds.join(', ')}; requests received: ${rig.target.requests.length}`);
+      assertRaced(rounds);
+      await assertNoAttemptsWhileStopped(subscriptionId, stopped);
+      assertNoErrorLogs(rig.t.logs);
+    }));
+  }
 });

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { createClient, issueTokens, platformHeaders } from '../helpers/oauth.ts';
 import {
-  completeCall, connectPlatform, deliveriesOf, settled, startDeliveryRig, startWebhookApp, subscribeHook, type DeliveryRig,
+  barrierDelivery, completeCall, connectPlatform, deliveriesOf, settled, startDeliveryRig, startWebhookApp, subscribeHook, type DeliveryRig,
 } from '../helpers/webhooks.ts';
 import { RECOVER_BATCH } from '../../src/webhooks/recovery.service.ts';
 
@@ -49,8 +49,10 @@ describe('recover failed deliveries', () => {
 
     const done = await settled(t, hook.id, 3);
     assert.ok(done.every((d) => d.status === 'succeeded'));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const resent = rig.target.requests.filter((r) => r.url === path).slice(before);
+    // A later call's delivery settles: anything queued twice would have been sent by then.
+    await barrierDelivery(t, org.member, hook.id);
+    const failedIds = new Set(failed.map((d) => d.id));
+    const resent = rig.target.requests.filter((r) => r.url === path).slice(before).filter((r) => failedIds.has(String(r.headers['x-delivery-id'])));
     assert.equal(resent.length, 3, 'each failed delivery arrives exactly once more');
     assert.deepEqual(new Set(resent.map((r) => r.headers['x-delivery-id'])), new Set(failed.map((d) => d.id)));
     assert.deepEqual(resent.map((r) => r.headers['x-delivery-attempt']), ['4', '4', '4']);

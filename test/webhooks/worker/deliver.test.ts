@@ -32,15 +32,20 @@ describe('deliver to a real HTTPS target', () => {
     await closeDeliveryAgents();
   });
 
-  test('POSTs the body and headers exactly, verified by the test CA, and reports the answer', async () => {
-    target.respond(() => ({ status: 202, body: '{"accepted":true}' }));
+  test('POSTs the body and headers exactly, verified by the test CA, and reports the answer and how long it took', async () => {
+    // The target answers 150 ms after the request arrives: the latency counts that wait and no more than the call took.
+    const delayMs = 150;
+    target.respond(() => ({ status: 202, body: '{"accepted":true}', delayMs }));
     const before = target.requests.length;
+    const started = performance.now();
     const outcome = await send(`${target.url}/hooks/zap?x=1`);
+    const tookMs = performance.now() - started;
     assertResponse(outcome);
     assert.equal(outcome.status, 202);
     assert.equal(outcome.bodyExcerpt, '{"accepted":true}');
     assert.equal(outcome.retryAfter, undefined);
-    assert.ok(outcome.latencyMs >= 0);
+    // A timer may fire up to a millisecond early; the latency is rounded.
+    assert.ok(outcome.latencyMs >= delayMs - 1 && outcome.latencyMs <= Math.ceil(tookMs), `latency ${outcome.latencyMs} ms, call ${tookMs.toFixed(1)} ms`);
     const received = target.requests.slice(before);
     assert.equal(received.length, 1);
     const [request] = received;
