@@ -141,3 +141,12 @@ export async function assertNeighbourDelivered(
   assert.deepEqual(late, [], `every delivery of the other organization arrives within a second (${starved})`);
   return sent;
 }
+
+/**
+ * The subscriptions' endpoints have answered before (established endpoints
+ * that go bad, or stay healthy): an endpoint that never answered counts as
+ * degraded from its first attempt (endpoint-health.ts), which is another case.
+ */
+export async function answeredBefore(db: Queryable, subscriptionIds: readonly string[]): Promise<void> {
+  await db.query('UPDATE webhook_subscriptions SET answered = true WHERE id = ANY($1)', [subscriptionIds]);
+}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startHttpsTarget, type HttpsTarget, type TargetResponse } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
-import { assertNeighbourDelivered, errorLines, healthOf, sleep, type SubscriptionHealth } from '../../helpers/delivery-health.ts';
+import { answeredBefore, assertNeighbourDelivered, errorLines, healthOf, sleep, type SubscriptionHealth } from '../../helpers/delivery-health.ts';
 import { completeCall, connectPlatform, settled, startWebhookApp, subscribeHook, waitFor } from '../../helpers/webhooks.ts';
 import { spawnWorker, type WorkerProcess } from '../../helpers/worker-process.ts';
 import { BREAKER_THRESHOLD } from '../../../src/webhooks/worker/endpoint-health.ts';
@@ -53,8 +53,11 @@ describe('two worker processes: an organization whose endpoints hang does not ho
     targets.push(...hanging, receiver);
     const a = await connectPlatform(t);
     const b = await connectPlatform(t);
-    for (const [i, target] of hanging.entries()) await subscribeHook(t, a, { hookUrl: `${target.url}/a${i}` });
+    const aHooks: { id: string }[] = [];
+    for (const [i, target] of hanging.entries()) aHooks.push(await subscribeHook(t, a, { hookUrl: `${target.url}/a${i}` }));
     const bHook = await subscribeHook(t, b, { hookUrl: `${receiver.url}/b` });
+    // Endpoints that worked until now: A's take healthy slots until their attempts are known slow.
+    await answeredBefore(t.db.pool, [...aHooks.map((hook) => hook.id), bHook.id]);
 
     workers = await twoWorkers(t, HANGING_ENV);
     // 320 deliveries: enough to fill both workers, twice over, all older than B's.

@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
-import { assertNeighbourDelivered, capturingLogger, healthOf, sleep } from '../../helpers/delivery-health.ts';
+import { answeredBefore, assertNeighbourDelivered, capturingLogger, healthOf, sleep } from '../../helpers/delivery-health.ts';
 import { completeCall, connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook, waitFor } from '../../helpers/webhooks.ts';
-import { SLOW_ATTEMPT_MS } from '../../../src/webhooks/worker/endpoint-health.ts';
+import { SLOW_ATTEMPT_MS, slowSlots } from '../../../src/webhooks/worker/endpoint-health.ts';
 
 /** The default worker's slots (worker.ts), all taken by the first round of attempts to the hanging endpoints. */
 const WORKER_SLOTS = 64;
+/** Of those, the share attempts to degraded endpoints may hold (endpoint-health.ts slowSlots). */
+const SLOW_SHARE_OF_SLOTS = slowSlots(WORKER_SLOTS);
 
 describe('an organization whose endpoints hang does not hold up another organization', () => {
   let t: TestApp;
@@ -29,8 +31,11 @@ describe('an organization whose endpoints hang does not hold up another organiza
     targets.push(...hanging, receiver);
     const a = await connectPlatform(t);
     const b = await connectPlatform(t);
-    for (const [i, target] of hanging.entries()) await subscribeHook(t, a, { hookUrl: `${target.url}/a${i}` });
+    const aHooks: { id: string }[] = [];
+    for (const [i, target] of hanging.entries()) aHooks.push(await subscribeHook(t, a, { hookUrl: `${target.url}/a${i}` }));
     const bHook = await subscribeHook(t, b, { hookUrl: `${receiver.url}/b` });
+    // Endpoints that worked until now: A's take healthy slots until their attempts are known slow.
+    await answeredBefore(t.db.pool, [...aHooks.map((hook) => hook.id), bHook.id]);
     // 160 deliveries queued: the worker's first claim fills every slot with attempts to the hanging
     // endpoints, and more than another round of them stays queued, all older than B's deliveries.
     for (let i = 0; i < 20; i++) await completeCall(t, a.member);
@@ -48,6 +53,34 @@ describe('an organization whose endpoints hang does not hold up another organiza
       const sent = await assertNeighbourDelivered(context, { t, member: b.member, receiver, fullAt: Date.now() });
       assert.ok((await settled(t, bHook.id, sent.length)).every((d) => d.status === 'succeeded'));
       assert.ok(hanging.every((target) => target.requests.length > 0), 'every hanging endpoint was tried');
+    } finally {
+      await worker.stop();
+    }
+    assert.deepEqual(errors(), [], 'no error-level log line');
+  });
+
+  test('eight new endpoints that never answer: they share the slow slots from their first attempt, and the other organization\'s deliveries arrive within a second', async (context) => {
+    const hanging = await Promise.all(Array.from({ length: 8 }, () => startHttpsTarget(() => ({ hang: true }))));
+    const receiver = await startHttpsTarget(() => ({ status: 204 }));
+    targets.push(...hanging, receiver);
+    const a = await connectPlatform(t);
+    const b = await connectPlatform(t);
+    for (const [i, target] of hanging.entries()) await subscribeHook(t, a, { hookUrl: `${target.url}/a${i}-new` });
+    const bHook = await subscribeHook(t, b, { hookUrl: `${receiver.url}/b-new` });
+    await answeredBefore(t.db.pool, [bHook.id]);
+    for (let i = 0; i < 20; i++) await completeCall(t, a.member);
+
+    const { log, errors } = capturingLogger();
+    const worker = await startTestWorker(t, { log });
+    try {
+      await waitFor('the slow share taken by attempts to the new hanging endpoints', async () => {
+        const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE lease_token IS NOT NULL');
+        return rows[0].n >= SLOW_SHARE_OF_SLOTS;
+      });
+      const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE lease_token IS NOT NULL');
+      assert.equal(rows[0].n, SLOW_SHARE_OF_SLOTS, 'never answered: no more than the slow share');
+      const sent = await assertNeighbourDelivered(context, { t, member: b.member, receiver, fullAt: Date.now() });
+      assert.ok((await settled(t, bHook.id, sent.length)).every((d) => d.status === 'succeeded'));
     } finally {
       await worker.stop();
     }
@@ -84,6 +117,7 @@ describe('degraded endpoints hold at most their share of a worker\'s slots', () 
     const aHooks: { id: string }[] = [];
     for (const path of ['/slow-1', '/slow-2', '/failing', '/hanging']) aHooks.push(await subscribeHook(t, a, { hookUrl: `${degraded.url}${path}` }));
     const bHook = await subscribeHook(t, b, { hookUrl: `${healthy.url}/b` });
+    await answeredBefore(t.db.pool, [bHook.id]);
 
     const { log, errors } = capturingLogger();
     const worker = await startTestWorker(t, { log, concurrency: 8 });
