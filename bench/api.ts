@@ -310,7 +310,12 @@ async function main() {
         await insertCompletedCall(tx, { agentId: null, summary: `Bench call ${i}`, durationSeconds: i % 600 });
     });
     for (let i = 0; i < LOCATIONS; i++) {
-      await createLocation(pool, NO_CACHES, org.id, { name: `Location ${i}`, city: 'Springfield', country: 'US', is_primary: i === 0 } as never);
+      await createLocation(pool, NO_CACHES, org.id, {
+        name: `Location ${i}`,
+        city: 'Springfield',
+        country: 'US',
+        is_primary: i === 0,
+      } as never);
     }
     // POST /calls row: one active subscription, so every call writes its outbox
     // row in the same statement. Its receiver accepts connections and never answers, so the

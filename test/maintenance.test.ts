@@ -44,9 +44,10 @@ describe('hourly maintenance', () => {
       [stale, endedRecently, open],
     );
     await runAll();
-    const { rows } = await t.db.pool.query<{ subject: string }>('SELECT subject FROM login_failures WHERE subject = ANY($1) ORDER BY subject', [
-      [stale, endedRecently, open],
-    ]);
+    const { rows } = await t.db.pool.query<{ subject: string }>(
+      'SELECT subject FROM login_failures WHERE subject = ANY($1) ORDER BY subject',
+      [[stale, endedRecently, open]],
+    );
     assert.deepEqual(rows.map((r) => r.subject).sort(), [endedRecently, open].sort());
   });
 
@@ -67,7 +68,9 @@ describe('hourly maintenance', () => {
     const recent = await code('1 hour');
     const live = await code('-10 minutes');
     await runAll();
-    const left = await t.db.pool.query<{ code_hash: Buffer }>('SELECT code_hash FROM oauth_authorization_codes WHERE grant_id = $1', [grantId]);
+    const left = await t.db.pool.query<{ code_hash: Buffer }>('SELECT code_hash FROM oauth_authorization_codes WHERE grant_id = $1', [
+      grantId,
+    ]);
     const hex = (hashes: Buffer[]) => hashes.map((h) => h.toString('hex')).sort();
     assert.deepEqual(hex(left.rows.map((r) => r.code_hash)), hex([recent, live]));
   });

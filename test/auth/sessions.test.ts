@@ -60,7 +60,10 @@ describe('x-user-token sessions', () => {
 
     const token = res.json().token;
     const switched = await t.app.inject({
-      method: 'PUT', url: '/auth/session/organization', headers: { 'x-user-token': token }, payload: { organization_id: member.org.id },
+      method: 'PUT',
+      url: '/auth/session/organization',
+      headers: { 'x-user-token': token },
+      payload: { organization_id: member.org.id },
     });
     assert.equal(switched.statusCode, 200);
     assert.equal(switched.json().organization.id, member.org.id);
@@ -69,7 +72,10 @@ describe('x-user-token sessions', () => {
 
     const foreign = await createOrg(t.db.pool, 'Foreign');
     const refused = await t.app.inject({
-      method: 'PUT', url: '/auth/session/organization', headers: { 'x-user-token': token }, payload: { organization_id: foreign.id },
+      method: 'PUT',
+      url: '/auth/session/organization',
+      headers: { 'x-user-token': token },
+      payload: { organization_id: foreign.id },
     });
     assert.equal(refused.statusCode, 403);
     assert.equal(refused.json().code, 'AUTH_NOT_A_MEMBER');
@@ -123,7 +129,9 @@ describe('x-user-token sessions', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) {
       const res = await t.app.inject({
-        method: 'POST', url: '/auth/sessions', payload: { email: member.email, password: 'wrong' },
+        method: 'POST',
+        url: '/auth/sessions',
+        payload: { email: member.email, password: 'wrong' },
         remoteAddress: `10.0.0.${i + 1}`,
       });
       statuses.push(res.statusCode);
@@ -138,12 +146,17 @@ describe('x-user-token sessions', () => {
   test('successful logins are not counted: signing in often never locks anyone out', async () => {
     const member = await createMember(t.db.pool);
     for (let i = 0; i < 15; i++) {
-      const res = await t.app.inject({ method: 'POST', url: '/auth/sessions', payload: { email: member.email, password: PASSWORD }, remoteAddress: '10.7.7.7' });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/auth/sessions',
+        payload: { email: member.email, password: PASSWORD },
+        remoteAddress: '10.7.7.7',
+      });
       assert.equal(res.statusCode, 201, `sign-in ${i + 1}`);
     }
   });
 
-  test('a successful login clears the email\'s failure count', async () => {
+  test("a successful login clears the email's failure count", async () => {
     const member = await createMember(t.db.pool);
     const attempt = (password: string) =>
       t.app.inject({ method: 'POST', url: '/auth/sessions', payload: { email: member.email, password }, remoteAddress: '10.6.6.6' });
@@ -156,7 +169,10 @@ describe('x-user-token sessions', () => {
     let last = 0;
     for (let i = 0; i < 31; i++) {
       const res = await t.app.inject({
-        method: 'POST', url: '/auth/sessions', payload: { email: uniqueEmail(), password: 'wrong' }, remoteAddress: '10.9.9.9',
+        method: 'POST',
+        url: '/auth/sessions',
+        payload: { email: uniqueEmail(), password: 'wrong' },
+        remoteAddress: '10.9.9.9',
       });
       last = res.statusCode;
     }
@@ -167,10 +183,16 @@ describe('x-user-token sessions', () => {
   // guesses all read "not blocked" and all be checked.
   test('50 concurrent wrong passwords for one email: at most 10 are verified, the rest are 429 with Retry-After', async () => {
     const member = await createMember(t.db.pool);
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => t.app.inject({
-      method: 'POST', url: '/auth/sessions', payload: { email: member.email, password: `guess-${i}` },
-      remoteAddress: `10.20.${Math.floor(i / 200)}.${(i % 200) + 1}`,
-    })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/auth/sessions',
+          payload: { email: member.email, password: `guess-${i}` },
+          remoteAddress: `10.20.${Math.floor(i / 200)}.${(i % 200) + 1}`,
+        }),
+      ),
+    );
     const verified = results.filter((r) => r.statusCode === 401);
     const refused = results.filter((r) => r.statusCode === 429);
     assert.equal(verified.length, 10, `statuses: ${results.map((r) => r.statusCode).join(',')}`);
@@ -183,26 +205,48 @@ describe('x-user-token sessions', () => {
   });
 
   test('60 concurrent wrong attempts from one address: at most 30 are verified, the rest are 429 with Retry-After', async () => {
-    const results = await Promise.all(Array.from({ length: 60 }, () => t.app.inject({
-      method: 'POST', url: '/auth/sessions', payload: { email: uniqueEmail(), password: 'wrong' }, remoteAddress: '10.30.30.30',
-    })));
+    const results = await Promise.all(
+      Array.from({ length: 60 }, () =>
+        t.app.inject({
+          method: 'POST',
+          url: '/auth/sessions',
+          payload: { email: uniqueEmail(), password: 'wrong' },
+          remoteAddress: '10.30.30.30',
+        }),
+      ),
+    );
     assert.equal(results.filter((r) => r.statusCode === 401).length, 30, `statuses: ${results.map((r) => r.statusCode).join(',')}`);
     const refused = results.filter((r) => r.statusCode === 429);
     assert.equal(refused.length, 30);
     assert.ok(refused.every((r) => Number(r.headers['retry-after']) > 0));
   });
 
-  test('an attempt refused for its email does not use up its address\'s budget', async () => {
+  test("an attempt refused for its email does not use up its address's budget", async () => {
     const member = await createMember(t.db.pool);
     for (let i = 0; i < 10; i++) {
-      await t.app.inject({ method: 'POST', url: '/auth/sessions', payload: { email: member.email, password: 'wrong' }, remoteAddress: `10.40.0.${i + 1}` });
+      await t.app.inject({
+        method: 'POST',
+        url: '/auth/sessions',
+        payload: { email: member.email, password: 'wrong' },
+        remoteAddress: `10.40.0.${i + 1}`,
+      });
     }
     for (let i = 0; i < 40; i++) {
-      const res = await t.app.inject({ method: 'POST', url: '/auth/sessions', payload: { email: member.email, password: 'wrong' }, remoteAddress: '10.40.1.1' });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/auth/sessions',
+        payload: { email: member.email, password: 'wrong' },
+        remoteAddress: '10.40.1.1',
+      });
       assert.equal(res.statusCode, 429);
     }
     const other = await createMember(t.db.pool);
-    const res = await t.app.inject({ method: 'POST', url: '/auth/sessions', payload: { email: other.email, password: PASSWORD }, remoteAddress: '10.40.1.1' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/auth/sessions',
+      payload: { email: other.email, password: PASSWORD },
+      remoteAddress: '10.40.1.1',
+    });
     assert.equal(res.statusCode, 201);
   });
 
@@ -231,7 +275,10 @@ describe('x-user-token sessions through the process cache', () => {
       // A session with a second and a half to live (an INSERT: nothing is notified), used and so cached while it lives.
       const token = generateToken('sbu');
       const session = await insertSession(db.pool, {
-        tokenHash: hashToken(token), userId: member.user.id, organizationId: member.org.id, expiresAt: new Date(Date.now() + 1500),
+        tokenHash: hashToken(token),
+        userId: member.user.id,
+        organizationId: member.org.id,
+        expiresAt: new Date(Date.now() + 1500),
       });
       const opens = async () => (await cached.app.inject({ url: '/auth/session', headers: { 'x-user-token': token } })).statusCode;
       assert.equal(await opens(), 200);

@@ -53,14 +53,20 @@ describe('hot reads: statements per request', () => {
     const org = await connectPlatform(uncached);
     await completeCall(uncached, org.member);
     for (let i = 0; i < 2; i++) {
-      assert.equal(await statements(uncached.app.db, async () => {
-        const res = await uncached.app.inject({ url: '/calls/recent', headers: org.headers });
-        assert.equal(res.json().length, 1);
-      }), 1);
-      assert.equal(await statements(uncached.app.db, async () => {
-        const res = await uncached.app.inject({ url: '/locations', headers: { 'x-user-token': org.member.token } });
-        assert.equal(res.statusCode, 200);
-      }), 1);
+      assert.equal(
+        await statements(uncached.app.db, async () => {
+          const res = await uncached.app.inject({ url: '/calls/recent', headers: org.headers });
+          assert.equal(res.json().length, 1);
+        }),
+        1,
+      );
+      assert.equal(
+        await statements(uncached.app.db, async () => {
+          const res = await uncached.app.inject({ url: '/locations', headers: { 'x-user-token': org.member.token } });
+          assert.equal(res.statusCode, 200);
+        }),
+        1,
+      );
     }
   });
 
@@ -70,14 +76,22 @@ describe('hot reads: statements per request', () => {
     assert.equal(await statements(cached.app.db, async () => assert.deepEqual((await recent()).json(), [])), 1);
     assert.equal(await statements(cached.app.db, async () => assert.deepEqual((await recent()).json(), [])), 0);
     const call = await completeCall(cached, org.member);
-    assert.equal(await statements(cached.app.db, async () => assert.deepEqual((await recent()).json().map((c: { id: string }) => c.id), [call.id])), 1);
+    assert.equal(
+      await statements(cached.app.db, async () =>
+        assert.deepEqual(
+          (await recent()).json().map((c: { id: string }) => c.id),
+          [call.id],
+        ),
+      ),
+      1,
+    );
 
     const locations = () => cached.app.inject({ url: '/locations', headers: { 'x-user-token': org.member.token } });
     assert.equal(await statements(cached.app.db, async () => assert.equal((await locations()).statusCode, 200)), 1);
     assert.equal(await statements(cached.app.db, async () => assert.equal((await locations()).statusCode, 200)), 0);
   });
 
-  test('refusals follow the guard\'s order whether the principal was read or cached', async () => {
+  test("refusals follow the guard's order whether the principal was read or cached", async () => {
     const org = await connectPlatform(cached, { scopes: ['contacts:read'] });
     for (const t of [uncached, cached, cached]) {
       const wrongSecret = await t.app.inject({ url: '/calls/recent', headers: { ...org.headers, 'x-client-secret': 'sbs_wrong' } });

@@ -56,8 +56,14 @@ describe('cache tags: every trigger sends what the builders make', () => {
   /** One notification per tag list, as the builders join them. */
   const notifications = (...lists: Tag[][]) => lists.map((list) => list.join(',')).sort();
 
-  const query = (sql: string, values: unknown[] = []) => () => db.pool.query(sql, values);
-  const inOrg = (member: Member, sql: string, values: unknown[] = []) => () => withOrg(db.pool, member.org.id, (client) => client.query(sql, values));
+  const query =
+    (sql: string, values: unknown[] = []) =>
+    () =>
+      db.pool.query(sql, values);
+  const inOrg =
+    (member: Member, sql: string, values: unknown[] = []) =>
+    () =>
+      withOrg(db.pool, member.org.id, (client) => client.query(sql, values));
 
   async function platform() {
     const member = await createMember(db.pool);
@@ -71,19 +77,23 @@ describe('cache tags: every trigger sends what the builders make', () => {
     return rows[0]!.id;
   }
   async function bareUser(): Promise<string> {
-    const { rows } = await db.pool.query<{ id: string }>(
-      `INSERT INTO users (email, password_hash) VALUES ($1, 'x') RETURNING id`, [`bare-${randomBytes(4).toString('hex')}@example.com`],
-    );
+    const { rows } = await db.pool.query<{ id: string }>(`INSERT INTO users (email, password_hash) VALUES ($1, 'x') RETURNING id`, [
+      `bare-${randomBytes(4).toString('hex')}@example.com`,
+    ]);
     return rows[0]!.id;
   }
 
   test('access tokens: revoked or deleted while unexpired send their grant; an expired one sends nothing', async () => {
     const { grantId } = await platform();
-    assert.deepEqual(await sentBy(query('UPDATE oauth_access_tokens SET revoked_at = now() WHERE grant_id = $1', [grantId])),
-      notifications([tags.grant(grantId)]));
+    assert.deepEqual(
+      await sentBy(query('UPDATE oauth_access_tokens SET revoked_at = now() WHERE grant_id = $1', [grantId])),
+      notifications([tags.grant(grantId)]),
+    );
     const other = await platform();
-    assert.deepEqual(await sentBy(query('DELETE FROM oauth_access_tokens WHERE grant_id = $1', [other.grantId])),
-      notifications([tags.grant(other.grantId)]));
+    assert.deepEqual(
+      await sentBy(query('DELETE FROM oauth_access_tokens WHERE grant_id = $1', [other.grantId])),
+      notifications([tags.grant(other.grantId)]),
+    );
     const expired = await platform();
     await db.pool.query(`UPDATE oauth_access_tokens SET expires_at = now() - interval '1 second' WHERE grant_id = $1`, [expired.grantId]);
     assert.deepEqual(await sentBy(query('DELETE FROM oauth_access_tokens WHERE grant_id = $1', [expired.grantId])), []);
@@ -91,20 +101,28 @@ describe('cache tags: every trigger sends what the builders make', () => {
 
   test('grants: updated or deleted send the grant', async () => {
     const { grantId } = await platform();
-    assert.deepEqual(await sentBy(query('UPDATE oauth_grants SET revoked_at = now() WHERE id = $1', [grantId])),
-      notifications([tags.grant(grantId)]));
+    assert.deepEqual(
+      await sentBy(query('UPDATE oauth_grants SET revoked_at = now() WHERE id = $1', [grantId])),
+      notifications([tags.grant(grantId)]),
+    );
     // Its access tokens go with it (ON DELETE CASCADE) and send the same tag: one notification per transaction.
     const other = await platform();
-    assert.deepEqual(await sentBy(query('DELETE FROM oauth_grants WHERE id = $1', [other.grantId])),
-      notifications([tags.grant(other.grantId)]));
+    assert.deepEqual(
+      await sentBy(query('DELETE FROM oauth_grants WHERE id = $1', [other.grantId])),
+      notifications([tags.grant(other.grantId)]),
+    );
   });
 
   test('clients: a rotated secret or a deletion sends the client (and, deleted, its grants)', async () => {
     const { client, grantId } = await platform();
-    assert.deepEqual(await sentBy(query(`UPDATE oauth_clients SET secret_hash = sha256('rotated') WHERE client_id = $1`, [client.client_id])),
-      notifications([tags.client(client.client_id)]));
-    assert.deepEqual(await sentBy(query('DELETE FROM oauth_clients WHERE client_id = $1', [client.client_id])),
-      notifications([tags.client(client.client_id)], [tags.grant(grantId)]));
+    assert.deepEqual(
+      await sentBy(query(`UPDATE oauth_clients SET secret_hash = sha256('rotated') WHERE client_id = $1`, [client.client_id])),
+      notifications([tags.client(client.client_id)]),
+    );
+    assert.deepEqual(
+      await sentBy(query('DELETE FROM oauth_clients WHERE client_id = $1', [client.client_id])),
+      notifications([tags.client(client.client_id)], [tags.grant(grantId)]),
+    );
   });
 
   test('users, memberships, organizations: updated or deleted send the user or the organization', async () => {
@@ -114,12 +132,21 @@ describe('cache tags: every trigger sends what the builders make', () => {
 
     const member = await createMember(db.pool);
     const membership = 'FROM memberships WHERE user_id = $1 AND organization_id = $2';
-    assert.deepEqual(await sentBy(query(`UPDATE memberships SET role = 'admin' WHERE user_id = $1 AND organization_id = $2`, [member.user.id, member.org.id])),
-      notifications([tags.user(member.user.id)]));
-    assert.deepEqual(await sentBy(query(`DELETE ${membership}`, [member.user.id, member.org.id])), notifications([tags.user(member.user.id)]));
+    assert.deepEqual(
+      await sentBy(
+        query(`UPDATE memberships SET role = 'admin' WHERE user_id = $1 AND organization_id = $2`, [member.user.id, member.org.id]),
+      ),
+      notifications([tags.user(member.user.id)]),
+    );
+    assert.deepEqual(
+      await sentBy(query(`DELETE ${membership}`, [member.user.id, member.org.id])),
+      notifications([tags.user(member.user.id)]),
+    );
 
-    assert.deepEqual(await sentBy(query('UPDATE organizations SET active = false WHERE id = $1', [member.org.id])),
-      notifications([tags.org(member.org.id)]));
+    assert.deepEqual(
+      await sentBy(query('UPDATE organizations SET active = false WHERE id = $1', [member.org.id])),
+      notifications([tags.org(member.org.id)]),
+    );
     const { rows } = await db.pool.query<{ id: string }>(`INSERT INTO organizations (name) VALUES ('Bare') RETURNING id`);
     assert.deepEqual(await sentBy(query('DELETE FROM organizations WHERE id = $1', [rows[0]!.id])), notifications([tags.org(rows[0]!.id)]));
   });
@@ -127,29 +154,45 @@ describe('cache tags: every trigger sends what the builders make', () => {
   test('sessions: moved or signed out while unexpired send the session; an expired one sends nothing', async () => {
     const member = await createMember(db.pool);
     const sessionId = await sessionOf(member);
-    assert.deepEqual(await sentBy(query('UPDATE user_sessions SET organization_id = organization_id WHERE id = $1', [sessionId])),
-      notifications([tags.session(sessionId)]));
+    assert.deepEqual(
+      await sentBy(query('UPDATE user_sessions SET organization_id = organization_id WHERE id = $1', [sessionId])),
+      notifications([tags.session(sessionId)]),
+    );
     assert.deepEqual(await sentBy(query('DELETE FROM user_sessions WHERE id = $1', [sessionId])), notifications([tags.session(sessionId)]));
     const expired = await createMember(db.pool);
     await db.pool.query(`UPDATE user_sessions SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [expired.user.id]);
     assert.deepEqual(await sentBy(query('DELETE FROM user_sessions WHERE user_id = $1', [expired.user.id])), []);
   });
 
-  test('calls: a completed call inserted, completed or deleted sends the organization\'s calls; one in progress sends nothing', async () => {
+  test("calls: a completed call inserted, completed or deleted sends the organization's calls; one in progress sends nothing", async () => {
     const member = await createMember(db.pool);
     const calls = notifications([tags.calls(member.org.id)]);
     assert.deepEqual(await sentBy(inOrg(member, `INSERT INTO calls (organization_id) VALUES ($1)`, [member.org.id])), []);
-    assert.deepEqual(await sentBy(inOrg(member, `UPDATE calls SET status = 'completed', completed_at = now(), summary = 'Done', duration_seconds = 3`)), calls);
-    assert.deepEqual(await sentBy(inOrg(member,
-      `INSERT INTO calls (organization_id, status, completed_at, summary, duration_seconds) VALUES ($1, 'completed', now(), 'Booked', 5)`, [member.org.id])), calls);
+    assert.deepEqual(
+      await sentBy(inOrg(member, `UPDATE calls SET status = 'completed', completed_at = now(), summary = 'Done', duration_seconds = 3`)),
+      calls,
+    );
+    assert.deepEqual(
+      await sentBy(
+        inOrg(
+          member,
+          `INSERT INTO calls (organization_id, status, completed_at, summary, duration_seconds) VALUES ($1, 'completed', now(), 'Booked', 5)`,
+          [member.org.id],
+        ),
+      ),
+      calls,
+    );
     // Calls are never deleted by the application role: as the owner, as an operator would.
     assert.deepEqual(await sentBy(query('DELETE FROM calls WHERE organization_id = $1', [member.org.id])), calls);
   });
 
-  test('locations: inserted, updated or deleted send the organization\'s locations', async () => {
+  test("locations: inserted, updated or deleted send the organization's locations", async () => {
     const member = await createMember(db.pool);
     const locations = notifications([tags.locations(member.org.id)]);
-    assert.deepEqual(await sentBy(inOrg(member, `INSERT INTO locations (organization_id, name) VALUES ($1, 'Depot')`, [member.org.id])), locations);
+    assert.deepEqual(
+      await sentBy(inOrg(member, `INSERT INTO locations (organization_id, name) VALUES ($1, 'Depot')`, [member.org.id])),
+      locations,
+    );
     assert.deepEqual(await sentBy(inOrg(member, `UPDATE locations SET city = 'Springfield'`)), locations);
     assert.deepEqual(await sentBy(inOrg(member, 'DELETE FROM locations')), locations);
   });
@@ -159,8 +202,9 @@ describe('cache tags: every trigger sends what the builders make', () => {
       `INSERT INTO users (email, password_hash) SELECT 'many-' || n || '-' || $1 || '@example.com', 'x' FROM generate_series(1, 101) n RETURNING id`,
       [randomBytes(4).toString('hex')],
     );
-    assert.deepEqual(await sentBy(query('UPDATE users SET name = $2 WHERE id = ANY($1)', [rows.map((row) => row.id), 'Many'])),
-      [tags.everything]);
+    assert.deepEqual(await sentBy(query('UPDATE users SET name = $2 WHERE id = ANY($1)', [rows.map((row) => row.id), 'Many'])), [
+      tags.everything,
+    ]);
   });
 
   // Last: TRUNCATE empties the tables the tests above use.

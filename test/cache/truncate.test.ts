@@ -111,7 +111,10 @@ describe('TRUNCATE of a cached table empties that cache in every process', () =>
   test('TRUNCATE calls: a cached /calls/recent body is read again', async () => {
     const { member, headers } = await platform();
     const created = await processes[0]!.t.app.inject({
-      method: 'POST', url: '/calls', headers: { 'x-user-token': member.token }, payload: { summary: 'Booked a visit', duration_seconds: 4 },
+      method: 'POST',
+      url: '/calls',
+      headers: { 'x-user-token': member.token },
+      payload: { summary: 'Booked a visit', duration_seconds: 4 },
     });
     assert.equal(created.statusCode, 201);
     for (const p of processes) assert.equal((await recent(p, headers)).json().length, 1);
@@ -122,10 +125,13 @@ describe('TRUNCATE of a cached table empties that cache in every process', () =>
 
   test('TRUNCATE oauth_clients CASCADE: the client and its tokens are refused by both processes', async () => {
     const { client, headers } = await platform();
-    const revoke = (p: Process) => p.t.app.inject({
-      method: 'POST', url: '/oauth/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ token: 'unknown', client_id: client.client_id, client_secret: client.client_secret }).toString(),
-    });
+    const revoke = (p: Process) =>
+      p.t.app.inject({
+        method: 'POST',
+        url: '/oauth/revoke',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ token: 'unknown', client_id: client.client_id, client_secret: client.client_secret }).toString(),
+      });
     for (const p of processes) {
       assert.equal((await recent(p, headers)).statusCode, 200);
       assert.equal((await revoke(p)).statusCode, 200, 'client authentication answered');

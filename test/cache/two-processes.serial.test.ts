@@ -60,17 +60,24 @@ describe('process caches: two serve processes on one database', () => {
       await commitUnannounced(db.pool, ...undo);
     }
   }
-  const setTokenRevoked = (token: string, at: Date | null): [string, unknown[]] =>
-    ["UPDATE oauth_access_tokens SET revoked_at = $2 WHERE token_hash = sha256(convert_to($1, 'UTF8'))", [token, at]];
+  const setTokenRevoked = (token: string, at: Date | null): [string, unknown[]] => [
+    "UPDATE oauth_access_tokens SET revoked_at = $2 WHERE token_hash = sha256(convert_to($1, 'UTF8'))",
+    [token, at],
+  ];
   /**
    * Used at each process, and shown to come from its cache from then on: with
    * the token revoked where no notification tells, both processes still accept it.
    */
   async function usedEverywhere(connection: { headers: Record<string, string>; tokens: { access_token: string } }): Promise<void> {
     for (const served of [a, b]) assert.equal(await recentStatus(served, connection.headers), 200);
-    await whileUnannounced(setTokenRevoked(connection.tokens.access_token, new Date()), setTokenRevoked(connection.tokens.access_token, null), async () => {
-      for (const served of [a, b]) assert.equal(await recentStatus(served, connection.headers), 200, 'the token is served from the process cache');
-    });
+    await whileUnannounced(
+      setTokenRevoked(connection.tokens.access_token, new Date()),
+      setTokenRevoked(connection.tokens.access_token, null),
+      async () => {
+        for (const served of [a, b])
+          assert.equal(await recentStatus(served, connection.headers), 200, 'the token is served from the process cache');
+      },
+    );
   }
   async function connect(options: { client?: Awaited<ReturnType<typeof createClient>> } = {}) {
     const member = await createMember(db.pool);
@@ -85,7 +92,10 @@ describe('process caches: two serve processes on one database', () => {
     await usedEverywhere(connection);
     const revoked = await fetch(`${a.url}/oauth/revoke`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: `token=${encodeURIComponent(tokens.access_token)}`,
     });
     assert.equal(revoked.status, 200);
@@ -106,7 +116,10 @@ describe('process caches: two serve processes on one database', () => {
 
     const rotated = await connect();
     await usedEverywhere(rotated);
-    const { client_secret: newSecret } = await cliJson<{ client_secret: string }>(['client', 'rotate-secret', rotated.client.client_id], env);
+    const { client_secret: newSecret } = await cliJson<{ client_secret: string }>(
+      ['client', 'rotate-secret', rotated.client.client_id],
+      env,
+    );
     for (const served of [a, b]) await within('rotated secret', async () => (await recentStatus(served, rotated.headers)) === 401);
     const withNewSecret = { ...rotated.headers, 'x-client-secret': newSecret };
     for (const served of [a, b]) assert.equal(await recentStatus(served, withNewSecret), 200);
@@ -119,12 +132,19 @@ describe('process caches: two serve processes on one database', () => {
     const member = await createMember(db.pool);
     for (const served of [a, b]) assert.equal((await locations(served, member.token)).status, 200);
     // Expired where no notification tells: both processes still accept the session, from their caches.
-    const setExpiry = (at: Date): [string, unknown[]] =>
-      ["UPDATE user_sessions SET expires_at = $2 WHERE token_hash = sha256(convert_to($1, 'UTF8'))", [member.token, at]];
-    const { rows: [session] } = await db.pool.query<{ expires_at: Date }>(
-      "SELECT expires_at FROM user_sessions WHERE token_hash = sha256(convert_to($1, 'UTF8'))", [member.token]);
+    const setExpiry = (at: Date): [string, unknown[]] => [
+      "UPDATE user_sessions SET expires_at = $2 WHERE token_hash = sha256(convert_to($1, 'UTF8'))",
+      [member.token, at],
+    ];
+    const {
+      rows: [session],
+    } = await db.pool.query<{ expires_at: Date }>(
+      "SELECT expires_at FROM user_sessions WHERE token_hash = sha256(convert_to($1, 'UTF8'))",
+      [member.token],
+    );
     await whileUnannounced(setExpiry(new Date(Date.now() - 60_000)), setExpiry(session!.expires_at), async () => {
-      for (const served of [a, b]) assert.equal((await locations(served, member.token)).status, 200, 'the session is served from the process cache');
+      for (const served of [a, b])
+        assert.equal((await locations(served, member.token)).status, 200, 'the session is served from the process cache');
     });
     const signedOut = await fetch(`${a.url}/auth/session`, { method: 'DELETE', headers: { 'x-user-token': member.token } });
     assert.equal(signedOut.status, 204);
@@ -132,13 +152,16 @@ describe('process caches: two serve processes on one database', () => {
     await within('signed-out session at B', async () => (await locations(b, member.token)).status === 401);
   });
 
-  test('a call completed through A shows in B\'s /calls/recent within 100 ms; a location created at A shows at B', async () => {
+  test("a call completed through A shows in B's /calls/recent within 100 ms; a location created at A shows at B", async () => {
     const { member, headers } = await connect();
     const ids = async (served: Served) => ((await (await recent(served, headers)).json()) as { id: string }[]).map((call) => call.id);
     assert.deepEqual(await ids(b), []);
     // A completed call inserted where no notification tells: B's list comes from its cache.
     await whileUnannounced(
-      ["INSERT INTO calls (id, organization_id, status, summary, duration_seconds, completed_at) VALUES ('00000000-0000-4000-8000-00000000ca11', $1, 'completed', 'Unannounced', 1, now())", [member.org.id]],
+      [
+        "INSERT INTO calls (id, organization_id, status, summary, duration_seconds, completed_at) VALUES ('00000000-0000-4000-8000-00000000ca11', $1, 'completed', 'Unannounced', 1, now())",
+        [member.org.id],
+      ],
       ["DELETE FROM calls WHERE id = '00000000-0000-4000-8000-00000000ca11'", []],
       async () => assert.deepEqual(await ids(b), [], 'the list is served from the process cache'),
     );
@@ -153,7 +176,9 @@ describe('process caches: two serve processes on one database', () => {
     await within('completed call at B', async () => (await ids(b)).includes(id));
 
     // Completing a call recorded in progress, through B this time.
-    const started = (await (await fetch(`${b.url}/calls`, { method: 'POST', headers: { 'x-user-token': member.token } })).json()) as { id: string };
+    const started = (await (await fetch(`${b.url}/calls`, { method: 'POST', headers: { 'x-user-token': member.token } })).json()) as {
+      id: string;
+    };
     assert.deepEqual(await ids(a), [id]);
     const completed = await fetch(`${b.url}/calls/${started.id}/complete`, {
       method: 'POST',
@@ -163,10 +188,14 @@ describe('process caches: two serve processes on one database', () => {
     assert.equal(completed.status, 200);
     await within('call completed at B, seen at A', async () => (await ids(a)).includes(started.id));
 
-    const names = async (served: Served) => ((await (await locations(served, member.token)).json()) as { name: string }[]).map((l) => l.name);
+    const names = async (served: Served) =>
+      ((await (await locations(served, member.token)).json()) as { name: string }[]).map((l) => l.name);
     assert.deepEqual(await names(b), []);
     await whileUnannounced(
-      ["INSERT INTO locations (id, organization_id, name) VALUES ('00000000-0000-4000-8000-0000000010ca', $1, 'Unannounced')", [member.org.id]],
+      [
+        "INSERT INTO locations (id, organization_id, name) VALUES ('00000000-0000-4000-8000-0000000010ca', $1, 'Unannounced')",
+        [member.org.id],
+      ],
       ["DELETE FROM locations WHERE id = '00000000-0000-4000-8000-0000000010ca'", []],
       async () => assert.deepEqual(await names(b), [], 'the locations are served from the process cache'),
     );
@@ -181,9 +210,12 @@ describe('process caches: two serve processes on one database', () => {
   });
 
   test('the LISTEN connection lost: no stale answer while it is away, caching resumes (and invalidates) once it is back', async () => {
-    const listeners = () => db.pool.query<{ pid: number }>(
-      "SELECT pid FROM pg_stat_activity WHERE application_name = 'switchboard-cache-listener' AND datname = current_database()",
-    ).then((r) => r.rows.map((row) => row.pid));
+    const listeners = () =>
+      db.pool
+        .query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE application_name = 'switchboard-cache-listener' AND datname = current_database()",
+        )
+        .then((r) => r.rows.map((row) => row.pid));
     assert.equal((await listeners()).length, 2);
 
     const connection = await connect();
@@ -192,7 +224,9 @@ describe('process caches: two serve processes on one database', () => {
     // Both listeners gone (and waited for), then the token revoked straight in PostgreSQL:
     // its notification reaches no one, so only the caches being off keeps the answers true.
     for (const pid of await listeners()) await db.pool.query('SELECT pg_terminate_backend($1, 5000)', [pid]);
-    await db.pool.query("UPDATE oauth_access_tokens SET revoked_at = now() WHERE token_hash = sha256(convert_to($1, 'UTF8'))", [tokens.access_token]);
+    await db.pool.query("UPDATE oauth_access_tokens SET revoked_at = now() WHERE token_hash = sha256(convert_to($1, 'UTF8'))", [
+      tokens.access_token,
+    ]);
     assert.deepEqual([await recentStatus(a, headers), await recentStatus(b, headers)], [401, 401]);
 
     // Back (reconnected with backoff): caching and invalidation work again.
@@ -204,6 +238,7 @@ describe('process caches: two serve processes on one database', () => {
     const again = await connect();
     await usedEverywhere(again);
     await db.pool.query('UPDATE oauth_grants SET revoked_at = now() WHERE id = $1', [again.tokens.grant_id]);
-    for (const served of [a, b]) await within('revoked grant after reconnect', async () => (await recentStatus(served, again.headers)) === 401);
+    for (const served of [a, b])
+      await within('revoked grant after reconnect', async () => (await recentStatus(served, again.headers)) === 401);
   });
 });

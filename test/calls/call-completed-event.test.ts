@@ -15,8 +15,9 @@ import { completeCall, connectPlatform, startWebhookApp, subscribeHook } from '.
 const EVENT_OF_ROW = 'app_call_completed_event(c.id, c.organization_id, c.created_at, c.summary, c.duration_seconds, c.agent_id)';
 
 /** The validator the app uses for request bodies: strict types, formats checked. */
-const matchesSchema = validatorCompiler({ schema: CallCompletedEventSchema, method: 'POST', url: '/', httpPart: 'body' }) as
-  ((value: unknown) => boolean) & { errors?: unknown };
+const matchesSchema = validatorCompiler({ schema: CallCompletedEventSchema, method: 'POST', url: '/', httpPart: 'body' }) as ((
+  value: unknown,
+) => boolean) & { errors?: unknown };
 
 describe('the call.completed event', () => {
   let t: TestApp;
@@ -34,18 +35,20 @@ describe('the call.completed event', () => {
     return rows;
   }
 
-  test('the SQL function writes the schema\'s keys, in order, with the schema\'s JSON types', async () => {
+  test("the SQL function writes the schema's keys, in order, with the schema's JSON types", async () => {
     const org = await connectPlatform(t);
-    const { rows: [agent] } = await t.db.pool.query<{ id: string }>(
-      `INSERT INTO agents (organization_id, name) VALUES ($1, 'Ada') RETURNING id`, [org.member.org.id],
-    );
+    const {
+      rows: [agent],
+    } = await t.db.pool.query<{ id: string }>(`INSERT INTO agents (organization_id, name) VALUES ($1, 'Ada') RETURNING id`, [
+      org.member.org.id,
+    ]);
     const summaries = ['plain', 'quote " backslash \\ tab \t newline \n \u0001', 'ünïcödé ☎ 😀 \u2028'];
     for (const summary of summaries) await completeCall(t, org.member, { summary, duration_seconds: 2_147_483_647 });
     await completeCall(t, org.member, { summary: 'with an agent', duration_seconds: 0, agent_id: agent!.id });
     // Microseconds, which the event truncates to milliseconds.
-    await t.db.pool.query(
-      `UPDATE calls SET created_at = '2026-01-02T03:04:05.678999Z' WHERE organization_id = $1 AND summary = 'plain'`, [org.member.org.id],
-    );
+    await t.db.pool.query(`UPDATE calls SET created_at = '2026-01-02T03:04:05.678999Z' WHERE organization_id = $1 AND summary = 'plain'`, [
+      org.member.org.id,
+    ]);
 
     const rows = await eventsOf(org.member.org.id);
     assert.equal(rows.length, summaries.length + 1);
@@ -60,7 +63,10 @@ describe('the call.completed event', () => {
     }
     const parsed = rows.map(({ event }) => JSON.parse(event) as { summary: string; agent_id: string | null; created_at: string });
     assert.deepEqual(parsed.map((e) => e.summary).sort(), [...summaries, 'with an agent'].sort());
-    assert.deepEqual(parsed.filter((e) => e.agent_id !== null).map((e) => e.agent_id), [agent!.id]);
+    assert.deepEqual(
+      parsed.filter((e) => e.agent_id !== null).map((e) => e.agent_id),
+      [agent!.id],
+    );
     assert.ok(parsed.some((e) => e.created_at === '2026-01-02T03:04:05.678Z'));
   });
 
@@ -74,7 +80,9 @@ describe('the call.completed event', () => {
     // Completing an in-progress call is the outbox's other statement.
     const created = await t.app.inject({ method: 'POST', url: '/calls', headers: { 'x-user-token': org.member.token }, payload: {} });
     const completed = await t.app.inject({
-      method: 'POST', url: `/calls/${created.json().id}/complete`, headers: { 'x-user-token': org.member.token },
+      method: 'POST',
+      url: `/calls/${created.json().id}/complete`,
+      headers: { 'x-user-token': org.member.token },
       payload: { summary: 'third', duration_seconds: 3 },
     });
     assert.equal(completed.statusCode, 200);

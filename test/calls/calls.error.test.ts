@@ -13,11 +13,15 @@ describe('calls refuse bad input with 400 naming the field', () => {
   });
   after(() => t.close());
 
-  const post = (url: string, payload: unknown) => t.app.inject({ method: 'POST', url, headers: { 'x-user-token': member.token }, payload: payload as object });
+  const post = (url: string, payload: unknown) =>
+    t.app.inject({ method: 'POST', url, headers: { 'x-user-token': member.token }, payload: payload as object });
 
   function assertField(res: { statusCode: number; json(): any }, field: string) {
     assert.equal(res.statusCode, 400, JSON.stringify(res.json()));
-    assert.ok(res.json().errors.some((e: { field: string }) => e.field === field), JSON.stringify(res.json()));
+    assert.ok(
+      res.json().errors.some((e: { field: string }) => e.field === field),
+      JSON.stringify(res.json()),
+    );
   }
 
   const createCases: [string, unknown, string][] = [
@@ -63,7 +67,10 @@ describe('calls refuse bad input with 400 naming the field', () => {
 
   test('malformed JSON is a 400 problem', async () => {
     const res = await t.app.inject({
-      method: 'POST', url: '/calls', headers: { 'x-user-token': member.token, 'content-type': 'application/json' }, payload: '{"summary":',
+      method: 'POST',
+      url: '/calls',
+      headers: { 'x-user-token': member.token, 'content-type': 'application/json' },
+      payload: '{"summary":',
     });
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().code, 'REQUEST_INVALID_JSON');

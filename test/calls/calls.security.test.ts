@@ -20,7 +20,12 @@ describe('calls: organization boundaries and GET /calls/recent', () => {
     const read = await t.app.inject({ url: `/calls/${call.id}`, headers });
     assert.equal(read.statusCode, 404);
     assert.equal(read.json().code, 'CALL_NOT_FOUND');
-    const complete = await t.app.inject({ method: 'POST', url: `/calls/${call.id}/complete`, headers, payload: { summary: 'hijack', duration_seconds: 1 } });
+    const complete = await t.app.inject({
+      method: 'POST',
+      url: `/calls/${call.id}/complete`,
+      headers,
+      payload: { summary: 'hijack', duration_seconds: 1 },
+    });
     assert.equal(complete.statusCode, 404);
     const list = await t.app.inject({ url: '/calls', headers });
     assert.deepEqual(list.json(), []);
@@ -31,13 +36,17 @@ describe('calls: organization boundaries and GET /calls/recent', () => {
   });
 
   test('calls routes need a credential', async () => {
-    for (const [method, url] of [['GET', '/calls'], ['POST', '/calls'], ['GET', '/calls/recent']] as const) {
+    for (const [method, url] of [
+      ['GET', '/calls'],
+      ['POST', '/calls'],
+      ['GET', '/calls/recent'],
+    ] as const) {
       const res = await t.app.inject({ method, url, ...(method === 'POST' ? { payload: {} } : {}) });
       assert.equal(res.statusCode, 401, `${method} ${url}`);
     }
   });
 
-  test('/calls/recent: the caller organization\'s completed calls, newest first, in the event\'s shape', async () => {
+  test("/calls/recent: the caller organization's completed calls, newest first, in the event's shape", async () => {
     const org = await connectPlatform(t);
     const other = await connectPlatform(t, { client: org.client });
     const calls = [];
@@ -48,7 +57,10 @@ describe('calls: organization boundaries and GET /calls/recent', () => {
     const res = await t.app.inject({ url: '/calls/recent', headers: org.headers });
     assert.equal(res.statusCode, 200);
     const recent = res.json();
-    assert.deepEqual(recent.map((c: { id: string }) => c.id), calls.map((c) => c.id).reverse());
+    assert.deepEqual(
+      recent.map((c: { id: string }) => c.id),
+      calls.map((c) => c.id).reverse(),
+    );
     assert.deepEqual(recent[0], {
       id: calls[2]!.id,
       organization_id: org.member.org.id,
@@ -60,7 +72,10 @@ describe('calls: organization boundaries and GET /calls/recent', () => {
     assert.deepEqual(Object.keys(recent[0]), ['id', 'organization_id', 'created_at', 'summary', 'duration_seconds', 'agent_id']);
 
     const limited = await t.app.inject({ url: '/calls/recent?limit=1', headers: org.headers });
-    assert.deepEqual(limited.json().map((c: { id: string }) => c.id), [calls[2]!.id]);
+    assert.deepEqual(
+      limited.json().map((c: { id: string }) => c.id),
+      [calls[2]!.id],
+    );
     for (const limit of ['0', '101', 'ten']) {
       const bad = await t.app.inject({ url: `/calls/recent?limit=${limit}`, headers: org.headers });
       assert.equal(bad.statusCode, 400);
@@ -93,7 +108,11 @@ describe('calls: organization boundaries and GET /calls/recent', () => {
       ['no id', { authorization: authorization!, 'x-client-secret': clientSecret! }, 'OAUTH_CLIENT_MISSING'],
       ['no bearer', { 'x-client-id': clientId!, 'x-client-secret': clientSecret! }, 'OAUTH_TOKEN_MISSING'],
       ['wrong secret', { ...org.headers, 'x-client-secret': `${clientSecret}x` }, 'OAUTH_CLIENT_INVALID'],
-      ['another client', { ...org.headers, 'x-client-id': other.client_id, 'x-client-secret': other.client_secret }, 'OAUTH_CLIENT_INVALID'],
+      [
+        'another client',
+        { ...org.headers, 'x-client-id': other.client_id, 'x-client-secret': other.client_secret },
+        'OAUTH_CLIENT_INVALID',
+      ],
       ['expired-looking token', { ...org.headers, authorization: 'Bearer sba_expired' }, 'OAUTH_TOKEN_INVALID'],
       ['x-user-token', { 'x-user-token': org.member.token }, 'OAUTH_TOKEN_MISSING'],
     ];

@@ -18,14 +18,26 @@ describe('calls ingest and reading', () => {
     const created = await t.app.inject({ method: 'POST', url: '/calls', headers: as(member.token), payload: {} });
     assert.equal(created.statusCode, 201);
     const call = created.json();
-    assert.deepEqual(Object.keys(call).sort(), ['agent_id', 'completed_at', 'created_at', 'duration_seconds', 'id', 'organization_id', 'status', 'summary']);
+    assert.deepEqual(Object.keys(call).sort(), [
+      'agent_id',
+      'completed_at',
+      'created_at',
+      'duration_seconds',
+      'id',
+      'organization_id',
+      'status',
+      'summary',
+    ]);
     assert.equal(call.status, 'in_progress');
     assert.equal(call.organization_id, member.org.id);
     assert.equal(call.completed_at, null);
     assert.equal(created.headers.location, `/calls/${call.id}`);
 
     const completed = await t.app.inject({
-      method: 'POST', url: `/calls/${call.id}/complete`, headers: as(member.token), payload: { summary: 'Asked for a quote', duration_seconds: 95 },
+      method: 'POST',
+      url: `/calls/${call.id}/complete`,
+      headers: as(member.token),
+      payload: { summary: 'Asked for a quote', duration_seconds: 95 },
     });
     assert.equal(completed.statusCode, 200);
     assert.equal(completed.json().status, 'completed');
@@ -34,7 +46,10 @@ describe('calls ingest and reading', () => {
     assert.ok(Date.parse(completed.json().completed_at) >= Date.parse(call.created_at));
 
     const twice = await t.app.inject({
-      method: 'POST', url: `/calls/${call.id}/complete`, headers: as(member.token), payload: { summary: 'Again', duration_seconds: 1 },
+      method: 'POST',
+      url: `/calls/${call.id}/complete`,
+      headers: as(member.token),
+      payload: { summary: 'Again', duration_seconds: 1 },
     });
     assert.equal(twice.statusCode, 409);
     assert.equal(twice.json().code, 'CALL_ALREADY_COMPLETED');
@@ -47,14 +62,23 @@ describe('calls ingest and reading', () => {
     const bare = await t.app.inject({ method: 'POST', url: '/calls', headers: as(member.token) });
     assert.equal(bare.statusCode, 201);
     assert.equal(bare.json().status, 'in_progress');
-    const emptyJson = await t.app.inject({ method: 'POST', url: '/calls', headers: { ...as(member.token), 'content-type': 'application/json' } });
+    const emptyJson = await t.app.inject({
+      method: 'POST',
+      url: '/calls',
+      headers: { ...as(member.token), 'content-type': 'application/json' },
+    });
     assert.equal(emptyJson.statusCode, 201);
     assert.equal(emptyJson.json().agent_id, null);
   });
 
   test('POST /calls with summary and duration records a completed call directly', async () => {
     const member = await createMember(t.db.pool);
-    const res = await t.app.inject({ method: 'POST', url: '/calls', headers: as(member.token), payload: { summary: 'Done', duration_seconds: 0 } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/calls',
+      headers: as(member.token),
+      payload: { summary: 'Done', duration_seconds: 0 },
+    });
     assert.equal(res.statusCode, 201);
     assert.equal(res.json().status, 'completed');
     assert.equal(res.json().duration_seconds, 0);
@@ -64,24 +88,53 @@ describe('calls ingest and reading', () => {
   test('completing a call writes one delivery per active subscription in the same transaction', async () => {
     const org = await connectPlatform(t);
     for (const path of ['/one', '/two']) {
-      await t.app.inject({ method: 'POST', url: '/webhooks/subscribe', headers: org.headers, payload: { hookUrl: `https://127.0.0.1:9${path}` } });
+      await t.app.inject({
+        method: 'POST',
+        url: '/webhooks/subscribe',
+        headers: org.headers,
+        payload: { hookUrl: `https://127.0.0.1:9${path}` },
+      });
     }
     const inProgress = (await t.app.inject({ method: 'POST', url: '/calls', headers: as(org.member.token), payload: {} })).json();
     const none = await t.db.pool.query('SELECT 1 FROM webhook_deliveries WHERE call_id = $1', [inProgress.id]);
     assert.equal(none.rowCount, 0, 'an in-progress call fires nothing');
-    await t.app.inject({ method: 'POST', url: `/calls/${inProgress.id}/complete`, headers: as(org.member.token), payload: { summary: 's', duration_seconds: 3 } });
+    await t.app.inject({
+      method: 'POST',
+      url: `/calls/${inProgress.id}/complete`,
+      headers: as(org.member.token),
+      payload: { summary: 's', duration_seconds: 3 },
+    });
     const { rows } = await t.db.pool.query('SELECT body FROM webhook_deliveries WHERE call_id = $1', [inProgress.id]);
     assert.equal(rows.length, 2);
-    assert.deepEqual(Object.keys(JSON.parse(rows[0].body)), ['id', 'organization_id', 'created_at', 'summary', 'duration_seconds', 'agent_id']);
+    assert.deepEqual(Object.keys(JSON.parse(rows[0].body)), [
+      'id',
+      'organization_id',
+      'created_at',
+      'summary',
+      'duration_seconds',
+      'agent_id',
+    ]);
   });
 
   test('concurrent completions: exactly one wins, the others get 409, one set of deliveries', async () => {
     const org = await connectPlatform(t);
-    await t.app.inject({ method: 'POST', url: '/webhooks/subscribe', headers: org.headers, payload: { hookUrl: 'https://127.0.0.1:9/race' } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/webhooks/subscribe',
+      headers: org.headers,
+      payload: { hookUrl: 'https://127.0.0.1:9/race' },
+    });
     const call = (await t.app.inject({ method: 'POST', url: '/calls', headers: as(org.member.token), payload: {} })).json();
-    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => t.app.inject({
-      method: 'POST', url: `/calls/${call.id}/complete`, headers: as(org.member.token), payload: { summary: `attempt ${i}`, duration_seconds: i },
-    })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        t.app.inject({
+          method: 'POST',
+          url: `/calls/${call.id}/complete`,
+          headers: as(org.member.token),
+          payload: { summary: `attempt ${i}`, duration_seconds: i },
+        }),
+      ),
+    );
     assert.deepEqual(results.map((r) => r.statusCode).sort(), [200, 409, 409, 409, 409]);
     const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE call_id = $1', [call.id]);
     assert.equal(rows[0].n, 1);
@@ -95,7 +148,10 @@ describe('calls ingest and reading', () => {
     }
     const first = await t.app.inject({ url: '/calls?limit=2', headers: as(member.token) });
     assert.equal(first.statusCode, 200);
-    assert.deepEqual(first.json().map((c: { id: string }) => c.id), [ids[4], ids[3]]);
+    assert.deepEqual(
+      first.json().map((c: { id: string }) => c.id),
+      [ids[4], ids[3]],
+    );
     const seen = [...first.json()];
     let link = first.headers.link as string | undefined;
     while (link) {
@@ -105,14 +161,22 @@ describe('calls ingest and reading', () => {
       seen.push(...page.json());
       link = page.headers.link as string | undefined;
     }
-    assert.deepEqual(seen.map((c: { id: string }) => c.id), [...ids].reverse());
+    assert.deepEqual(
+      seen.map((c: { id: string }) => c.id),
+      [...ids].reverse(),
+    );
     const completedOnly = await t.app.inject({ url: '/calls?status=completed', headers: as(member.token) });
     assert.deepEqual(completedOnly.json(), []);
   });
 
   test('an OAuth caller with calls:write may ingest; calls:read may read but not write', async () => {
     const writer = await connectPlatform(t, { scopes: ['calls:read', 'calls:write'] });
-    const created = await t.app.inject({ method: 'POST', url: '/calls', headers: writer.headers, payload: { summary: 'via oauth', duration_seconds: 5 } });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/calls',
+      headers: writer.headers,
+      payload: { summary: 'via oauth', duration_seconds: 5 },
+    });
     assert.equal(created.statusCode, 201);
     assert.equal(created.json().organization_id, writer.member.org.id);
     const read = await t.app.inject({ url: `/calls/${created.json().id}`, headers: writer.headers });
@@ -144,14 +208,19 @@ describe('calls ingest and reading', () => {
       { method: 'GET' as const, url: '/webhooks' },
     ];
     for (const attempt of attempts) {
-      for (const [name, headers, code] of [['bare token', bare, 'OAUTH_CLIENT_MISSING'], ['wrong secret', wrongSecret, 'OAUTH_CLIENT_INVALID']] as const) {
+      for (const [name, headers, code] of [
+        ['bare token', bare, 'OAUTH_CLIENT_MISSING'],
+        ['wrong secret', wrongSecret, 'OAUTH_CLIENT_INVALID'],
+      ] as const) {
         const res = await t.app.inject({ ...attempt, headers });
         assert.equal(res.statusCode, 401, `${attempt.method} ${attempt.url} with a ${name}`);
         assert.equal(res.json().code, code, `${attempt.method} ${attempt.url} with a ${name}`);
         assert.match(String(res.headers['www-authenticate']), /^Bearer .*error="invalid_token"/);
       }
     }
-    const { rows } = await t.db.pool.query("SELECT status, count(*)::int AS n FROM calls WHERE organization_id = $1 GROUP BY status", [writer.member.org.id]);
+    const { rows } = await t.db.pool.query('SELECT status, count(*)::int AS n FROM calls WHERE organization_id = $1 GROUP BY status', [
+      writer.member.org.id,
+    ]);
     assert.deepEqual(rows, [{ status: 'in_progress', n: 1 }], 'nothing was created or completed');
   });
 

@@ -32,7 +32,9 @@ describe('completed calls committed together', () => {
 
   async function deliveryBody(callId: string) {
     const { rows } = await t.db.pool.query<{ body: string }>(
-      'SELECT body FROM webhook_deliveries WHERE subscription_id = $1 AND call_id = $2', [hookId, callId]);
+      'SELECT body FROM webhook_deliveries WHERE subscription_id = $1 AND call_id = $2',
+      [hookId, callId],
+    );
     return rows.map((r) => r.body);
   }
 
@@ -52,12 +54,14 @@ describe('completed calls committed together', () => {
     assert.equal(batchTimes.size, 1, 'the nine that waited share one transaction');
     assert.ok(!batchTimes.has(written[0]!.created_at.getTime()), 'the first went alone');
     for (const call of written) {
-      const { rows: [stored] } = await t.db.pool.query<CompletedCall>('SELECT * FROM calls WHERE id = $1', [call.id]);
+      const {
+        rows: [stored],
+      } = await t.db.pool.query<CompletedCall>('SELECT * FROM calls WHERE id = $1', [call.id]);
       assert.deepEqual(await deliveryBody(call.id), [JSON.stringify(callCompletedEvent(stored!))]);
     }
   });
 
-  test('a call whose agent is not the organization\'s gets the single-call answer; its neighbours are stored', async () => {
+  test("a call whose agent is not the organization's gets the single-call answer; its neighbours are stored", async () => {
     const agent = await createAgent(t.app.db, organizationId(), 'Ada');
     const strangerAgent = randomUUID();
     const alone = await createCall(t.app.db, organizationId(), { agent_id: strangerAgent, summary: 'x', duration_seconds: 1 }).then(
@@ -73,11 +77,16 @@ describe('completed calls committed together', () => {
       { summary: 'last', duration_seconds: 4 },
     ];
     const results = await Promise.allSettled(inputs.map((input) => createCall(t.app.db, organizationId(), input)));
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
     const refused = (results[2] as PromiseRejectedResult).reason;
     assert.ok(refused instanceof ValidationProblem);
     assert.deepEqual(refused.fieldErrors, (alone as ValidationProblem).fieldErrors);
-    const stored = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<{ id: string; agent_id: string | null }>).value);
+    const stored = results
+      .filter((r) => r.status === 'fulfilled')
+      .map((r) => (r as PromiseFulfilledResult<{ id: string; agent_id: string | null }>).value);
     assert.equal(stored[1]!.agent_id, agent.id);
     for (const call of stored) assert.equal((await deliveryBody(call.id)).length, 1);
   });
@@ -85,7 +94,10 @@ describe('completed calls committed together', () => {
   test('a batch the database refuses is written again one call at a time: only the bad call fails, as it would alone', async () => {
     // PostgreSQL text cannot hold NUL (the HTTP layer refuses it earlier; the writer must cope anyway).
     const bad = { agentId: null, summary: 'nul \u0000 inside', durationSeconds: 1 };
-    const aloneError = await write(bad).then(() => assert.fail('refused'), (error: { code?: string }) => error);
+    const aloneError = await write(bad).then(
+      () => assert.fail('refused'),
+      (error: { code?: string }) => error,
+    );
     const calls = [
       { agentId: null, summary: 'one', durationSeconds: 1 },
       { agentId: null, summary: 'two', durationSeconds: 2 },
@@ -93,7 +105,10 @@ describe('completed calls committed together', () => {
       { agentId: null, summary: 'three', durationSeconds: 3 },
     ];
     const results = await Promise.allSettled(calls.map(write));
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.equal(((results[2] as PromiseRejectedResult).reason as { code?: string }).code, aloneError.code);
     const times = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.created_at.getTime()] : []));
     assert.equal(new Set(times).size, 3, 'the first alone, then the refused batch one call at a time: three transactions');
@@ -105,11 +120,16 @@ describe('completed calls committed together', () => {
   test('over HTTP, concurrent POST /calls get the statuses and bodies each gets alone', async () => {
     const headers = { 'x-user-token': org.member.token };
     const strangerAgent = randomUUID();
-    const badAlone = await t.app.inject({ method: 'POST', url: '/calls', headers, payload: { agent_id: strangerAgent, summary: 's', duration_seconds: 1 } });
+    const badAlone = await t.app.inject({
+      method: 'POST',
+      url: '/calls',
+      headers,
+      payload: { agent_id: strangerAgent, summary: 's', duration_seconds: 1 },
+    });
     assert.equal(badAlone.statusCode, 400);
-    const payloads = Array.from({ length: 12 }, (_, i) => (i === 5
-      ? { agent_id: strangerAgent, summary: 's', duration_seconds: 1 }
-      : { summary: `concurrent ${i}`, duration_seconds: i }));
+    const payloads = Array.from({ length: 12 }, (_, i) =>
+      i === 5 ? { agent_id: strangerAgent, summary: 's', duration_seconds: 1 } : { summary: `concurrent ${i}`, duration_seconds: i },
+    );
     const answers = await Promise.all(payloads.map((payload) => t.app.inject({ method: 'POST', url: '/calls', headers, payload })));
     answers.forEach((answer, i) => {
       if (i === 5) {
@@ -130,10 +150,15 @@ describe('completed calls committed together', () => {
     const pool = createPool(t.db.url, 1);
     try {
       for (let round = 0; round < 8; round++) {
-        await Promise.all(Array.from({ length: 4 }, (_, i) => writeCompletedCall(pool, organizationId(), { agentId: null, summary: `planned ${round}.${i}`, durationSeconds: i })));
+        await Promise.all(
+          Array.from({ length: 4 }, (_, i) =>
+            writeCompletedCall(pool, organizationId(), { agentId: null, summary: `planned ${round}.${i}`, durationSeconds: i }),
+          ),
+        );
       }
       const { rows } = await pool.query<{ generic_plans: number; custom_plans: number }>(
-        `SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement LIKE '%FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[]%'`);
+        `SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement LIKE '%FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[]%'`,
+      );
       assert.equal(rows.length, 1, 'the batch statement is prepared on the connection');
       // PostgreSQL's default makes a custom plan for at least the first five executions, and
       // for this statement forever (each custom plan costs less than the generic one).

@@ -10,7 +10,13 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, type Member } from '../helpers/fixtures.ts';
 import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
 import {
-  connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook, WEBHOOK_TEST_ENV, type Connection,
+  connectPlatform,
+  settled,
+  startTestWorker,
+  startWebhookApp,
+  subscribeHook,
+  WEBHOOK_TEST_ENV,
+  type Connection,
 } from '../helpers/webhooks.ts';
 import { startMaintenance } from '../../src/background.ts';
 import { writeCompletedCall, type NewCompletedCall } from '../../src/calls/completed-call-batches.ts';
@@ -25,10 +31,13 @@ describe('Idempotency-Key on calls ingest', () => {
   });
   after(() => t.close());
 
-  const post = (app: TestApp, member: Member, url: string, payload: unknown, key?: string) => app.app.inject({
-    method: 'POST', url, payload: payload as object,
-    headers: { 'x-user-token': member.token, ...(key === undefined ? {} : { 'idempotency-key': key }) },
-  });
+  const post = (app: TestApp, member: Member, url: string, payload: unknown, key?: string) =>
+    app.app.inject({
+      method: 'POST',
+      url,
+      payload: payload as object,
+      headers: { 'x-user-token': member.token, ...(key === undefined ? {} : { 'idempotency-key': key }) },
+    });
 
   async function count(sql: string, params: unknown[]): Promise<number> {
     return (await t.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${sql}) s`, params)).rows[0]!.n;
@@ -52,7 +61,9 @@ describe('Idempotency-Key on calls ingest', () => {
     assert.equal(first.headers['idempotent-replayed'], undefined);
     // The same fields in another order and spacing are the same request.
     const again = await t.app.inject({
-      method: 'POST', url: '/calls', headers: { 'x-user-token': org.member.token, 'idempotency-key': key, 'content-type': 'application/json' },
+      method: 'POST',
+      url: '/calls',
+      headers: { 'x-user-token': org.member.token, 'idempotency-key': key, 'content-type': 'application/json' },
       payload: '{ "duration_seconds": 312,  "summary": "Booked a boiler service" }',
     });
     assert.equal(again.statusCode, 201);
@@ -101,7 +112,11 @@ describe('Idempotency-Key on calls ingest', () => {
     const member = await createMember(t.db.pool);
     const organizationId = member.org.id;
     assert.equal((await post(t, member, '/calls', { summary: 'held', duration_seconds: 1 }, 'held-key')).statusCode, 201);
-    const claim = (key: string, summary: string, duration: number) => ({ key, fingerprint: fingerprint('POST /calls', [null, summary, duration]), status: 201 });
+    const claim = (key: string, summary: string, duration: number) => ({
+      key,
+      fingerprint: fingerprint('POST /calls', [null, summary, duration]),
+      status: 201,
+    });
     const calls: NewCompletedCall[] = [
       { agentId: null, summary: 'first, alone', durationSeconds: 1 },
       { agentId: null, summary: 'keyed', durationSeconds: 2, idempotency: claim('new-key', 'keyed', 2) },
@@ -109,16 +124,24 @@ describe('Idempotency-Key on calls ingest', () => {
       { agentId: null, summary: 'unkeyed', durationSeconds: 3 },
     ];
     const results = await Promise.allSettled(calls.map((call) => writeCompletedCall(t.app.db, organizationId, call)));
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-    assert.ok((results[2] as PromiseRejectedResult).reason instanceof KeyHeld, 'the held one, left out of the batch, alone finds its key held');
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.ok(
+      (results[2] as PromiseRejectedResult).reason instanceof KeyHeld,
+      'the held one, left out of the batch, alone finds its key held',
+    );
     const [firstAt, keyedAt, , unkeyedAt] = results.map((r) => (r.status === 'fulfilled' ? r.value.created_at.getTime() : undefined));
     assert.equal(keyedAt, unkeyedAt, 'the batch of three wrote two in one transaction');
     assert.notEqual(firstAt, keyedAt, 'the first went alone');
     const keyed = (results[1] as PromiseFulfilledResult<{ id: string }>).value;
     const { rows } = await t.db.pool.query(
-      "SELECT call_id, response_status, fingerprint FROM idempotency_keys WHERE organization_id = $1 AND key = 'new-key'", [organizationId]);
+      "SELECT call_id, response_status, fingerprint FROM idempotency_keys WHERE organization_id = $1 AND key = 'new-key'",
+      [organizationId],
+    );
     assert.deepEqual(rows, [{ call_id: keyed.id, response_status: 201, fingerprint: calls[1]!.idempotency!.fingerprint }]);
-    assert.equal(await callsOf(member), 4, 'the held key\'s first call and the three written now');
+    assert.equal(await callsOf(member), 4, "the held key's first call and the three written now");
   });
 
   test('the same key with another body, or on another endpoint, is a 422 problem naming the rule; nothing is written', async () => {
@@ -142,7 +165,10 @@ describe('Idempotency-Key on calls ingest', () => {
       assert.match(problem.detail, /Idempotency-Key was already used with a different request body/);
     }
     assert.equal(await callsOf(org.member), 2, 'the keyed call and the in-progress one');
-    assert.equal((await t.app.inject({ url: `/calls/${inProgress.id}`, headers: { 'x-user-token': org.member.token } })).json().status, 'in_progress');
+    assert.equal(
+      (await t.app.inject({ url: `/calls/${inProgress.id}`, headers: { 'x-user-token': org.member.token } })).json().status,
+      'in_progress',
+    );
     assert.equal(await deliveriesOf(org.member), 2);
   });
 
@@ -169,7 +195,9 @@ describe('Idempotency-Key on calls ingest', () => {
   async function waitUntilBlocked(pattern: string) {
     for (let i = 0; i < 400; i++) {
       const { rows } = await t.db.pool.query(
-        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1", [pattern]);
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1",
+        [pattern],
+      );
       if (rows.length) return;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -234,7 +262,12 @@ describe('Idempotency-Key on calls ingest', () => {
     assert.equal(fromB.headers['idempotent-replayed'], undefined);
     // The organization's key whatever the credential: its platform connection (calls:write) gets A's answer.
     const platform = await connectPlatform(t, { member: a, scopes: ['calls:read', 'calls:write'] });
-    const viaPlatform = await t.app.inject({ method: 'POST', url: '/calls', headers: { ...platform.headers, 'idempotency-key': 'shared-key' }, payload: body });
+    const viaPlatform = await t.app.inject({
+      method: 'POST',
+      url: '/calls',
+      headers: { ...platform.headers, 'idempotency-key': 'shared-key' },
+      payload: body,
+    });
     assert.equal(viaPlatform.statusCode, 201);
     assert.equal(viaPlatform.body, fromA.body);
     assert.equal(viaPlatform.headers['idempotent-replayed'], 'true');
@@ -272,7 +305,11 @@ describe('Idempotency-Key on calls ingest', () => {
       const res = await post(t, member, '/calls', {}, key);
       assert.equal(res.statusCode, 400, JSON.stringify(key));
       assert.equal(res.json().code, 'REQUEST_VALIDATION');
-      assert.deepEqual(res.json().errors.map((e: { field: string }) => e.field), ['idempotency-key'], JSON.stringify(key));
+      assert.deepEqual(
+        res.json().errors.map((e: { field: string }) => e.field),
+        ['idempotency-key'],
+        JSON.stringify(key),
+      );
       assert.match(res.json().errors[0].message, /1 to 255 printable ASCII/);
     }
     for (const key of ['k'.repeat(255), '"a \\"quoted\\" key"', 'with inner spaces', '!']) {
@@ -286,22 +323,34 @@ describe('Idempotency-Key on calls ingest', () => {
     const body = { summary: 'Old', duration_seconds: 2 };
     const old = await post(t, member, '/calls', body, 'expiring');
     await post(t, member, '/calls', body, 'fresh');
-    await t.db.pool.query("UPDATE idempotency_keys SET created_at = now() - interval '24 hours 1 minute' WHERE organization_id = $1 AND key = 'expiring'", [member.org.id]);
+    await t.db.pool.query(
+      "UPDATE idempotency_keys SET created_at = now() - interval '24 hours 1 minute' WHERE organization_id = $1 AND key = 'expiring'",
+      [member.org.id],
+    );
     const reused = await post(t, member, '/calls', { summary: 'New request', duration_seconds: 5 }, 'expiring');
     assert.equal(reused.statusCode, 201, 'an expired key is no longer held');
     assert.notEqual(reused.json().id, old.json().id);
     assert.equal((await post(t, member, '/calls', { summary: 'New request', duration_seconds: 5 }, 'expiring')).body, reused.body);
 
-    await t.db.pool.query("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE organization_id = $1 AND key = 'expiring'", [member.org.id]);
+    await t.db.pool.query(
+      "UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE organization_id = $1 AND key = 'expiring'",
+      [member.org.id],
+    );
     const removed = await purgeExpiredIdempotencyKeys(t.db.pool);
     assert.ok(removed >= 1);
     const { rows } = await t.db.pool.query('SELECT key FROM idempotency_keys WHERE organization_id = $1 ORDER BY key', [member.org.id]);
-    assert.deepEqual(rows.map((r) => r.key), ['fresh']);
+    assert.deepEqual(
+      rows.map((r) => r.key),
+      ['fresh'],
+    );
     assert.equal(await callsOf(member), 3, 'the calls stay; only the keys go');
 
     const tasks = startMaintenance({ pool: t.db.pool, config: t.config, log: pino({ level: 'silent' }) });
     try {
-      assert.ok(tasks.some((task) => task.name === 'idempotency-keys-cleanup'), 'the hourly maintenance runs it');
+      assert.ok(
+        tasks.some((task) => task.name === 'idempotency-keys-cleanup'),
+        'the hourly maintenance runs it',
+      );
     } finally {
       await Promise.all(tasks.map((task) => task.stop()));
     }
@@ -348,7 +397,11 @@ describe('Idempotency-Key under concurrent duplicates', () => {
   }
 
   function noErrorLogs() {
-    for (const app of [a, b]) assert.ok(!app.logs.some((line) => /"level":(50|60)/.test(line)), app.logs.find((line) => /"level":(50|60)/.test(line)));
+    for (const app of [a, b])
+      assert.ok(
+        !app.logs.some((line) => /"level":(50|60)/.test(line)),
+        app.logs.find((line) => /"level":(50|60)/.test(line)),
+      );
   }
 
   test(`${COPIES} identical POST /calls with one key make one call and one delivery per subscription`, async () => {
@@ -364,11 +417,21 @@ describe('Idempotency-Key under concurrent duplicates', () => {
     // that hold a key the other server is claiming at the same moment.
     const sendCopies = async (key: string, n: number) => {
       const payload = { summary: `Race ${key}`, duration_seconds: n };
-      const answers = await Promise.all(Array.from({ length: COPIES }, (_, i) => (i % 2 ? b : a).app.inject({
-        method: 'POST', url: '/calls', headers: { ...headers, 'idempotency-key': key }, payload,
-      })));
+      const answers = await Promise.all(
+        Array.from({ length: COPIES }, (_, i) =>
+          (i % 2 ? b : a).app.inject({
+            method: 'POST',
+            url: '/calls',
+            headers: { ...headers, 'idempotency-key': key },
+            payload,
+          }),
+        ),
+      );
       const statuses = new Set(answers.map((r) => r.statusCode));
-      assert.ok([...statuses].every((s) => s === 201 || s === 409), `${key}: ${[...statuses]}`);
+      assert.ok(
+        [...statuses].every((s) => s === 201 || s === 409),
+        `${key}: ${[...statuses]}`,
+      );
       const created = answers.filter((r) => r.statusCode === 201);
       assert.ok(created.length >= 1, `${key}: someone succeeded`);
       assert.equal(new Set(created.map((r) => r.body)).size, 1, `${key}: every 201 is the same answer`);
@@ -379,10 +442,12 @@ describe('Idempotency-Key under concurrent duplicates', () => {
       winners.push(created[0]!.json().id);
     };
     while (rounds < MAX_ROUNDS && (rounds < 5 || Date.now() - started < BUDGET_MS)) {
-      await Promise.all(Array.from({ length: KEYS_AT_ONCE }, () => {
-        keys++;
-        return sendCopies(`race-${keys}`, keys);
-      }));
+      await Promise.all(
+        Array.from({ length: KEYS_AT_ONCE }, () => {
+          keys++;
+          return sendCopies(`race-${keys}`, keys);
+        }),
+      );
       rounds++;
     }
     const { rows: calls } = await a.db.pool.query<{ id: string }>('SELECT id FROM calls WHERE organization_id = $1', [org.member.org.id]);
@@ -406,10 +471,16 @@ describe('Idempotency-Key under concurrent duplicates', () => {
     let rounds = 0;
     const completeCopies = async (key: string, n: number) => {
       const call = (await a.app.inject({ method: 'POST', url: '/calls', headers, payload: {} })).json();
-      const answers = await Promise.all(Array.from({ length: COPIES }, (_, i) => (i % 2 ? b : a).app.inject({
-        method: 'POST', url: `/calls/${call.id}/complete`, headers: { ...headers, 'idempotency-key': key },
-        payload: { summary: `Completed ${key}`, duration_seconds: n },
-      })));
+      const answers = await Promise.all(
+        Array.from({ length: COPIES }, (_, i) =>
+          (i % 2 ? b : a).app.inject({
+            method: 'POST',
+            url: `/calls/${call.id}/complete`,
+            headers: { ...headers, 'idempotency-key': key },
+            payload: { summary: `Completed ${key}`, duration_seconds: n },
+          }),
+        ),
+      );
       const odd = answers.find((r) => r.statusCode !== 200 && !(r.statusCode === 409 && r.json().code === 'IDEMPOTENCY_KEY_IN_PROGRESS'));
       assert.equal(odd, undefined, `${key}: ${odd?.statusCode} ${odd?.body}`);
       const completed = answers.filter((r) => r.statusCode === 200);
@@ -417,10 +488,12 @@ describe('Idempotency-Key under concurrent duplicates', () => {
       assert.equal(new Set(completed.map((r) => r.body)).size, 1);
     };
     while (rounds < MAX_ROUNDS && (rounds < 5 || Date.now() - started < BUDGET_MS)) {
-      await Promise.all(Array.from({ length: KEYS_AT_ONCE }, () => {
-        keys++;
-        return completeCopies(`complete-${keys}`, keys);
-      }));
+      await Promise.all(
+        Array.from({ length: KEYS_AT_ONCE }, () => {
+          keys++;
+          return completeCopies(`complete-${keys}`, keys);
+        }),
+      );
       rounds++;
     }
     const delivered = await settled(a, hook.id, keys, 30_000);

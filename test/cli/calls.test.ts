@@ -40,7 +40,19 @@ describe('switchboard agent create | call complete', () => {
     assert.deepEqual(Object.keys(agent), ['id', 'name']);
     assert.equal(agent.name, 'Ava');
 
-    const callRun = await cli('call', 'complete', '--org', org.member.org.id, '--summary', 'Booked a visit', '--duration', '125', '--agent', agent.id, '--json');
+    const callRun = await cli(
+      'call',
+      'complete',
+      '--org',
+      org.member.org.id,
+      '--summary',
+      'Booked a visit',
+      '--duration',
+      '125',
+      '--agent',
+      agent.id,
+      '--json',
+    );
     assert.equal(callRun.code, 0, callRun.stderr);
     assert.equal(callRun.stdout.trim().split('\n').length, 1, 'one JSON object and nothing else on stdout');
     const call = JSON.parse(callRun.stdout);
@@ -55,7 +67,12 @@ describe('switchboard agent create | call complete', () => {
     assert.equal(delivery!.status, 'succeeded');
     const request = target.requests.find((r) => r.url === '/cli')!;
     assert.deepEqual(JSON.parse(request.body), {
-      id: call.id, organization_id: org.member.org.id, created_at: call.created_at, summary: 'Booked a visit', duration_seconds: 125, agent_id: agent.id,
+      id: call.id,
+      organization_id: org.member.org.id,
+      created_at: call.created_at,
+      summary: 'Booked a visit',
+      duration_seconds: 125,
+      agent_id: agent.id,
     });
     assert.equal(request.headers['x-signature'], 'cli-secret', 'the CLI sealed nothing; the worker opened the secret the API sealed');
 
@@ -67,7 +84,18 @@ describe('switchboard agent create | call complete', () => {
   test('call complete --idempotency-key: run again with the same key, it prints the first call and records nothing', async () => {
     const org = await connectPlatform(t);
     const hook = await subscribeHook(t, org, { hookUrl: `${target.url}/cli-idempotent` });
-    const args = ['call', 'complete', '--org', org.member.org.id, '--summary', 'Quote for a new boiler', '--duration', '95', '--idempotency-key', 'quote-0001'];
+    const args = [
+      'call',
+      'complete',
+      '--org',
+      org.member.org.id,
+      '--summary',
+      'Quote for a new boiler',
+      '--duration',
+      '95',
+      '--idempotency-key',
+      'quote-0001',
+    ];
     const first = await cli(...args, '--json');
     assert.equal(first.code, 0, first.stderr);
     const again = await cli(...args, '--json');
@@ -79,13 +107,27 @@ describe('switchboard agent create | call complete', () => {
 
     // The key is the API's: POST /calls with it and the same fields is the same request.
     const viaApi = await t.app.inject({
-      method: 'POST', url: '/calls', headers: { 'x-user-token': org.member.token, 'idempotency-key': 'quote-0001' },
+      method: 'POST',
+      url: '/calls',
+      headers: { 'x-user-token': org.member.token, 'idempotency-key': 'quote-0001' },
       payload: { summary: 'Quote for a new boiler', duration_seconds: 95 },
     });
     assert.equal(viaApi.statusCode, 201);
     assert.deepEqual(viaApi.json(), JSON.parse(first.stdout));
 
-    const other = await cli('call', 'complete', '--org', org.member.org.id, '--summary', 'Something else', '--duration', '95', '--idempotency-key', 'quote-0001', '--json');
+    const other = await cli(
+      'call',
+      'complete',
+      '--org',
+      org.member.org.id,
+      '--summary',
+      'Something else',
+      '--duration',
+      '95',
+      '--idempotency-key',
+      'quote-0001',
+      '--json',
+    );
     assert.equal(other.code, 2);
     assert.equal(other.stdout, '');
     assert.match(other.stderr, /^switchboard: --idempotency-key: The Idempotency-Key was already used with a different request body/);
@@ -105,9 +147,29 @@ describe('switchboard agent create | call complete', () => {
       [['call', 'complete', '--org', org.member.org.id, '--summary', 'x', '--duration', '-3'], /--duration/],
       [['call', 'complete', '--org', 'nope', '--summary', 'x', '--duration', '1'], /--org must be a UUID/],
       [['call', 'complete', '--org', '00000000-0000-4000-8000-000000000000', '--summary', 'x', '--duration', '1'], /does not exist/],
-      [['call', 'complete', '--org', org.member.org.id, '--summary', 'x', '--duration', '1', '--agent', '00000000-0000-4000-8000-000000000000'], /--agent/],
-      [['call', 'complete', '--org', org.member.org.id, '--summary', 'x', '--duration', '1', '--idempotency-key', ' padded'], /--idempotency-key must be 1 to 255 printable ASCII/],
-      [['call', 'complete', '--org', org.member.org.id, '--summary', 'x', '--duration', '1', '--idempotency-key', 'k'.repeat(256)], /--idempotency-key must be 1 to 255/],
+      [
+        [
+          'call',
+          'complete',
+          '--org',
+          org.member.org.id,
+          '--summary',
+          'x',
+          '--duration',
+          '1',
+          '--agent',
+          '00000000-0000-4000-8000-000000000000',
+        ],
+        /--agent/,
+      ],
+      [
+        ['call', 'complete', '--org', org.member.org.id, '--summary', 'x', '--duration', '1', '--idempotency-key', ' padded'],
+        /--idempotency-key must be 1 to 255 printable ASCII/,
+      ],
+      [
+        ['call', 'complete', '--org', org.member.org.id, '--summary', 'x', '--duration', '1', '--idempotency-key', 'k'.repeat(256)],
+        /--idempotency-key must be 1 to 255/,
+      ],
       [['agent', 'create', '--org', org.member.org.id], /--name is required/],
       [['agent', 'create', '--org', org.member.org.id, '--name', '   '], /--name/],
     ];

@@ -21,7 +21,23 @@ describe('switchboard CLI', () => {
     assert.deepEqual(Object.keys(org).sort(), ['id', 'name']);
     assert.equal(org.name, 'Acme');
 
-    const user = await cliJson(['user', 'create', '--email', 'ada@example.com', '--password', 'password123', '--org', String(org.id), '--name', 'Ada', '--role', 'admin'], env);
+    const user = await cliJson(
+      [
+        'user',
+        'create',
+        '--email',
+        'ada@example.com',
+        '--password',
+        'password123',
+        '--org',
+        String(org.id),
+        '--name',
+        'Ada',
+        '--role',
+        'admin',
+      ],
+      env,
+    );
     assert.deepEqual(Object.keys(user).sort(), ['email', 'id']);
     assert.equal(user.email, 'ada@example.com');
 
@@ -32,7 +48,10 @@ describe('switchboard CLI', () => {
     const orgs = await cliJson<{ organizations: { id: string; active: boolean }[] }>(['org', 'list'], env);
     assert.ok(orgs.organizations.some((o) => o.id === org.id && o.active));
     const users = await cliJson<{ users: { email: string; role: string }[] }>(['user', 'list', '--org', String(org.id)], env);
-    assert.deepEqual(users.users.map((u) => [u.email, u.role]), [['ada@example.com', 'admin']]);
+    assert.deepEqual(
+      users.users.map((u) => [u.email, u.role]),
+      [['ada@example.com', 'admin']],
+    );
 
     assert.deepEqual(await cliJson(['user', 'deactivate', '--email', 'ada@example.com'], env), { id: user.id, active: false });
     assert.deepEqual(await cliJson(['org', 'deactivate', String(org.id)], env), { id: org.id, active: false });
@@ -40,8 +59,12 @@ describe('switchboard CLI', () => {
 
   test('demo seeds an organization, a user who can log in, an agent, an OAuth client and completed calls', async () => {
     const seeded = await cliJson<{
-      organization: { id: string }; user: { email: string; password: string }; user_token: string;
-      agent: { id: string }; client: { client_id: string; client_secret: string; redirect_uris: string[] }; calls: { id: string; agent_id: string }[];
+      organization: { id: string };
+      user: { email: string; password: string };
+      user_token: string;
+      agent: { id: string };
+      client: { client_id: string; client_secret: string; redirect_uris: string[] };
+      calls: { id: string; agent_id: string }[];
     }>(['demo'], env);
     assert.deepEqual(Object.keys(seeded).sort(), ['agent', 'calls', 'client', 'organization', 'user', 'user_token']);
     const user = await authenticate(db.pool, seeded.user.email, seeded.user.password);
@@ -61,7 +84,10 @@ describe('switchboard CLI', () => {
     const joined = await runCli(['user', 'create', '--email', 'twice@example.com', '--password', 'password123', '--org', second.id], env);
     assert.equal(joined.code, 0);
     assert.match(joined.stdout, new RegExp(`^added existing user .* to organization ${second.id} as member`));
-    const wrong = await runCli(['user', 'create', '--email', 'twice@example.com', '--password', 'another-password', '--org', second.id], env);
+    const wrong = await runCli(
+      ['user', 'create', '--email', 'twice@example.com', '--password', 'another-password', '--org', second.id],
+      env,
+    );
     assert.notEqual(wrong.code, 0);
     assert.match(wrong.stderr, /already exists with a different password/);
   });
@@ -75,8 +101,27 @@ describe('switchboard CLI', () => {
     ['unknown option', ['org', 'create', '--colour', 'red'], /colour/],
     ['missing --name', ['org', 'create'], /--name is required/],
     ['bad org id', ['user', 'create', '--email', 'x@example.com', '--password', 'password123', '--org', 'nope'], /--org must be a UUID/],
-    ['short password', ['user', 'create', '--email', 'x@example.com', '--password', 'short', '--org', '00000000-0000-0000-0000-000000000000'], /--password/],
-    ['bad role', ['user', 'create', '--email', 'x@example.com', '--password', 'password123', '--org', '00000000-0000-0000-0000-000000000000', '--role', 'king'], /--role/],
+    [
+      'short password',
+      ['user', 'create', '--email', 'x@example.com', '--password', 'short', '--org', '00000000-0000-0000-0000-000000000000'],
+      /--password/,
+    ],
+    [
+      'bad role',
+      [
+        'user',
+        'create',
+        '--email',
+        'x@example.com',
+        '--password',
+        'password123',
+        '--org',
+        '00000000-0000-0000-0000-000000000000',
+        '--role',
+        'king',
+      ],
+      /--role/,
+    ],
     ['unknown user', ['user-token', 'create', '--email', 'ghost@example.com'], /ghost@example.com/],
   ];
   for (const [name, args, pattern] of bad) {

@@ -26,8 +26,19 @@ describe('switchboard client create|list|rotate-secret|delete', () => {
   }
 
   test('the whole lifecycle prints exactly the JSON of docs/interface.md §16', async () => {
-    const created = await cli('client', 'create', '--name', 'Zapier', '--redirect-uri', 'https://zapier.example/cb',
-      '--redirect-uri', 'http://localhost:8080/cb', '--scopes', 'calls:read calls:write', '--json');
+    const created = await cli(
+      'client',
+      'create',
+      '--name',
+      'Zapier',
+      '--redirect-uri',
+      'https://zapier.example/cb',
+      '--redirect-uri',
+      'http://localhost:8080/cb',
+      '--scopes',
+      'calls:read calls:write',
+      '--json',
+    );
     assert.equal(created.code, 0, created.stderr);
     const client = JSON.parse(created.stdout);
     assert.deepEqual(Object.keys(client).sort(), ['client_id', 'client_secret', 'redirect_uris', 'scopes']);

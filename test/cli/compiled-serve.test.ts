@@ -40,7 +40,8 @@ describe('the compiled server: two serve processes on one database', () => {
   before(async () => {
     db = await createTestDatabase();
     dir = await mkdtemp(path.join(os.tmpdir(), 'switchboard-compiled-'));
-    for (const part of ['bin', 'dist', 'migrations', 'package.json']) await cp(path.join(ROOT, part), path.join(dir, part), { recursive: true });
+    for (const part of ['bin', 'dist', 'migrations', 'package.json'])
+      await cp(path.join(ROOT, part), path.join(dir, part), { recursive: true });
     await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
     env = baseEnv({ DATABASE_URL: db.url, PORT: '0', SECRET_KEY: randomBytes(32).toString('base64') });
     const bin = path.join(dir, 'bin/switchboard.js');
@@ -68,8 +69,10 @@ describe('the compiled server: two serve processes on one database', () => {
     const [a, b] = servers as [Served, Served];
     const member = await createMember(db.pool);
     const client = await createClient(db.pool, { name: 'Two Processes' });
-    const connect = async () => platformHeaders(await issueTokens(db.pool, { client, userId: member.user.id, organizationId: member.org.id }), client);
-    const recent = (served: Served, headers: Record<string, string>) => fetch(`${served.url}/calls/recent`, { headers }).then((r) => r.status);
+    const connect = async () =>
+      platformHeaders(await issueTokens(db.pool, { client, userId: member.user.id, organizationId: member.org.id }), client);
+    const recent = (served: Served, headers: Record<string, string>) =>
+      fetch(`${served.url}/calls/recent`, { headers }).then((r) => r.status);
     const basic = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
 
     // RFC 7009 revocation of the access token at A.
@@ -92,7 +95,8 @@ describe('the compiled server: two serve processes on one database', () => {
     assert.deepEqual([await recent(a, withNewSecret), await recent(b, withNewSecret)], [200, 200]);
 
     // Signing out at A ends the x-user-token at B; deactivating the user (CLI) ends its OAuth access.
-    const locations = (served: Served) => fetch(`${served.url}/locations`, { headers: { 'x-user-token': member.token } }).then((r) => r.status);
+    const locations = (served: Served) =>
+      fetch(`${served.url}/locations`, { headers: { 'x-user-token': member.token } }).then((r) => r.status);
     assert.equal(await locations(b), 200);
     assert.equal((await fetch(`${a.url}/auth/session`, { method: 'DELETE', headers: { 'x-user-token': member.token } })).status, 204);
     assert.equal(await locations(a), 401);

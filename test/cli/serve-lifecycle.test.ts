@@ -25,7 +25,8 @@ describe('serve on the embedded PostgreSQL', () => {
     const org = await cliJson<{ id: string; name: string }>(['org', 'create', '--name', 'Shared'], env);
     await cliJson(['user', 'create', '--email', 'shared@example.com', '--password', 'password123', '--org', org.id], env);
     const login = await fetch(`${served.url}/auth/sessions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'shared@example.com', password: 'password123' }),
     });
     assert.equal(login.status, 201);
@@ -52,7 +53,10 @@ describe('serve on the embedded PostgreSQL', () => {
     try {
       assert.equal((await fetch(`${second.url}/readyz`)).status, 200);
       const { organizations } = await cliJson<{ organizations: { id: string }[] }>(['org', 'list'], env);
-      assert.ok(organizations.some((o) => o.id === org.id), 'data written before the kill survived');
+      assert.ok(
+        organizations.some((o) => o.id === org.id),
+        'data written before the kill survived',
+      );
     } finally {
       second.child.kill('SIGTERM');
       await second.exited;

@@ -65,17 +65,26 @@ describe('configuration from the environment', () => {
   ];
   for (const [name, value] of invalid) {
     test(`${name}=${value} is refused with a message naming ${name}`, () => {
-      assert.throws(() => loadConfig({ [name]: value }), (error: unknown) => {
-        assert.ok(error instanceof ConfigError);
-        assert.equal(error.variable, name);
-        assert.ok(error.message.startsWith(`${name}:`));
-        return true;
-      });
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.equal(error.variable, name);
+          assert.ok(error.message.startsWith(`${name}:`));
+          return true;
+        },
+      );
     });
   }
 
   test('values are parsed', () => {
-    const config = loadConfig({ PORT: '8080', BASE_URL: 'https://sb.example.com/', RATE_LIMIT: '5/s', TOKEN_RATE_LIMIT: '1200/min', WEBHOOK_RETRY_SCHEDULE: '1s, 2m' });
+    const config = loadConfig({
+      PORT: '8080',
+      BASE_URL: 'https://sb.example.com/',
+      RATE_LIMIT: '5/s',
+      TOKEN_RATE_LIMIT: '1200/min',
+      WEBHOOK_RETRY_SCHEDULE: '1s, 2m',
+    });
     assert.equal(config.baseUrl, 'https://sb.example.com');
     assert.deepEqual(config.rateLimit, { max: 5, windowMs: 1000 });
     assert.deepEqual(config.tokenRateLimit, { max: 1200, windowMs: 60_000 });

@@ -25,12 +25,16 @@ describe('dashboard counts', () => {
     for (const id of [org.member.org.id, other.member.org.id]) {
       await t.db.pool.query(
         `INSERT INTO calls (organization_id, created_at)
-         SELECT $1, date_trunc('day', now()) - make_interval(days => g % 35) + interval '1 hour' FROM generate_series(1, 70) g`, [id]);
+         SELECT $1, date_trunc('day', now()) - make_interval(days => g % 35) + interval '1 hour' FROM generate_series(1, 70) g`,
+        [id],
+      );
     }
     const raw = async () => {
       const { rows } = await t.db.pool.query<{ day: string; n: number }>(
         `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS n FROM calls
-          WHERE organization_id = $1 GROUP BY 1`, [org.member.org.id]);
+          WHERE organization_id = $1 GROUP BY 1`,
+        [org.member.org.id],
+      );
       return new Map(rows.map((r) => [r.day, r.n]));
     };
     const first = await dashboardFigures(t.db.pool, org.member.org.id);
@@ -46,8 +50,11 @@ describe('dashboard counts', () => {
     assert.deepEqual(second.callsPerDay.slice(0, -1), first.callsPerDay.slice(0, -1));
 
     const theirs = await dashboardFigures(t.db.pool, other.member.org.id);
-    assert.equal(theirs.callsPerDay.reduce((a, d) => a + d.count, 0), first.callsPerDay.reduce((a, d) => a + d.count, 0),
-      'the other organization counts only its own calls (the two added are not among them)');
+    assert.equal(
+      theirs.callsPerDay.reduce((a, d) => a + d.count, 0),
+      first.callsPerDay.reduce((a, d) => a + d.count, 0),
+      'the other organization counts only its own calls (the two added are not among them)',
+    );
     const seen = await t.db.pool.query('SELECT DISTINCT organization_id FROM calls_per_day');
     assert.deepEqual(new Set(seen.rows.map((r) => r.organization_id)), new Set([org.member.org.id, other.member.org.id]));
   });
@@ -62,7 +69,11 @@ describe('dashboard counts', () => {
     const withinGrace = at(SEAL_GRACE_MS - 60_000);
     const afterGrace = at(SEAL_GRACE_MS + 60_000);
     const backDate = (n: number) =>
-      t.db.pool.query("INSERT INTO calls (organization_id, created_at) SELECT $1, $2::timestamptz FROM generate_series(1, $3)", [id, at(-60_000), n]);
+      t.db.pool.query('INSERT INTO calls (organization_id, created_at) SELECT $1, $2::timestamptz FROM generate_series(1, $3)', [
+        id,
+        at(-60_000),
+        n,
+      ]);
     const shown = async (now: Date) => (await dashboardFigures(t.db.pool, id, now)).callsPerDay.find((d) => d.day === yesterday)!.count;
     const stored = async () =>
       (await t.db.pool.query('SELECT calls FROM calls_per_day WHERE organization_id = $1 AND day = $2', [id, yesterday])).rows[0]?.calls;
@@ -82,7 +93,13 @@ describe('dashboard counts', () => {
   test('attempts per hour with a chosen clock: the last hour is counted live within the grace, then stored once', async () => {
     const org = await connectPlatform(t);
     const hook = await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/hook' });
-    const principal = { kind: 'user' as const, userId: org.member.user.id, organizationId: org.member.org.id, scopes: 'all' as const, session: undefined as never };
+    const principal = {
+      kind: 'user' as const,
+      userId: org.member.user.id,
+      organizationId: org.member.org.id,
+      scopes: 'all' as const,
+      session: undefined as never,
+    };
     // The current hour is two days ago; the one before it ends at `hourStart`.
     const hourStart = new Date(Math.floor((Date.now() - 2 * 86_400_000) / HOUR_MS) * HOUR_MS);
     const lastHour = new Date(hourStart.getTime() - HOUR_MS).toISOString().slice(0, 13);
@@ -100,9 +117,13 @@ describe('dashboard counts', () => {
     };
     const shown = async (now: Date) =>
       (await subscriptionHealth(t.db.pool, principal, hook.id, now)).perHour.find((h) => h.label === lastHour)!.succeeded;
-    const stored = async () => (await t.db.pool.query(
-      'SELECT succeeded FROM webhook_attempts_per_hour WHERE subscription_id = $1 AND hour = $2', [hook.id, new Date(hourStart.getTime() - HOUR_MS)],
-    )).rows[0]?.succeeded;
+    const stored = async () =>
+      (
+        await t.db.pool.query('SELECT succeeded FROM webhook_attempts_per_hour WHERE subscription_id = $1 AND hour = $2', [
+          hook.id,
+          new Date(hourStart.getTime() - HOUR_MS),
+        ])
+      ).rows[0]?.succeeded;
 
     await backDate();
     assert.equal(await shown(withinGrace), 1);
@@ -127,11 +148,19 @@ describe('dashboard counts', () => {
        SELECT $1, d.id, $2, 1, now() - make_interval(mins => ((row_number() OVER ()) * 37)::int), 200, 50, 'succeeded' FROM d`,
       [org.member.org.id, hook.id],
     );
-    const principal = { kind: 'user' as const, userId: org.member.user.id, organizationId: org.member.org.id, scopes: 'all' as const, session: undefined as never };
+    const principal = {
+      kind: 'user' as const,
+      userId: org.member.user.id,
+      organizationId: org.member.org.id,
+      scopes: 'all' as const,
+      session: undefined as never,
+    };
     const first = await subscriptionHealth(t.db.pool, principal, hook.id);
     const total = (h: typeof first) => h.perDay.reduce((a, b) => a + b.succeeded, 0);
     assert.equal(total(first), 40);
-    const stored = await t.db.pool.query('SELECT sum(succeeded)::int AS n FROM webhook_attempts_per_hour WHERE subscription_id = $1', [hook.id]);
+    const stored = await t.db.pool.query('SELECT sum(succeeded)::int AS n FROM webhook_attempts_per_hour WHERE subscription_id = $1', [
+      hook.id,
+    ]);
     assert.ok(stored.rows[0].n > 30, 'the sealed hours are stored');
     const second = await subscriptionHealth(t.db.pool, principal, hook.id);
     assert.deepEqual(second.perHour, first.perHour);

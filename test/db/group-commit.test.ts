@@ -13,9 +13,18 @@ describe('group commit', () => {
     const batches: number[][] = [];
     const leftOut: number[] = [];
     const work: GroupCommitWork<number, string> = {
-      async alone(_key, item) { alone.push(item); return `alone ${item}`; },
-      async together(key, items) { batches.push(items); return together(key, items); },
-      async leftOut(_key, item) { leftOut.push(item); return `left out ${item}`; },
+      async alone(_key, item) {
+        alone.push(item);
+        return `alone ${item}`;
+      },
+      async together(key, items) {
+        batches.push(items);
+        return together(key, items);
+      },
+      async leftOut(_key, item) {
+        leftOut.push(item);
+        return `left out ${item}`;
+      },
     };
     return { work, alone, batches, leftOut };
   }
@@ -25,7 +34,10 @@ describe('group commit', () => {
     const queue = createGroupCommit(r.work, { maxBatch: 3 });
     const answers = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => queue.write('k', i)));
     assert.deepEqual(r.alone, [1]);
-    assert.deepEqual(r.batches, [[2, 3, 4], [5, 6]]);
+    assert.deepEqual(r.batches, [
+      [2, 3, 4],
+      [5, 6],
+    ]);
     assert.deepEqual(answers, ['alone 1', 'together 2', 'together 3', 'together 4', 'together 5', 'together 6']);
   });
 
@@ -46,7 +58,9 @@ describe('group commit', () => {
   });
 
   test('a statement PostgreSQL refuses (nothing committed): each item again, alone', async () => {
-    const r = recording(async () => { throw new pg.DatabaseError('deadlock detected', 0, 'error'); });
+    const r = recording(async () => {
+      throw new pg.DatabaseError('deadlock detected', 0, 'error');
+    });
     const queue = createGroupCommit(r.work, { maxBatch: 8 });
     const answers = await Promise.all([1, 2, 3].map((i) => queue.write('k', i)));
     assert.deepEqual(answers, ['alone 1', 'alone 2', 'alone 3']);
@@ -54,10 +68,15 @@ describe('group commit', () => {
 
   test('any other failure (a lost connection: unknown whether committed) fails the whole batch, nothing written again', async () => {
     const lost = new Error('Connection terminated unexpectedly');
-    const r = recording(async () => { throw lost; });
+    const r = recording(async () => {
+      throw lost;
+    });
     const queue = createGroupCommit(r.work, { maxBatch: 8 });
     const settled = await Promise.allSettled([1, 2, 3].map((i) => queue.write('k', i)));
-    assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'rejected']);
+    assert.deepEqual(
+      settled.map((s) => s.status),
+      ['fulfilled', 'rejected', 'rejected'],
+    );
     assert.equal((settled[1] as PromiseRejectedResult).reason, lost);
     assert.deepEqual(r.alone, [1]);
   });
@@ -76,10 +95,19 @@ describe('group commit', () => {
       if (items.includes(4)) await new Promise((resolve) => setImmediate(resolve));
       finished.push(...items);
     };
-    const queue = createGroupCommit<number, number>({
-      async alone(_key, item) { await hold([item]); return item; },
-      async together(_key, items) { await hold(items); return items; },
-    }, { maxBatch: 8 });
+    const queue = createGroupCommit<number, number>(
+      {
+        async alone(_key, item) {
+          await hold([item]);
+          return item;
+        },
+        async together(_key, items) {
+          await hold(items);
+          return items;
+        },
+      },
+      { maxBatch: 8 },
+    );
     const writes = [queue.write('a', 1), queue.write('b', 2), queue.write('a', 3)];
     let idle = false;
     const idled = queue.idle().then(() => (idle = true));

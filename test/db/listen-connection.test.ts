@@ -26,13 +26,16 @@ describe('a LISTEN connection whose route goes silent', () => {
 
   function open(heartbeatMs?: number) {
     const seen = { payloads: [] as (string | undefined)[], lost: [] as (Error | undefined)[], reconnects: 0 };
-    const opening = openListenConnection({ connectionString: proxy.urlFor(db.url), channel: CHANNEL, ...(heartbeatMs ? { heartbeatMs } : {}) }, {
-      notification: (payload) => seen.payloads.push(payload),
-      lost: (error) => seen.lost.push(error),
-      connected: ({ reconnected }) => {
-        if (reconnected) seen.reconnects++;
+    const opening = openListenConnection(
+      { connectionString: proxy.urlFor(db.url), channel: CHANNEL, ...(heartbeatMs ? { heartbeatMs } : {}) },
+      {
+        notification: (payload) => seen.payloads.push(payload),
+        lost: (error) => seen.lost.push(error),
+        connected: ({ reconnected }) => {
+          if (reconnected) seen.reconnects++;
+        },
       },
-    });
+    );
     return opening.then((connection) => {
       connections.push(connection);
       return { connection, seen };

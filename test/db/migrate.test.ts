@@ -19,7 +19,10 @@ describe('migrations', () => {
       const all = await listMigrations();
       assert.deepEqual([...a.applied, ...b.applied].sort(), all);
       const { rows } = await db.pool.query('SELECT name FROM schema_migrations ORDER BY name');
-      assert.deepEqual(rows.map((r) => r.name), all);
+      assert.deepEqual(
+        rows.map((r) => r.name),
+        all,
+      );
     } finally {
       await first.end();
       await second.end();

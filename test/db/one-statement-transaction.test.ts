@@ -30,18 +30,23 @@ describe('one statement in its own transaction, in one round trip', () => {
     try {
       assert.equal((client as unknown as { pipeline: boolean }).pipeline, false);
       const { rows } = await client.query<{ open: boolean; note: string }>(
-        "SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS open, current_setting('app.note', true) AS note");
+        "SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS open, current_setting('app.note', true) AS note",
+      );
       assert.deepEqual(rows, [{ open: false, note: '' }]);
     } finally {
       client.release();
     }
   }
 
-  test('commits the statement and returns what fn returns; BEGIN\'s settings apply to it and end with it', async () => {
-    const result = await withOneStatementTransaction(pool, async (db) => {
-      const { rows } = await db.query<{ id: number }>("INSERT INTO items VALUES ($1, current_setting('app.note')) RETURNING id", [1]);
-      return rows[0]!.id;
-    }, "BEGIN; SET LOCAL app.note = 'from begin'");
+  test("commits the statement and returns what fn returns; BEGIN's settings apply to it and end with it", async () => {
+    const result = await withOneStatementTransaction(
+      pool,
+      async (db) => {
+        const { rows } = await db.query<{ id: number }>("INSERT INTO items VALUES ($1, current_setting('app.note')) RETURNING id", [1]);
+        return rows[0]!.id;
+      },
+      "BEGIN; SET LOCAL app.note = 'from begin'",
+    );
     assert.equal(result, 1);
     assert.deepEqual(await stored(), [{ id: 1, note: 'from begin' }]);
     await assertCleanConnection();
@@ -58,7 +63,11 @@ describe('one statement in its own transaction, in one round trip', () => {
 
   test('a BEGIN that fails aborts the transaction: the statement does not run outside it', async () => {
     await assert.rejects(
-      withOneStatementTransaction(pool, (db) => db.query('INSERT INTO items VALUES ($1, $2)', [3, 'no role']), 'BEGIN; SET LOCAL ROLE no_such_role'),
+      withOneStatementTransaction(
+        pool,
+        (db) => db.query('INSERT INTO items VALUES ($1, $2)', [3, 'no role']),
+        'BEGIN; SET LOCAL ROLE no_such_role',
+      ),
       (error) => error instanceof pg.DatabaseError && /no_such_role/.test(error.message),
     );
     assert.deepEqual(await stored(), [{ id: 1, note: 'from begin' }]);
@@ -74,7 +83,10 @@ describe('one statement in its own transaction, in one round trip', () => {
       /one statement/,
     );
     // The first was committed all the same: the COMMIT was on its way behind it (the contract: nothing after the statement may fail).
-    assert.deepEqual((await stored()).map((r) => r.id), [1, 4]);
+    assert.deepEqual(
+      (await stored()).map((r) => r.id),
+      [1, 4],
+    );
     await assert.rejects(
       withOneStatementTransaction(pool, async (db) => {
         await new Promise((resolve) => setImmediate(resolve));
@@ -82,12 +94,18 @@ describe('one statement in its own transaction, in one round trip', () => {
       }),
       /one statement/,
     );
-    assert.deepEqual((await stored()).map((r) => r.id), [1, 4]);
+    assert.deepEqual(
+      (await stored()).map((r) => r.id),
+      [1, 4],
+    );
     await assertCleanConnection();
   });
 
   test('the connection goes on serving ordinary transactions', async () => {
     await withTransaction(pool, (client) => client.query('INSERT INTO items VALUES ($1, $2)', [7, 'ordinary']));
-    assert.deepEqual((await stored()).map((r) => r.id), [1, 4, 7]);
+    assert.deepEqual(
+      (await stored()).map((r) => r.id),
+      [1, 4, 7],
+    );
   });
 });

@@ -9,7 +9,14 @@ import { createMember } from '../helpers/fixtures.ts';
 // the tenant tables force row-level security (every one of them, read from
 // the catalog, in row-level-security.test.ts).
 const CUSTOMER_TABLES = [
-  'locations', 'service_areas', 'agents', 'calls', 'webhook_subscriptions', 'webhook_deliveries', 'webhook_attempts', 'idempotency_keys',
+  'locations',
+  'service_areas',
+  'agents',
+  'calls',
+  'webhook_subscriptions',
+  'webhook_deliveries',
+  'webhook_attempts',
+  'idempotency_keys',
 ];
 
 describe('request work runs as a role that row-level security binds', () => {
@@ -25,18 +32,24 @@ describe('request work runs as a role that row-level security binds', () => {
               (SELECT count(*)::int FROM pg_class c WHERE c.relowner = r.oid) AS owned
          FROM pg_roles r WHERE r.rolname = current_user`,
     );
-    assert.deepEqual(rows, [{ name: 'switchboard_request', login: 'switchboard_request', rolsuper: false, rolbypassrls: false, rolcanlogin: true, owned: 0 }]);
+    assert.deepEqual(rows, [
+      { name: 'switchboard_request', login: 'switchboard_request', rolsuper: false, rolbypassrls: false, rolcanlogin: true, owned: 0 },
+    ]);
   });
 
   test('a query that forgets withOrg sees no customer rows, reads or writes; through withOrg it sees its own', async () => {
     const member = await createMember(t.db.pool);
     const created = await t.app.inject({
-      method: 'POST', url: '/calls', headers: { 'x-user-token': member.token, 'idempotency-key': 'private-key' }, payload: { summary: 'private', duration_seconds: 3 },
+      method: 'POST',
+      url: '/calls',
+      headers: { 'x-user-token': member.token, 'idempotency-key': 'private-key' },
+      payload: { summary: 'private', duration_seconds: 3 },
     });
     assert.equal(created.statusCode, 201);
     await t.app.inject({ method: 'POST', url: '/locations', headers: { 'x-user-token': member.token }, payload: { name: 'HQ' } });
     const owner = await t.db.pool.query(
-      'SELECT (SELECT count(*) FROM calls)::int AS calls, (SELECT count(*) FROM locations)::int AS locations, (SELECT count(*) FROM idempotency_keys)::int AS keys');
+      'SELECT (SELECT count(*) FROM calls)::int AS calls, (SELECT count(*) FROM locations)::int AS locations, (SELECT count(*) FROM idempotency_keys)::int AS keys',
+    );
     assert.ok(owner.rows[0].calls >= 1 && owner.rows[0].locations >= 1 && owner.rows[0].keys >= 1, 'the rows exist');
 
     for (const table of CUSTOMER_TABLES) {
@@ -53,6 +66,9 @@ describe('request work runs as a role that row-level security binds', () => {
     );
 
     const mine = await withOrg(t.app.db, member.org.id, async (db) => (await db.query('SELECT id FROM calls')).rows);
-    assert.deepEqual(mine.map((r) => r.id), [created.json().id]);
+    assert.deepEqual(
+      mine.map((r) => r.id),
+      [created.json().id],
+    );
   });
 });

@@ -29,7 +29,10 @@ describe('row-level security on tenant tables', () => {
     assert.equal(seen.length, 1);
     assert.equal(seen[0].organization_id, a.org.id);
     const seenB = await withOrg(db.pool, b.org.id, async (client) => (await client.query('SELECT user_id FROM memberships')).rows);
-    assert.deepEqual(seenB.map((r) => r.user_id), [b.user.id]);
+    assert.deepEqual(
+      seenB.map((r) => r.user_id),
+      [b.user.id],
+    );
   });
 
   test('without the organization setting a tenant query returns zero rows', async () => {
@@ -71,7 +74,9 @@ describe('row-level security on tenant tables', () => {
   test('the application role cannot switch off row-level security', async () => {
     const a = await createMember(db.pool);
     await assert.rejects(
-      withOrg(db.pool, a.org.id, (client) => client.query('SET LOCAL row_security = off').then(() => client.query('SELECT * FROM memberships'))),
+      withOrg(db.pool, a.org.id, (client) =>
+        client.query('SET LOCAL row_security = off').then(() => client.query('SELECT * FROM memberships')),
+      ),
       /row-level security/,
     );
   });
@@ -79,7 +84,11 @@ describe('row-level security on tenant tables', () => {
   /** What the catalog says of every table with an organization_id column, as `db` sees it. */
   async function tenantTableSecurity(db: Queryable) {
     const { rows } = await db.query<{
-      table: string; enabled: boolean; forced: boolean; tenant_policy: boolean; owner_policy: boolean;
+      table: string;
+      enabled: boolean;
+      forced: boolean;
+      tenant_policy: boolean;
+      owner_policy: boolean;
     }>(
       `SELECT c.relname AS table, c.relrowsecurity AS enabled, c.relforcerowsecurity AS forced,
               EXISTS (SELECT 1 FROM pg_policy p
@@ -97,17 +106,25 @@ describe('row-level security on tenant tables', () => {
     return rows;
   }
   /** The tenant tables (all but NOT_TENANT_TABLES) that do not force row-level security under both policies. */
-  const unsecured = (rows: Awaited<ReturnType<typeof tenantTableSecurity>>) => rows
-    .filter((r) => !NOT_TENANT_TABLES.includes(r.table))
-    .filter((r) => !(r.enabled && r.forced && r.tenant_policy && r.owner_policy))
-    .map((r) => r.table);
+  const unsecured = (rows: Awaited<ReturnType<typeof tenantTableSecurity>>) =>
+    rows
+      .filter((r) => !NOT_TENANT_TABLES.includes(r.table))
+      .filter((r) => !(r.enabled && r.forced && r.tenant_policy && r.owner_policy))
+      .map((r) => r.table);
 
   test('every tenant table (an organization_id column, read from the catalog) forces row-level security under the tenant policy, its owner reaching rows through a policy of its own', async () => {
     const rows = await tenantTableSecurity(db.pool);
     const tenant = rows.filter((r) => !NOT_TENANT_TABLES.includes(r.table));
-    assert.deepEqual(rows.filter((r) => NOT_TENANT_TABLES.includes(r.table)).map((r) => r.table), NOT_TENANT_TABLES, 'the exceptions exist');
+    assert.deepEqual(
+      rows.filter((r) => NOT_TENANT_TABLES.includes(r.table)).map((r) => r.table),
+      NOT_TENANT_TABLES,
+      'the exceptions exist',
+    );
     for (const known of ['calls', 'memberships', 'calls_per_day', 'webhook_attempts_per_hour']) {
-      assert.ok(tenant.some((r) => r.table === known), `${known} is found`);
+      assert.ok(
+        tenant.some((r) => r.table === known),
+        `${known} is found`,
+      );
     }
     assert.deepEqual(unsecured(rows), []);
   });
@@ -120,8 +137,14 @@ describe('row-level security on tenant tables', () => {
       assert.deepEqual(unsecured(await tenantTableSecurity(client)), ['rls_probe']);
       await client.query('ALTER TABLE rls_probe ENABLE ROW LEVEL SECURITY');
       await client.query('ALTER TABLE rls_probe FORCE ROW LEVEL SECURITY');
-      await client.query('CREATE POLICY rls_probe_tenant ON rls_probe USING (organization_id = app_current_org()) WITH CHECK (organization_id = app_current_org())');
-      assert.deepEqual(unsecured(await tenantTableSecurity(client)), ['rls_probe'], 'forced with the tenant policy, its owner has no policy yet');
+      await client.query(
+        'CREATE POLICY rls_probe_tenant ON rls_probe USING (organization_id = app_current_org()) WITH CHECK (organization_id = app_current_org())',
+      );
+      assert.deepEqual(
+        unsecured(await tenantTableSecurity(client)),
+        ['rls_probe'],
+        'forced with the tenant policy, its owner has no policy yet',
+      );
       await client.query('CREATE POLICY rls_probe_owner ON rls_probe TO CURRENT_USER USING (true) WITH CHECK (true)');
       assert.deepEqual(unsecured(await tenantTableSecurity(client)), []);
     } finally {
@@ -133,7 +156,9 @@ describe('row-level security on tenant tables', () => {
   test('a sealed rollup binds its owner too: rows come from the owner policy, which retention relies on', async () => {
     const member = await createMember(db.pool);
     const client = await createClient(db.pool, { name: 'Rollup platform' });
-    const { rows: [hook] } = await db.pool.query<{ id: string }>(
+    const {
+      rows: [hook],
+    } = await db.pool.query<{ id: string }>(
       `INSERT INTO webhook_subscriptions (organization_id, client_id, event, callback_url, status, disabled_at)
        VALUES ($1, $2, 'call.completed', 'https://example.com/hook', 'disabled', now()) RETURNING id`,
       [member.org.id, client.client_id],
@@ -143,7 +168,7 @@ describe('row-level security on tenant tables', () => {
        VALUES ($1, $2, date_trunc('hour', now()) - interval '40 days', 1, 0, 0), ($1, $2, date_trunc('hour', now()) - interval '2 hours', 1, 0, 0)`,
       [member.org.id, hook!.id],
     );
-    await db.pool.query("INSERT INTO calls_per_day (organization_id, day, calls) VALUES ($1, current_date - 2, 3)", [member.org.id]);
+    await db.pool.query('INSERT INTO calls_per_day (organization_id, day, calls) VALUES ($1, current_date - 2, 3)', [member.org.id]);
 
     // The tests connect as a superuser, whom row-level security never binds:
     // the rollups are handed to an ordinary owner for one rolled-back transaction.
@@ -162,7 +187,11 @@ describe('row-level security on tenant tables', () => {
       await connection.query('RESET ROLE');
       await connection.query('DROP POLICY calls_per_day_owner ON calls_per_day');
       await connection.query(`SET LOCAL ROLE ${owner}`);
-      assert.equal((await connection.query('SELECT count(*)::int AS n FROM calls_per_day')).rows[0].n, 0, 'forced: without its policy the owner sees nothing');
+      assert.equal(
+        (await connection.query('SELECT count(*)::int AS n FROM calls_per_day')).rows[0].n,
+        0,
+        'forced: without its policy the owner sees nothing',
+      );
     } finally {
       await connection.query('ROLLBACK');
       connection.release();
@@ -172,7 +201,10 @@ describe('row-level security on tenant tables', () => {
   });
 
   test('withOrg refuses anything but an organization UUID (it is inlined into the opening statement)', async () => {
-    await assert.rejects(withOrg(db.pool, "x'); DROP TABLE memberships; --", async () => 1), /not an organization id/);
+    await assert.rejects(
+      withOrg(db.pool, "x'); DROP TABLE memberships; --", async () => 1),
+      /not an organization id/,
+    );
     const { rows } = await db.pool.query(`SELECT to_regclass('memberships') IS NOT NULL AS present`);
     assert.equal(rows[0].present, true);
   });

@@ -29,7 +29,13 @@ describe('a transaction whose statement passes its deadline on a silent connecti
       return client.query(statement);
     });
     const stuck = new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 5000).unref());
-    const error = await Promise.race([outcome.then(() => undefined, (e: unknown) => e), stuck]);
+    const error = await Promise.race([
+      outcome.then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+      stuck,
+    ]);
     assert.notEqual(error, 'stuck', 'the transaction ended, and did not wait on a ROLLBACK behind the unanswered statement');
     assert.ok(error instanceof Error && /Query read timeout/.test(error.message), String(error));
     assert.ok(isDatabaseUnavailable(error));

@@ -133,7 +133,7 @@ async function runDocument(file: string, db: TestDatabase, until?: RegExp): Prom
     if (block.mode === 'server') {
       const serverScript = path.join(work, `server-${servers.length}.sh`);
       const log = path.join(work, `server-${servers.length}.log`);
-      await writeFile(serverScript, localize(block.code) + '\n');
+      await writeFile(serverScript, `${localize(block.code)}\n`);
       servers.push(log);
       script.push(`doc_start_server ${JSON.stringify(serverScript)} ${JSON.stringify(log)}`);
     } else {
@@ -143,7 +143,7 @@ async function runDocument(file: string, db: TestDatabase, until?: RegExp): Prom
   }
   script.push(`printf '\\ndoc-test: done\\n'`);
   const scriptFile = path.join(work, 'doc.sh');
-  await writeFile(scriptFile, script.join('\n') + '\n');
+  await writeFile(scriptFile, `${script.join('\n')}\n`);
 
   const env: NodeJS.ProcessEnv = {
     PATH: `${path.dirname(process.execPath)}:${process.env.PATH}`,
@@ -237,11 +237,32 @@ describe('the documents run as written, each against a fresh server on a databas
 
   test('the block reader: markers, languages and unclosed blocks', () => {
     const blocks = shellBlocks(
-      ['```sh', 'echo one', '```', '<!-- doc-test: server -->', '```sh', 'npm start', '```', '<!-- doc-test: skip (needs a browser) -->',
-        '```sh', 'open x', '```', '```text', 'not a command', '```'].join('\n'),
+      [
+        '```sh',
+        'echo one',
+        '```',
+        '<!-- doc-test: server -->',
+        '```sh',
+        'npm start',
+        '```',
+        '<!-- doc-test: skip (needs a browser) -->',
+        '```sh',
+        'open x',
+        '```',
+        '```text',
+        'not a command',
+        '```',
+      ].join('\n'),
       'x.md',
     );
-    assert.deepEqual(blocks.map((b) => [b.line, b.mode, b.code]), [[1, 'run', 'echo one'], [5, 'server', 'npm start'], [9, 'skip', 'open x']]);
+    assert.deepEqual(
+      blocks.map((b) => [b.line, b.mode, b.code]),
+      [
+        [1, 'run', 'echo one'],
+        [5, 'server', 'npm start'],
+        [9, 'skip', 'open x'],
+      ],
+    );
     assert.throws(() => shellBlocks('```bash\nls\n```', 'x.md'), /x\.md:1: shell blocks are `sh`/);
     assert.throws(() => shellBlocks('<!-- doc-test: skip -->\n```sh\nls\n```', 'x.md'), /needs a reason/);
     assert.throws(() => shellBlocks('<!-- doc-test: later -->', 'x.md'), /unknown doc-test marker/);

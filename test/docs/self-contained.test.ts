@@ -15,12 +15,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
  * Phrases that point at documents outside the repository. Spelled in pieces
  * so that this file does not contain them itself.
  */
-const OUTSIDE = [
-  ['..', 'shared'].join('/'),
-  ['shared', 'spec'].join('/'),
-  ['DESIGN', 'md'].join('.'),
-  ['DESIGN', '§'].join(' '),
-];
+const OUTSIDE = [['..', 'shared'].join('/'), ['shared', 'spec'].join('/'), ['DESIGN', 'md'].join('.'), ['DESIGN', '§'].join(' ')];
 
 /** Every tracked file with its text (git ls-files: node_modules and dist/ are never tracked, and are skipped besides). */
 function trackedFiles(): { file: string; text: string }[] {

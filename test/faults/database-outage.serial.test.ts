@@ -63,7 +63,11 @@ describe('a database outage under load', () => {
     for (const answer of load.answers) statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
     const summary = JSON.stringify(Object.fromEntries(statuses));
     process.stdout.write(`# answers by status: ${summary}; /readyz: ${readiness.join(',')}\n`);
-    assert.deepEqual([...statuses.keys()].filter((status) => status !== 201 && status !== 503), [], `only 201 and 503: ${summary}`);
+    assert.deepEqual(
+      [...statuses.keys()].filter((status) => status !== 201 && status !== 503),
+      [],
+      `only 201 and 503: ${summary}`,
+    );
     const unavailable = load.answers.filter((answer) => answer.status === 503);
     assert.ok(unavailable.length > 0, `the load saw the outage: ${summary}`);
     for (const answer of unavailable) {
@@ -71,7 +75,10 @@ describe('a database outage under load', () => {
       assert.match(String(answer.contentType), /^application\/problem\+json/);
       assert.match(String(answer.retryAfter), /^\d+$/);
     }
-    assert.ok(load.answers.slice(during).some((answer) => answer.status === 201), 'calls were accepted again after the restart');
+    assert.ok(
+      load.answers.slice(during).some((answer) => answer.status === 201),
+      'calls were accepted again after the restart',
+    );
     assert.ok(readiness.includes(503), `/readyz said 503 during the outage: ${readiness.join(',')}`);
     assert.equal(readiness.at(-1), 200);
 
@@ -87,11 +94,17 @@ describe('a database outage under load', () => {
     assert.deepEqual(missing, [], `${missing.length} of ${accepted.length} accepted calls never delivered`);
 
     // The outage is in the log once per component, not once per refused request.
-    const outageLines = served.output().split('\n').filter((line) => line.includes('database unreachable'));
+    const outageLines = served
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('database unreachable'));
     assert.ok(outageLines.length >= 1 && outageLines.length <= 4, `outage log lines: ${outageLines.length}\n${outageLines.join('\n')}`);
     assert.doesNotMatch(served.output(), /unhandled error/);
     // The worker's rounds and its LISTEN connection: one line each per outage, not one per retry.
-    const errorLines = served.output().split('\n').filter((line) => /"level":(40|50|60)/.test(line));
+    const errorLines = served
+      .output()
+      .split('\n')
+      .filter((line) => /"level":(40|50|60)/.test(line));
     assert.ok(errorLines.length <= 8, `${errorLines.length} warning/error lines:\n${errorLines.join('\n')}`);
   });
 });

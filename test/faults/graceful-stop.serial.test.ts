@@ -5,8 +5,17 @@ import { HANDED_BACK_MESSAGE } from '../../src/webhooks/worker/hand-back.queries
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import {
-  deliveredBy, fleetEnv, loadCalls, seedTenant, startServe, startWorkerProcess, stopProcess, waitUntilSettled,
-  type Served, type Tenant, type WorkerProcess,
+  deliveredBy,
+  fleetEnv,
+  loadCalls,
+  seedTenant,
+  startServe,
+  startWorkerProcess,
+  stopProcess,
+  waitUntilSettled,
+  type Served,
+  type Tenant,
+  type WorkerProcess,
 } from '../helpers/fleet.ts';
 import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
 import { completeCall, connectPlatform, deliveriesOf, settled, subscribeHook, WEBHOOK_TEST_ENV } from '../helpers/webhooks.ts';
@@ -41,7 +50,10 @@ describe('graceful stop of a worker with attempts in flight', () => {
     const fastHook = await subscribeHook(t, org, { hookUrl: `${target.url}${fast}` });
     // A 20 s time-out gives a 30 s lease: waiting for it to expire is what must not happen.
     const env = fleetEnv(t.db.url, {
-      ...WEBHOOK_TEST_ENV, WEBHOOK_TIMEOUT_MS: '20000', SHUTDOWN_TIMEOUT: '5s', SECRET_KEY: t.config.secretKey!.toString('base64'),
+      ...WEBHOOK_TEST_ENV,
+      WEBHOOK_TIMEOUT_MS: '20000',
+      SHUTDOWN_TIMEOUT: '5s',
+      SECRET_KEY: t.config.secretKey!.toString('base64'),
     });
     const first = await startWorkerProcess(env);
     workers.push(first);
@@ -69,14 +81,25 @@ describe('graceful stop of a worker with attempts in flight', () => {
       `SELECT attempt, error, error_message, outcome FROM webhook_attempts WHERE subscription_id = $1 AND attempt = 1`,
       [hangHook.id],
     );
-    assert.deepEqual(lost, Array(calls).fill({ attempt: 1, error: 'lease_expired', error_message: HANDED_BACK_MESSAGE, outcome: 'retrying' }));
+    assert.deepEqual(
+      lost,
+      Array(calls).fill({ attempt: 1, error: 'lease_expired', error_message: HANDED_BACK_MESSAGE, outcome: 'retrying' }),
+    );
 
     // The idle worker is told (NOTIFY) and takes them right away; their lease would have lasted 30 s.
     const deliveries = await settled(t, hangHook.id, calls, 15_000);
     assert.ok(deliveries.every((delivery) => delivery.status === 'succeeded' && delivery.attempts === 2));
     const resent = target.requests.filter((request) => request.url === hang && request.headers['x-delivery-attempt'] === '2');
-    assert.deepEqual(new Set(resent.map((r) => r.headers['x-delivery-id'])), new Set(deliveries.map((d) => d.id)), 'sent again under the same delivery ids');
-    assert.equal((await deliveriesOf(t, fastHook.id)).filter((d) => d.attempts !== 1).length, 0, 'finished attempts were recorded, not handed back');
+    assert.deepEqual(
+      new Set(resent.map((r) => r.headers['x-delivery-id'])),
+      new Set(deliveries.map((d) => d.id)),
+      'sent again under the same delivery ids',
+    );
+    assert.equal(
+      (await deliveriesOf(t, fastHook.id)).filter((d) => d.attempts !== 1).length,
+      0,
+      'finished attempts were recorded, not handed back',
+    );
   });
 });
 
@@ -113,7 +136,11 @@ describe('graceful stop of serve under HTTP load', () => {
     assert.doesNotMatch(served.output(), /did not finish within SHUTDOWN_TIMEOUT/);
 
     const answered = load.answers.filter((answer) => answer.status !== 0);
-    assert.deepEqual(answered.filter((answer) => answer.status !== 201 && answer.status !== 503), [], 'only 201, or 503 while closing');
+    assert.deepEqual(
+      answered.filter((answer) => answer.status !== 201 && answer.status !== 503),
+      [],
+      'only 201, or 503 while closing',
+    );
     const accepted = answered.flatMap((answer) => (answer.callId ? [answer.callId] : []));
     assert.ok(accepted.length > 0);
 
@@ -121,6 +148,10 @@ describe('graceful stop of serve under HTTP load', () => {
     worker = await startWorkerProcess(env);
     await waitUntilSettled(tenant.pool, tenant.subscriptionIds, 30_000);
     const delivered = deliveredBy(target.requests).get('/hooks/graceful') ?? new Map();
-    assert.deepEqual(accepted.filter((id) => !delivered.has(id)), [], 'every accepted call delivered');
+    assert.deepEqual(
+      accepted.filter((id) => !delivered.has(id)),
+      [],
+      'every accepted call delivered',
+    );
   });
 });

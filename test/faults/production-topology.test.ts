@@ -5,12 +5,23 @@ import { createMember } from '../helpers/fixtures.ts';
 import { waitFor } from '../helpers/webhooks.ts';
 import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
 import {
-  deliveredBy, fleetEnv, loadCalls, seedTenant, startServe, startWorkerProcess, stopProcess, waitUntilSettled,
-  type Served, type Tenant, type WorkerProcess,
+  deliveredBy,
+  fleetEnv,
+  loadCalls,
+  seedTenant,
+  startServe,
+  startWorkerProcess,
+  stopProcess,
+  waitUntilSettled,
+  type Served,
+  type Tenant,
+  type WorkerProcess,
 } from '../helpers/fleet.ts';
 
 const REDIS_URL = process.env.REDIS_URL;
-const SKIP = REDIS_URL ? false : 'REDIS_URL is not set: the production topology shares its rate limits through Redis (CI runs it on the machine’s PostgreSQL and Redis)';
+const SKIP = REDIS_URL
+  ? false
+  : 'REDIS_URL is not set: the production topology shares its rate limits through Redis (CI runs it on the machine’s PostgreSQL and Redis)';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const SUBSCRIPTIONS = 2;
 
@@ -78,8 +89,11 @@ describe('production topology: 2 × serve --no-worker, 2 × worker, kill -9 unde
     workers[1]!.child.kill('SIGSTOP');
     const cutoff = Date.now() + 200;
     target.respond((request) => ({ status: 204, delayMs: request.receivedAt.getTime() > cutoff ? 5000 : 30 }));
-    const held = await waitFor('an attempt of the worker to be killed', async () =>
-      target.requests.find((request) => request.receivedAt.getTime() > cutoff), 30_000);
+    const held = await waitFor(
+      'an attempt of the worker to be killed',
+      async () => target.requests.find((request) => request.receivedAt.getTime() > cutoff),
+      30_000,
+    );
     const heldDelivery = String(held.headers['x-delivery-id']);
     await Promise.all([stopProcess(workers[0]!, 'SIGKILL'), stopProcess(apis[1]!, 'SIGKILL')]);
     workers[1]!.child.kill('SIGCONT');
@@ -93,7 +107,11 @@ describe('production topology: 2 × serve --no-worker, 2 × worker, kill -9 unde
 
     // Only the killed process's address failed (no answer at all); every answer is a 201.
     const refused = load.answers.filter((answer) => answer.status !== 201);
-    assert.deepEqual(refused.filter((answer) => answer.status !== 0 || answer.via !== killedApi), [], JSON.stringify(refused.slice(0, 5)));
+    assert.deepEqual(
+      refused.filter((answer) => answer.status !== 0 || answer.via !== killedApi),
+      [],
+      JSON.stringify(refused.slice(0, 5)),
+    );
     const accepted = load.answers.flatMap((answer) => (answer.callId ? [answer.callId] : []));
     assert.ok(accepted.length > 20, `only ${accepted.length} calls accepted`);
     const acceptedVia = new Set(load.answers.filter((answer) => answer.callId).map((answer) => answer.via));
@@ -121,8 +139,17 @@ describe('production topology: 2 × serve --no-worker, 2 × worker, kill -9 unde
       [tenant.subscriptionIds],
     );
     const lostAtKill = new Set(lost.map((row) => row.delivery_id));
-    assert.ok(lostAtKill.has(heldDelivery) && repeated.includes(heldDelivery), 'the attempt in flight at the kill was lost, then sent again');
-    assert.deepEqual(repeated.filter((id) => !lostAtKill.has(id)), [], 'every repeated delivery had an attempt lost at the kill');
-    process.stdout.write(`# ${accepted.length} calls accepted × ${SUBSCRIPTIONS} subscriptions; ${repeated.length} deliveries repeated after the kill\n`);
+    assert.ok(
+      lostAtKill.has(heldDelivery) && repeated.includes(heldDelivery),
+      'the attempt in flight at the kill was lost, then sent again',
+    );
+    assert.deepEqual(
+      repeated.filter((id) => !lostAtKill.has(id)),
+      [],
+      'every repeated delivery had an attempt lost at the kill',
+    );
+    process.stdout.write(
+      `# ${accepted.length} calls accepted × ${SUBSCRIPTIONS} subscriptions; ${repeated.length} deliveries repeated after the kill\n`,
+    );
   });
 });

@@ -3,7 +3,15 @@ import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
 import {
-  attemptsOf, completeCall, connectPlatform, deliveriesOf, settled, startTestWorker, subscribeHook, waitFor, WEBHOOK_TEST_ENV,
+  attemptsOf,
+  completeCall,
+  connectPlatform,
+  deliveriesOf,
+  settled,
+  startTestWorker,
+  subscribeHook,
+  waitFor,
+  WEBHOOK_TEST_ENV,
 } from '../helpers/webhooks.ts';
 import type { DeliveryWorker } from '../../src/webhooks/worker/worker.ts';
 
@@ -44,7 +52,10 @@ describe('receiver outages', () => {
     for (let i = 0; i < CALLS; i++) calls.push(await completeCall(t, org.member, { summary: `unavailable ${i}` }));
 
     const deliveries = await settled(t, hook.id, CALLS, 30_000);
-    assert.ok(deliveries.every((delivery) => delivery.status === 'succeeded'), JSON.stringify(deliveries));
+    assert.ok(
+      deliveries.every((delivery) => delivery.status === 'succeeded'),
+      JSON.stringify(deliveries),
+    );
     for (const delivery of deliveries) {
       const attempts = await attemptsOf(t, delivery.id);
       assert.ok(attempts.length >= 2, 'the first attempt met the outage');
@@ -56,7 +67,9 @@ describe('receiver outages', () => {
         assert.ok(gapMs >= 950, `Retry-After: 1 honoured (the schedule alone says 300 ms); gap ${gapMs} ms`);
       }
     }
-    const deliveredCalls = new Set(target.requests.filter((r) => r.url === path && r.receivedAt.getTime() >= recoverAt!).map((r) => JSON.parse(r.body).id));
+    const deliveredCalls = new Set(
+      target.requests.filter((r) => r.url === path && r.receivedAt.getTime() >= recoverAt!).map((r) => JSON.parse(r.body).id),
+    );
     assert.deepEqual(deliveredCalls, new Set(calls.map((call) => call.id)));
   });
 
@@ -71,19 +84,26 @@ describe('receiver outages', () => {
     const calls = [];
     for (let i = 0; i < CALLS; i++) calls.push(await completeCall(t, org.member, { summary: `refused ${i}` }));
 
-    await waitFor('two refused attempts of every delivery', async () => {
-      const deliveries = await deliveriesOf(t, hook.id);
-      if (deliveries.length < CALLS) return false;
-      for (const delivery of deliveries) if ((await attemptsOf(t, delivery.id)).length < 2) return false;
-      return true;
-    }, 15_000);
+    await waitFor(
+      'two refused attempts of every delivery',
+      async () => {
+        const deliveries = await deliveriesOf(t, hook.id);
+        if (deliveries.length < CALLS) return false;
+        for (const delivery of deliveries) if ((await attemptsOf(t, delivery.id)).length < 2) return false;
+        return true;
+      },
+      15_000,
+    );
     const back = await startHttpsTarget(() => ({ status: 200 }), { port });
     try {
       const deliveries = await settled(t, hook.id, CALLS, 30_000);
       assert.ok(deliveries.every((delivery) => delivery.status === 'succeeded'));
       for (const delivery of deliveries) {
         const attempts = await attemptsOf(t, delivery.id);
-        assert.ok(attempts.slice(0, -1).every((attempt) => attempt.error === 'connection' && attempt.outcome === 'retrying'), JSON.stringify(attempts));
+        assert.ok(
+          attempts.slice(0, -1).every((attempt) => attempt.error === 'connection' && attempt.outcome === 'retrying'),
+          JSON.stringify(attempts),
+        );
         assert.equal(attempts.at(-1)!.outcome, 'succeeded');
       }
       // Spaced by the schedule (300 ms ± 10 %), not hammered.

@@ -24,7 +24,9 @@ async function freePort(): Promise<number> {
 
 /** A Redis of the test's own (stopping the machine's would disturb other tests). */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   const deadline = Date.now() + 10_000;
@@ -56,12 +58,15 @@ describe('rate limits while Redis is away', { skip: SKIP }, () => {
   before(async () => {
     port = await freePort();
     server = await startRedis(port);
-    const log = pino({ level: 'info' }, new Writable({
-      write(chunk, _encoding, callback) {
-        lines.push(JSON.parse(String(chunk)));
-        callback();
-      },
-    }));
+    const log = pino(
+      { level: 'info' },
+      new Writable({
+        write(chunk, _encoding, callback) {
+          lines.push(JSON.parse(String(chunk)));
+          callback();
+        },
+      }),
+    );
     redis = await connectRateLimitRedis(`redis://127.0.0.1:${port}`, log);
     t = await startTestApp({ env: { RATE_LIMIT: '5/min' }, redis });
   });

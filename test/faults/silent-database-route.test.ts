@@ -9,7 +9,16 @@ import type { TestApp } from '../helpers/app.ts';
 import { adminQuery } from '../helpers/db.ts';
 import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
 import { startSilentProxy, type SilentProxy } from '../helpers/silent-proxy.ts';
-import { completeCall, connectPlatform, deliveriesOf, settled, startTestWorker, startWebhookApp, subscribeHook, waitFor } from '../helpers/webhooks.ts';
+import {
+  completeCall,
+  connectPlatform,
+  deliveriesOf,
+  settled,
+  startTestWorker,
+  startWebhookApp,
+  subscribeHook,
+  waitFor,
+} from '../helpers/webhooks.ts';
 
 // The worker's pool reaches PostgreSQL through a proxy whose connections can
 // die silently (its LISTEN connection does not: a notification always wakes
@@ -40,7 +49,11 @@ describe('the route to the database dies silently under the worker', () => {
   });
 
   const idleInTransaction = async () =>
-    (await adminQuery("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state LIKE 'idle in transaction%'", [t.db.name])).rows[0].n as number;
+    (
+      await adminQuery("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state LIKE 'idle in transaction%'", [
+        t.db.name,
+      ])
+    ).rows[0].n as number;
 
   test('statements on connections gone silent fail at the deadline; the worker carries on through new ones', async () => {
     const org = await connectPlatform(t);
@@ -84,10 +97,14 @@ describe('the route to the database dies silently under the worker', () => {
     await completeCall(t, org.member);
     // Unrecorded, the lease (3.5 s) runs out, the delivery is sent again, and
     // that 410 is recorded through a new connection.
-    await waitFor('the subscription to be deleted', async () => {
-      const { rowCount } = await t.db.pool.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1', [hook.id]);
-      return rowCount === 0;
-    }, 15_000);
+    await waitFor(
+      'the subscription to be deleted',
+      async () => {
+        const { rowCount } = await t.db.pool.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1', [hook.id]);
+        return rowCount === 0;
+      },
+      15_000,
+    );
     const sent = target.requests.filter((r) => r.url === path);
     assert.equal(sent.length, 2, 'sent again after the unrecorded 410, and not after the recorded one');
     assert.equal(new Set(sent.map((r) => r.headers['x-delivery-id'])).size, 1);
@@ -119,12 +136,15 @@ describe('a stopping worker hands back its attempts as the route to the database
     const path = '/hangs-at-stop';
     target.respond((request) => (request.url === path ? { hang: true } : { status: 200 }));
     const logged: { msg: string }[] = [];
-    const log = pino({ level: 'error' }, new Writable({
-      write(chunk, _encoding, callback) {
-        logged.push(JSON.parse(String(chunk)));
-        callback();
-      },
-    }));
+    const log = pino(
+      { level: 'error' },
+      new Writable({
+        write(chunk, _encoding, callback) {
+          logged.push(JSON.parse(String(chunk)));
+          callback();
+        },
+      }),
+    );
     const drainMs = 100;
     const statementDeadlineMs = 500;
     const worker = await startTestWorker(t, { pool, log, statementDeadlineMs, drainMs, pollIntervalMs: 600_000 });
@@ -144,8 +164,14 @@ describe('a stopping worker hands back its attempts as the route to the database
     assert.ok(stopped, 'stop() ended instead of waiting on the unanswered hand-back');
     // The hand-back was sent (and swallowed) and failed at its deadline; stop() returned after both waits.
     assert.ok(handBackSent, 'the hand-back was sent');
-    assert.deepEqual(logged.map((line) => line.msg), ['webhook worker stopping: could not hand back running attempts; their leases will expire']);
-    assert.ok(tookMs >= drainMs + statementDeadlineMs - 5, `stop() waited for the drain time and the hand-back's deadline (${tookMs.toFixed(0)} ms)`);
+    assert.deepEqual(
+      logged.map((line) => line.msg),
+      ['webhook worker stopping: could not hand back running attempts; their leases will expire'],
+    );
+    assert.ok(
+      tookMs >= drainMs + statementDeadlineMs - 5,
+      `stop() waited for the drain time and the hand-back's deadline (${tookMs.toFixed(0)} ms)`,
+    );
     // Nothing reached the server: the delivery is still leased, and that lease will run out.
     const [delivery] = await deliveriesOf(t, hook.id);
     assert.equal(delivery!.status, 'pending');

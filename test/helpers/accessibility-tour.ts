@@ -20,14 +20,27 @@ export interface ScreenSize {
   height: number;
 }
 
-interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
 
 async function seriousViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)") as AxeViolation[];
+  const violations = (await page.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)",
+  )) as AxeViolation[];
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help} at ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join(', ')}`,
+    );
 }
 
 // Run in the page as source text: tsx would wrap named functions in a helper the page lacks.
@@ -89,7 +102,10 @@ export function accessibilityTourAt(size: ScreenSize): void {
         const response = await page.goto(`${rig.t.url}${stop.path}`);
         assert.equal(response?.status(), stop.status, `${stop.name}: ${stop.path}`);
         for (const violation of await seriousViolations(page)) problems.push(`${stop.name}: ${violation}`);
-        const [scrollWidth, innerWidth] = await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]') as [number, number];
+        const [scrollWidth, innerWidth] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [
+          number,
+          number,
+        ];
         if (scrollWidth > innerWidth) problems.push(`${stop.name}: scrolls sideways (${scrollWidth} > ${innerWidth})`);
         for (const control of await unreachableControls(page)) problems.push(`${stop.name}: off screen: ${control}`);
       }

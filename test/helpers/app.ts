@@ -59,7 +59,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   }
   const db = options.db ?? (await createTestDatabase());
   const config = loadConfig({
-    LOG_LEVEL: 'info', DATA_DIR: '/nonexistent', SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+    LOG_LEVEL: 'info',
+    DATA_DIR: '/nonexistent',
+    SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
     ...(url ? { BASE_URL: url } : {}),
     ...options.env,
     DATABASE_URL: db.url,

@@ -8,8 +8,13 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { PASSWORD } from './fixtures.ts';
 
 export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--no-first-run',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
 ];
 
 /** Where the screenshots go, for a human to look at. */
@@ -22,7 +27,9 @@ export const CHROMIUM_PATH = '/usr/bin/chromium';
  * are skipped with this reason; in CI (CI=true) they always run, and fail loudly.
  */
 export const SKIP_WITHOUT_BROWSER: string | false =
-  existsSync(CHROMIUM_PATH) || process.env.CI === 'true' ? false : `${CHROMIUM_PATH} is missing (apt-get install chromium); browser tests skipped`;
+  existsSync(CHROMIUM_PATH) || process.env.CI === 'true'
+    ? false
+    : `${CHROMIUM_PATH} is missing (apt-get install chromium); browser tests skipped`;
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });

@@ -19,10 +19,17 @@ export function callCompletedEvent(call: CompletedCall): CallCompletedEvent {
 
 /** The organization's completed calls, newest first, as call.completed events. */
 export async function recentCalls(pool: Pool, organizationId: string, limit: number): Promise<CallCompletedEvent[]> {
-  const calls = await withOrg(pool, organizationId, async (db) => (await db.query<CompletedCall>(
-    `SELECT id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary
+  const calls = await withOrg(
+    pool,
+    organizationId,
+    async (db) =>
+      (
+        await db.query<CompletedCall>(
+          `SELECT id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary
        FROM calls WHERE status = 'completed' ORDER BY created_at DESC, id DESC LIMIT $1`,
-    [limit],
-  )).rows);
+          [limit],
+        )
+      ).rows,
+  );
   return calls.map(callCompletedEvent);
 }

@@ -125,11 +125,16 @@ export async function assertNeighbourDelivered(
       sent.push({ id: call.id, at: Date.parse(call.created_at) });
       await sleep(250);
     }
-    await waitFor('every call of the other organization delivered', async () => sent.every((call) => receiver.requests.some((r) => idOf(r) === call.id)), 5000)
-      .catch((error: Error) => {
-        const seen = receiver.requests.map((r) => `${sent.findIndex((c) => c.id === idOf(r))}#${r.headers['x-delivery-attempt']}@${r.receivedAt.getTime() - fullAt}`);
-        throw new Error(`${error.message}; received: ${seen.join(' ')}`);
-      });
+    await waitFor(
+      'every call of the other organization delivered',
+      async () => sent.every((call) => receiver.requests.some((r) => idOf(r) === call.id)),
+      5000,
+    ).catch((error: Error) => {
+      const seen = receiver.requests.map(
+        (r) => `${sent.findIndex((c) => c.id === idOf(r))}#${r.headers['x-delivery-attempt']}@${r.receivedAt.getTime() - fullAt}`,
+      );
+      throw new Error(`${error.message}; received: ${seen.join(' ')}`);
+    });
   } finally {
     await conditions.stop();
   }

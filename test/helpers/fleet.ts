@@ -3,7 +3,7 @@
 // through their HTTP APIs: what the fault and topology tests share.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import pg from 'pg';
+import type pg from 'pg';
 import { createPool, type Pool } from '../../src/db/pool.ts';
 import { baseEnv, BIN, startServe, type Served } from './cli.ts';
 import { createMember, type Member } from './fixtures.ts';
@@ -16,7 +16,13 @@ export const FLEET_SECRET_KEY = Buffer.alloc(32, 9).toString('base64');
 /** The environment of a fleet process: the test CA, fast retries, private targets allowed. */
 export function fleetEnv(databaseUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return baseEnv({
-    ...WEBHOOK_TEST_ENV, DATABASE_URL: databaseUrl, SECRET_KEY: FLEET_SECRET_KEY, PORT: '0', WORKER_PORT: '0', LOG_LEVEL: 'warn', ...extra,
+    ...WEBHOOK_TEST_ENV,
+    DATABASE_URL: databaseUrl,
+    SECRET_KEY: FLEET_SECRET_KEY,
+    PORT: '0',
+    WORKER_PORT: '0',
+    LOG_LEVEL: 'warn',
+    ...extra,
   });
 }
 
@@ -66,7 +72,12 @@ export interface Tenant {
 }
 
 /** An organization with `subscriptions` call.completed hooks to `hookUrl(i)`, made through `apiUrl`. */
-export async function seedTenant(databaseUrl: string, apiUrl: string, hookUrl: (index: number) => string, subscriptions = 1): Promise<Tenant> {
+export async function seedTenant(
+  databaseUrl: string,
+  apiUrl: string,
+  hookUrl: (index: number) => string,
+  subscriptions = 1,
+): Promise<Tenant> {
   const pool = createPool(databaseUrl, 2);
   const member = await createMember(pool);
   const client = await createClient(pool, { name: 'Fleet platform' });

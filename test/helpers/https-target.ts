@@ -57,7 +57,9 @@ export function testTlsCredentials(): { cert: Buffer; key: Buffer } {
   const certPath = process.env.SB_TEST_TLS_CERT;
   const keyPath = process.env.SB_TEST_TLS_KEY;
   if (!certPath || !keyPath) {
-    throw new Error('SB_TEST_TLS_CERT/SB_TEST_TLS_KEY are unset: run tests through scripts/test.ts (npm test, or npx tsx scripts/test.ts FILE)');
+    throw new Error(
+      'SB_TEST_TLS_CERT/SB_TEST_TLS_KEY are unset: run tests through scripts/test.ts (npm test, or npx tsx scripts/test.ts FILE)',
+    );
   }
   return { cert: readFileSync(certPath), key: readFileSync(keyPath) };
 }
@@ -142,7 +144,10 @@ export async function startHttpsTarget(
     waitForRequests(count, timeoutMs = 10_000) {
       if (requests.length >= count) return Promise.resolve(requests.slice());
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`target got ${requests.length} of ${count} requests within ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`target got ${requests.length} of ${count} requests within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         waiters.push({
           count,
           resolve: (seen) => {

@@ -81,7 +81,10 @@ export async function issueTokens(
 }
 
 /** The three headers of docs/interface.md §5.1. */
-export function platformHeaders(tokens: { access_token: string }, client: { client_id: string; client_secret: string }): Record<string, string> {
+export function platformHeaders(
+  tokens: { access_token: string },
+  client: { client_id: string; client_secret: string },
+): Record<string, string> {
   return {
     authorization: `Bearer ${tokens.access_token}`,
     'x-client-id': client.client_id,

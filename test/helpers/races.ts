@@ -46,19 +46,21 @@ export async function race(options: RaceOptions, ...sides: ((round: number) => P
     if (elapsed < options.maxMs) return true;
     return elapsed < hardMaxMs && Math.min(...done) < minRounds;
   };
-  return Promise.all(sides.map(async (side, index) => {
-    let round = 0;
-    try {
-      while (goOn(round)) {
-        await side(round++);
-        done[index] = round;
+  return Promise.all(
+    sides.map(async (side, index) => {
+      let round = 0;
+      try {
+        while (goOn(round)) {
+          await side(round++);
+          done[index] = round;
+        }
+      } catch (error) {
+        failed = true;
+        throw error;
       }
-    } catch (error) {
-      failed = true;
-      throw error;
-    }
-    return round;
-  }));
+      return round;
+    }),
+  );
 }
 
 /** The captured log lines at level error (50) or above. */
@@ -112,7 +114,9 @@ export interface RaceRig {
  */
 export async function withRaceRig(
   options: {
-    env?: Record<string, string>; respond?: TargetHandler; listen?: boolean;
+    env?: Record<string, string>;
+    respond?: TargetHandler;
+    listen?: boolean;
     /** Run with the credential and read caches kept true by their LISTEN connection, as `serve` does. */
     caches?: boolean;
   },
@@ -130,7 +134,10 @@ export async function withRaceRig(
       cacheListener = await listenForInvalidations(db.url, caches, pino({ level: 'silent' }));
     }
     t = await startTestApp({
-      db, listen: options.listen ?? false, env: { ...WEBHOOK_TEST_ENV, ...options.env }, ...(caches ? { caches } : {}),
+      db,
+      listen: options.listen ?? false,
+      env: { ...WEBHOOK_TEST_ENV, ...options.env },
+      ...(caches ? { caches } : {}),
     });
     target = await startHttpsTarget(options.respond);
     worker = await startTestWorker(t, { log: t.app.log as unknown as Logger });
@@ -157,11 +164,15 @@ export async function withRaceRig(
 async function deadlocksOf(database: string): Promise<number> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const { rows: [connected] } = await adminQuery('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [database]);
+    const {
+      rows: [connected],
+    } = await adminQuery('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [database]);
     if (connected.n === 0 || Date.now() > deadline) break;
     await pause(50);
   }
-  const { rows: [stats] } = await adminQuery('SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = $1', [database]);
+  const {
+    rows: [stats],
+  } = await adminQuery('SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = $1', [database]);
   return stats.n;
 }
 
@@ -169,8 +180,11 @@ async function deadlocksOf(database: string): Promise<number> {
 export async function waitForLockWait(pool: Pool): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const { rows: [waiting] } = await pool.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+    const {
+      rows: [waiting],
+    } = await pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+    );
     if (waiting!.n > 0) return;
     if (Date.now() > deadline) throw new Error('no statement waited for a lock within 10 s');
     await pause(10);
@@ -183,5 +197,8 @@ export async function waitForLockWait(pool: Pool): Promise<void> {
  * far fewer in the same time, and the invariants, not the count, are the test.)
  */
 export function assertRaced(rounds: number[], atLeast = 2): void {
-  assert.ok(rounds.every((n) => n >= atLeast), `every side ran at least ${atLeast} rounds (${rounds.join(', ')})`);
+  assert.ok(
+    rounds.every((n) => n >= atLeast),
+    `every side ran at least ${atLeast} rounds (${rounds.join(', ')})`,
+  );
 }

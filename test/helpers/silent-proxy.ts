@@ -91,7 +91,13 @@ export async function startSilentProxy(databaseUrl: string): Promise<SilentProxy
     swallowedFromServer(text, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no silent connection swallowed "${text}" within ${timeoutMs} ms`)), timeoutMs);
-        swallowWaiters.push({ text: Buffer.from(text), resolve: () => { clearTimeout(timer); resolve(); } });
+        swallowWaiters.push({
+          text: Buffer.from(text),
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
       });
     },
     async close() {

@@ -30,18 +30,52 @@ export async function generateTestTls(dir: string): Promise<TestTls> {
   const serial = () => `0x${randomBytes(16).toString('hex')}`;
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
   await openssl(dir, [
-    'req', '-x509', ...ec, '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '7', '-set_serial', serial(),
-    '-subj', '/CN=Switchboard throwaway test CA',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'ca-key.pem',
+    '-out',
+    'ca.pem',
+    '-days',
+    '7',
+    '-set_serial',
+    serial(),
+    '-subj',
+    '/CN=Switchboard throwaway test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
   ]);
   await openssl(dir, ['req', ...ec, '-keyout', 'server-key.pem', '-out', 'server.csr', '-subj', '/CN=localhost']);
   await writeFile(
     path.join(dir, 'server.ext'),
-    ['subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost', 'basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature', 'extendedKeyUsage=serverAuth', ''].join('\n'),
+    [
+      'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost',
+      'basicConstraints=critical,CA:FALSE',
+      'keyUsage=critical,digitalSignature',
+      'extendedKeyUsage=serverAuth',
+      '',
+    ].join('\n'),
   );
   await openssl(dir, [
-    'x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-set_serial', serial(),
-    '-days', '7', '-extfile', 'server.ext', '-out', 'server.pem',
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca-key.pem',
+    '-set_serial',
+    serial(),
+    '-days',
+    '7',
+    '-extfile',
+    'server.ext',
+    '-out',
+    'server.pem',
   ]);
   return { caCertPath: path.join(dir, 'ca.pem'), certPath: path.join(dir, 'server.pem'), keyPath: path.join(dir, 'server-key.pem') };
 }

@@ -45,11 +45,18 @@ export async function seedTour(rig: DeliveryRig): Promise<Tour> {
   const org = await connectPlatform(t);
   const data = org.member;
   const agent = await createAgent(t.db.pool, data.org.id, 'Ava (voice agent)');
-  const location = await createLocation(t.db.pool, NO_CACHES, data.org.id, { name: 'Head office', city: 'Springfield', latitude: 39.78, longitude: -89.65 });
+  const location = await createLocation(t.db.pool, NO_CACHES, data.org.id, {
+    name: 'Head office',
+    city: 'Springfield',
+    latitude: 39.78,
+    longitude: -89.65,
+  });
   const area = await createServiceArea(t.db.pool, data.org.id, { label: 'Springfield metro', radius_km: 25, location_id: location.id });
-  target.respond((request) => (request.url.startsWith('/tour/failing')
-    ? { status: 503, body: '{"error":"maintenance","detail":"back in five minutes"}' }
-    : { status: 200, body: 'ok' }));
+  target.respond((request) =>
+    request.url.startsWith('/tour/failing')
+      ? { status: 503, body: '{"error":"maintenance","detail":"back in five minutes"}' }
+      : { status: 200, body: 'ok' },
+  );
   const failing = await subscribeHook(t, org, { hookUrl: `${target.url}/tour/failing-crm-endpoint-with-a-rather-long-path/receive` });
   const healthy = await subscribeHook(t, org, { hookUrl: `${target.url}/tour/ok` });
   const call = await completeCall(t, data, { summary: 'Customer booked a boiler service for Tuesday 9:00.', agent_id: agent.id });
@@ -60,12 +67,21 @@ export async function seedTour(rig: DeliveryRig): Promise<Tour> {
   // Its six 503s in a row opened its circuit (the worker's breaker): the pages show it open or, once the
   // short test wait is over, probing.
   // The subscription's failures began now: what the delivery worker records after a failed attempt.
-  await t.db.pool.query('UPDATE webhook_subscriptions SET failing_since = now() - interval \'2 hours\' WHERE id = $1', [failing.id]);
+  await t.db.pool.query("UPDATE webhook_subscriptions SET failing_since = now() - interval '2 hours' WHERE id = $1", [failing.id]);
 
-  const consentClient = await createClient(t.db.pool, { name: 'Acme Automations', redirectUris: ['https://platform.example/callback'], scopes: ['calls:read'] });
+  const consentClient = await createClient(t.db.pool, {
+    name: 'Acme Automations',
+    redirectUris: ['https://platform.example/callback'],
+    scopes: ['calls:read'],
+  });
   const consent = authorizationPath({
-    response_type: 'code', client_id: consentClient.client_id, redirect_uri: 'https://platform.example/callback',
-    scope: 'calls:read', state: 'tour', code_challenge: pkcePair().challenge, code_challenge_method: 'S256',
+    response_type: 'code',
+    client_id: consentClient.client_id,
+    redirect_uri: 'https://platform.example/callback',
+    scope: 'calls:read',
+    state: 'tour',
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: 'S256',
   });
 
   const empty = await createMember(t.db.pool);

@@ -62,7 +62,14 @@ export async function completeCall(t: TestApp, member: Member, body: Record<stri
     payload: { summary: 'Customer booked a visit', duration_seconds: 42, ...body },
   });
   if (res.statusCode !== 201) throw new Error(`POST /calls failed: ${res.statusCode} ${res.body}`);
-  return res.json() as { id: string; organization_id: string; created_at: string; summary: string; duration_seconds: number; agent_id: string | null };
+  return res.json() as {
+    id: string;
+    organization_id: string;
+    created_at: string;
+    summary: string;
+    duration_seconds: number;
+    agent_id: string | null;
+  };
 }
 
 export async function startTestWorker(t: TestApp, options: Partial<DeliveryWorkerOptions> = {}): Promise<DeliveryWorker> {
@@ -142,10 +149,14 @@ export async function attemptsOf(t: TestApp, deliveryId: string) {
 
 /** Waits until every delivery of the subscription has left 'pending'. */
 export function settled(t: TestApp, subscriptionId: string, count: number, timeoutMs = 10_000): Promise<DeliveryRow[]> {
-  return waitFor(`${count} settled deliveries of ${subscriptionId}`, async () => {
-    const rows = await deliveriesOf(t, subscriptionId);
-    return rows.length === count && rows.every((row) => row.status !== 'pending') ? rows : undefined;
-  }, timeoutMs);
+  return waitFor(
+    `${count} settled deliveries of ${subscriptionId}`,
+    async () => {
+      const rows = await deliveriesOf(t, subscriptionId);
+      return rows.length === count && rows.every((row) => row.status !== 'pending') ? rows : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 /** Claims due deliveries (every subscription's) and waits for the claim's commit: the leases returned are durable. */

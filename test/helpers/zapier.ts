@@ -20,7 +20,12 @@ export const zapierAppPath = require.resolve('../../zapier/index.js');
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the app is plain CommonJS */
 export const App = require(zapierAppPath) as any;
-export const zapierPackage = require('../../zapier/package.json') as { name: string; version: string; main: string; dependencies: Record<string, string> };
+export const zapierPackage = require('../../zapier/package.json') as {
+  name: string;
+  version: string;
+  main: string;
+  dependencies: Record<string, string>;
+};
 
 export const appTester = zapier.createAppTester(App);
 
@@ -69,7 +74,9 @@ export async function authorizeAccount(
   options: { pkce?: boolean } = {},
 ): Promise<{ code: string; verifier?: string; state: string; location: URL }> {
   const state = randomBytes(16).toString('base64url');
-  const rendered = await invoke<string>(App.authentication.oauth2Config.authorizeUrl, { inputData: { state, redirect_uri: ZAPIER_REDIRECT_URI } });
+  const rendered = await invoke<string>(App.authentication.oauth2Config.authorizeUrl, {
+    inputData: { state, redirect_uri: ZAPIER_REDIRECT_URI },
+  });
   const url = new URL(rendered);
   let verifier: string | undefined;
   if (options.pkce ?? true) {

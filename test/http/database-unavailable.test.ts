@@ -50,12 +50,19 @@ describe('requests while the database cannot be reached', () => {
     const headers = { 'x-user-token': 'sbu_whatever' };
     assertUnavailableProblem(await t.app.inject({ method: 'POST', url: '/calls', headers, payload: { summary: 'x' } }));
     assertUnavailableProblem(await t.app.inject({ url: '/locations', headers }));
-    assertUnavailableProblem(await t.app.inject({
-      method: 'POST', url: '/auth/sessions', payload: { email: 'someone@example.com', password: 'password123' },
-    }));
-    assertUnavailableProblem(await t.app.inject({
-      url: '/calls/recent', headers: { authorization: 'Bearer sbat_x', 'x-client-id': 'a', 'x-client-secret': 'b' },
-    }));
+    assertUnavailableProblem(
+      await t.app.inject({
+        method: 'POST',
+        url: '/auth/sessions',
+        payload: { email: 'someone@example.com', password: 'password123' },
+      }),
+    );
+    assertUnavailableProblem(
+      await t.app.inject({
+        url: '/calls/recent',
+        headers: { authorization: 'Bearer sbat_x', 'x-client-id': 'a', 'x-client-secret': 'b' },
+      }),
+    );
   });
 
   test('/readyz answers 503 NOT_READY with Retry-After; /healthz still 200', async () => {
@@ -68,7 +75,9 @@ describe('requests while the database cannot be reached', () => {
 
   test('the OAuth JSON endpoints answer 503 temporarily_unavailable with Retry-After', async () => {
     const res = await t.app.inject({
-      method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: 'grant_type=refresh_token&refresh_token=sbr_x&client_id=a&client_secret=b',
     });
     assert.equal(res.statusCode, 503, res.body);

@@ -14,12 +14,15 @@ describe('the logger censors secrets', () => {
 
   /** The line written for `marker` (its message), parsed. */
   function lineOf(marker: string): Record<string, any> {
-    const lines = t.logs.join('').split('\n').filter((l) => l.includes(marker));
+    const lines = t.logs
+      .join('')
+      .split('\n')
+      .filter((l) => l.includes(marker));
     assert.equal(lines.length, 1, `one line for ${marker}`);
     return JSON.parse(lines[0]!);
   }
 
-  test('password, token, client_secret and secret of any object at the first level (pino\'s *.field), any letter case', () => {
+  test("password, token, client_secret and secret of any object at the first level (pino's *.field), any letter case", () => {
     const given = {
       body: { user: 'ana', password: 'sk-password-1', token: 'sk-token-1' },
       client: { client_id: 'c1', client_secret: 'sk-client-secret-1', Secret: 'sk-secret-1' },
@@ -33,23 +36,33 @@ describe('the logger censors secrets', () => {
     assert.equal(given.body.password, 'sk-password-1', 'the object handed to the log call is not changed');
   });
 
-  test('credential headers: req and res write no headers; any other object\'s headers are censored', () => {
+  test("credential headers: req and res write no headers; any other object's headers are censored", () => {
     const headers = {
-      authorization: 'Bearer sk-authorization-2', 'x-user-token': 'sk-user-token-2', 'x-client-secret': 'sk-client-secret-2',
-      cookie: 'sid=sk-cookie-2', 'content-type': 'application/json',
+      authorization: 'Bearer sk-authorization-2',
+      'x-user-token': 'sk-user-token-2',
+      'x-client-secret': 'sk-client-secret-2',
+      cookie: 'sid=sk-cookie-2',
+      'content-type': 'application/json',
     };
-    t.app.log.info({
-      req: { method: 'POST', url: '/calls?code=sk-code-2', ip: '127.0.0.1', headers },
-      res: { statusCode: 201, headers: { 'set-cookie': 'sid=sk-set-cookie-2' } },
-      request: { headers },
-      response: { headers: { 'Set-Cookie': 'sid=sk-set-cookie-3' } },
-      forwarded: headers,
-    }, 'headers line');
+    t.app.log.info(
+      {
+        req: { method: 'POST', url: '/calls?code=sk-code-2', ip: '127.0.0.1', headers },
+        res: { statusCode: 201, headers: { 'set-cookie': 'sid=sk-set-cookie-2' } },
+        request: { headers },
+        response: { headers: { 'Set-Cookie': 'sid=sk-set-cookie-3' } },
+        forwarded: headers,
+      },
+      'headers line',
+    );
     const line = lineOf('headers line');
     assert.deepEqual(line.req, { method: 'POST', url: '/calls?code=[redacted]', remoteAddress: '127.0.0.1' });
     assert.deepEqual(line.res, { statusCode: 201 });
     const censored = {
-      authorization: '[redacted]', 'x-user-token': '[redacted]', 'x-client-secret': '[redacted]', cookie: '[redacted]', 'content-type': 'application/json',
+      authorization: '[redacted]',
+      'x-user-token': '[redacted]',
+      'x-client-secret': '[redacted]',
+      cookie: '[redacted]',
+      'content-type': 'application/json',
     };
     assert.deepEqual(line.request.headers, censored);
     assert.deepEqual(line.response.headers, { 'Set-Cookie': '[redacted]' });
@@ -57,8 +70,12 @@ describe('the logger censors secrets', () => {
     assert.doesNotMatch(JSON.stringify(line), /sk-/);
   });
 
-  test('an error\'s own secret fields and headers, after pino\'s error serializer', () => {
-    const error = Object.assign(new Error('upstream refused'), { token: 'sk-token-4', headers: { authorization: 'Bearer sk-authorization-4' }, status: 401 });
+  test("an error's own secret fields and headers, after pino's error serializer", () => {
+    const error = Object.assign(new Error('upstream refused'), {
+      token: 'sk-token-4',
+      headers: { authorization: 'Bearer sk-authorization-4' },
+      status: 401,
+    });
     t.app.log.error({ err: error }, 'error line');
     const line = lineOf('error line');
     assert.equal(line.err.message, 'upstream refused');
@@ -68,17 +85,23 @@ describe('the logger censors secrets', () => {
     assert.ok(line.err.stack, 'the stack is kept');
   });
 
-  test('a child logger\'s bindings', () => {
+  test("a child logger's bindings", () => {
     t.app.log.child({ component: 'test', session: { token: 'sk-token-5' } }).info('child line');
     const line = lineOf('child line');
     assert.equal(line.component, 'test');
     assert.deepEqual(line.session, { token: '[redacted]' });
   });
 
-  test('a request\'s credentials reach no line: the request log writes method, masked URL, status and time', async () => {
+  test("a request's credentials reach no line: the request log writes method, masked URL, status and time", async () => {
     const response = await t.app.inject({
-      method: 'GET', url: '/locations?access_token=sk-query-6',
-      headers: { 'x-user-token': 'sk-user-token-6', authorization: 'Bearer sk-authorization-6', 'x-client-secret': 'sk-client-secret-6', cookie: 'sid=sk-cookie-6' },
+      method: 'GET',
+      url: '/locations?access_token=sk-query-6',
+      headers: {
+        'x-user-token': 'sk-user-token-6',
+        authorization: 'Bearer sk-authorization-6',
+        'x-client-secret': 'sk-client-secret-6',
+        cookie: 'sid=sk-cookie-6',
+      },
     });
     assert.equal(response.statusCode, 401);
     const logs = t.logs.join('');

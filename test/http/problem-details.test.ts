@@ -17,7 +17,12 @@ describe('HTTP conventions', () => {
     assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
 
   test('malformed JSON is a 400 problem', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/auth/sessions', headers: { 'content-type': 'application/json' }, payload: '{"email": ' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/auth/sessions',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email": ',
+    });
     assert.equal(res.statusCode, 400);
     isProblem(res);
     assert.equal(res.json().code, 'REQUEST_INVALID_JSON');
@@ -27,7 +32,9 @@ describe('HTTP conventions', () => {
 
   test('a body over 64 KiB is 413', async () => {
     const res = await t.app.inject({
-      method: 'POST', url: '/auth/sessions', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      url: '/auth/sessions',
+      headers: { 'content-type': 'application/json' },
       payload: JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(70 * 1024) }),
     });
     assert.equal(res.statusCode, 413);
@@ -39,7 +46,10 @@ describe('HTTP conventions', () => {
     const res = await t.app.inject({ method: 'POST', url: '/auth/sessions', payload: { password: 5, extra: true } });
     assert.equal(res.statusCode, 400);
     isProblem(res);
-    const fields = res.json().errors.map((e: { field: string }) => e.field).sort();
+    const fields = res
+      .json()
+      .errors.map((e: { field: string }) => e.field)
+      .sort();
     assert.deepEqual(fields, ['email', 'extra', 'password']);
   });
 
@@ -68,12 +78,14 @@ describe('HTTP conventions', () => {
   test('passwords and tokens never appear in the log', async () => {
     const member = await createMember(t.db.pool);
     const login = await t.app.inject({
-      method: 'POST', url: '/auth/sessions', payload: { email: member.email, password: PASSWORD },
+      method: 'POST',
+      url: '/auth/sessions',
+      payload: { email: member.email, password: PASSWORD },
       headers: { 'x-request-id': 'login-log-check' },
     });
     const token = login.json().token as string;
     await t.app.inject({ url: '/auth/session', headers: { 'x-user-token': token, authorization: 'Bearer sba_abcdefsecret' } });
-    await t.app.inject({ url: `/auth/session?token=${token}&code=abc123code` , headers: { 'x-user-token': member.token } });
+    await t.app.inject({ url: `/auth/session?token=${token}&code=abc123code`, headers: { 'x-user-token': member.token } });
     const log = t.logs.join('');
     assert.ok(log.includes('login-log-check'), 'requests are logged with their id');
     for (const secret of [PASSWORD, token, member.token, 'sba_abcdefsecret', 'abc123code']) {

@@ -20,7 +20,8 @@ describe('request edges', () => {
   test('a deeply nested JSON body is a 400 problem, not a stack overflow', async () => {
     const depth = 30_000;
     const res = await t.app.inject({
-      method: 'POST', url: '/locations',
+      method: 'POST',
+      url: '/locations',
       headers: { 'content-type': 'application/json', 'x-user-token': member.token },
       payload: '['.repeat(depth) + ']'.repeat(depth),
     });
@@ -32,7 +33,11 @@ describe('request edges', () => {
   test('Content-Type: application/json with no body is no body, on every route', async () => {
     const other = await createMember(t.db.pool);
     const json = { 'content-type': 'application/json', 'x-user-token': other.token };
-    const redeliver = await t.app.inject({ method: 'POST', url: '/webhooks/deliveries/00000000-0000-4000-8000-000000000000/redeliver', headers: json });
+    const redeliver = await t.app.inject({
+      method: 'POST',
+      url: '/webhooks/deliveries/00000000-0000-4000-8000-000000000000/redeliver',
+      headers: json,
+    });
     assert.equal(redeliver.statusCode, 404);
     assert.equal(redeliver.json().code, 'WEBHOOK_DELIVERY_NOT_FOUND');
     const remove = await t.app.inject({ method: 'DELETE', url: '/webhooks/00000000-0000-4000-8000-000000000000', headers: json });
@@ -45,7 +50,10 @@ describe('request edges', () => {
   test('a JSON body sent as text/plain is a 415 problem, like any other non-JSON type', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
       const res = await t.app.inject({
-        method: 'POST', url: '/locations', headers: { 'content-type': type, 'x-user-token': member.token }, payload: '{"name":"x"}',
+        method: 'POST',
+        url: '/locations',
+        headers: { 'content-type': type, 'x-user-token': member.token },
+        payload: '{"name":"x"}',
       });
       assert.equal(res.statusCode, 415, type);
       assert.equal(res.json().code, 'REQUEST_UNSUPPORTED_MEDIA_TYPE');
@@ -54,7 +62,8 @@ describe('request edges', () => {
 
   test('a NUL deep inside a body is named by its path', async () => {
     const res = await t.app.inject({
-      method: 'POST', url: '/locations',
+      method: 'POST',
+      url: '/locations',
       headers: { 'x-user-token': member.token },
       payload: { name: 'x', city: 'ok', nested: [{ a: 'fine' }, { b: 'bad\u0000' }] },
     });
@@ -65,7 +74,9 @@ describe('request edges', () => {
 
 describe('URLs the router refuses', () => {
   let t: TestApp;
-  before(async () => { t = await startTestApp(); });
+  before(async () => {
+    t = await startTestApp();
+  });
   after(() => t.close());
 
   test('a malformed percent-encoding in the path is a 400 problem naming the path', async () => {
@@ -88,7 +99,9 @@ describe('URLs the router refuses', () => {
 
 describe('401 challenges', () => {
   let t: TestApp;
-  before(async () => { t = await startTestApp(); });
+  before(async () => {
+    t = await startTestApp();
+  });
   after(() => t.close());
 
   test('every 401 carries WWW-Authenticate: Bearer, x-user-token and login failures too', async () => {
@@ -122,7 +135,12 @@ describe('validation messages a client can act on', () => {
   });
 
   test('a blank name says so', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/locations', headers: { 'x-user-token': member.token }, payload: { name: '   ' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/locations',
+      headers: { 'x-user-token': member.token },
+      payload: { name: '   ' },
+    });
     assert.deepEqual(res.json().errors, [{ field: 'name', message: 'must not be blank' }]);
   });
 
@@ -130,7 +148,9 @@ describe('validation messages a client can act on', () => {
     const client = await createClient(t.db.pool);
     const tokens = await issueTokens(t.db.pool, { client, userId: member.user.id, organizationId: member.org.id });
     const res = await t.app.inject({
-      method: 'POST', url: '/webhooks/subscribe', headers: platformHeaders(tokens, client),
+      method: 'POST',
+      url: '/webhooks/subscribe',
+      headers: platformHeaders(tokens, client),
       payload: { hookUrl: 'https://example.com/h', event: 'call.started', secret: 'sécret' },
     });
     assert.equal(res.statusCode, 400);

@@ -54,9 +54,7 @@ const CREATE_ONLY_CASES: Case[] = [
   { rule: 'body a string', body: 'name', field: 'body' },
 ];
 
-const PATCH_ONLY_CASES: Case[] = [
-  { rule: 'empty patch', body: {}, field: 'body' },
-];
+const PATCH_ONLY_CASES: Case[] = [{ rule: 'empty patch', body: {}, field: 'body' }];
 
 function assertNamesField(res: { statusCode: number; headers: Record<string, unknown>; json(): any }, field: string, rule: string) {
   assert.equal(res.statusCode, 400, rule);
@@ -64,7 +62,10 @@ function assertNamesField(res: { statusCode: number; headers: Record<string, unk
   const problem = res.json();
   assert.equal(problem.code, 'REQUEST_VALIDATION', rule);
   assert.equal(problem.status, 400, rule);
-  assert.ok(problem.errors.some((e: { field: string }) => e.field === field), `${rule}: expected field ${field}, got ${JSON.stringify(problem.errors)}`);
+  assert.ok(
+    problem.errors.some((e: { field: string }) => e.field === field),
+    `${rule}: expected field ${field}, got ${JSON.stringify(problem.errors)}`,
+  );
 }
 
 describe('locations: validation', () => {
@@ -90,7 +91,10 @@ describe('locations: validation', () => {
     const before = await count();
     for (const { rule, body, field } of [...FIELD_CASES, ...CREATE_ONLY_CASES]) {
       const res = await t.app.inject({
-        method: 'POST', url: '/locations', headers: { 'x-user-token': token, 'content-type': 'application/json' }, payload: JSON.stringify(body),
+        method: 'POST',
+        url: '/locations',
+        headers: { 'x-user-token': token, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
       });
       assertNamesField(res, field, `POST ${rule}`);
     }
@@ -101,7 +105,10 @@ describe('locations: validation', () => {
     const created = (await api.post('/locations', VALID)).json();
     for (const { rule, body, field } of [...FIELD_CASES, ...PATCH_ONLY_CASES]) {
       const res = await t.app.inject({
-        method: 'PATCH', url: `/locations/${created.id}`, headers: { 'x-user-token': token, 'content-type': 'application/json' }, payload: JSON.stringify(body),
+        method: 'PATCH',
+        url: `/locations/${created.id}`,
+        headers: { 'x-user-token': token, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
       });
       assertNamesField(res, field, `PATCH ${rule}`);
     }
@@ -116,15 +123,29 @@ describe('locations: validation', () => {
 
   test('a malformed id is a 400 naming id', async () => {
     const urn = '/locations/urn:uuid:00000000-0000-4000-8000-000000000000';
-    for (const [method, url] of [['GET', '/locations/not-a-uuid'], ['PATCH', '/locations/123'], ['DELETE', '/locations/x'], ['POST', '/locations/x/primary'], ['GET', urn]] as const) {
-      const res = await t.app.inject({ method, url, headers: { 'x-user-token': token }, ...(method === 'PATCH' ? { payload: { name: 'n' } } : {}) });
+    for (const [method, url] of [
+      ['GET', '/locations/not-a-uuid'],
+      ['PATCH', '/locations/123'],
+      ['DELETE', '/locations/x'],
+      ['POST', '/locations/x/primary'],
+      ['GET', urn],
+    ] as const) {
+      const res = await t.app.inject({
+        method,
+        url,
+        headers: { 'x-user-token': token },
+        ...(method === 'PATCH' ? { payload: { name: 'n' } } : {}),
+      });
       assertNamesField(res, 'id', `${method} ${url}`);
     }
   });
 
   test('malformed JSON is a 400 problem naming the body', async () => {
     const res = await t.app.inject({
-      method: 'POST', url: '/locations', headers: { 'x-user-token': token, 'content-type': 'application/json' }, payload: '{"name": "x",',
+      method: 'POST',
+      url: '/locations',
+      headers: { 'x-user-token': token, 'content-type': 'application/json' },
+      payload: '{"name": "x",',
     });
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().code, 'REQUEST_INVALID_JSON');
@@ -132,13 +153,19 @@ describe('locations: validation', () => {
   });
 
   test('an empty POST /locations body is a 400 naming the body', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/locations', headers: { 'x-user-token': token, 'content-type': 'application/json' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/locations',
+      headers: { 'x-user-token': token, 'content-type': 'application/json' },
+    });
     assertNamesField(res, 'body', 'empty body');
   });
 
   test('a body over 64 KiB is 413', async () => {
     const res = await t.app.inject({
-      method: 'POST', url: '/locations', headers: { 'x-user-token': token, 'content-type': 'application/json' },
+      method: 'POST',
+      url: '/locations',
+      headers: { 'x-user-token': token, 'content-type': 'application/json' },
       payload: JSON.stringify({ name: 'n', city: 'x'.repeat(70_000) }),
     });
     assert.equal(res.statusCode, 413);

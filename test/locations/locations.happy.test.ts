@@ -5,8 +5,20 @@ import { createMember } from '../helpers/fixtures.ts';
 import { asUser, type TokenClient } from '../helpers/token-client.ts';
 
 const LOCATION_KEYS = [
-  'address_line1', 'address_line2', 'city', 'country', 'created_at', 'id', 'is_primary', 'latitude', 'longitude', 'name',
-  'organization_id', 'postal_code', 'state', 'updated_at',
+  'address_line1',
+  'address_line2',
+  'city',
+  'country',
+  'created_at',
+  'id',
+  'is_primary',
+  'latitude',
+  'longitude',
+  'name',
+  'organization_id',
+  'postal_code',
+  'state',
+  'updated_at',
 ];
 
 const FULL = {
@@ -42,9 +54,17 @@ describe('locations: success paths', () => {
     assert.match(body.id, /^[0-9a-f-]{36}$/);
     assert.equal(res.headers.location, `/locations/${body.id}`);
     assert.equal(body.organization_id, orgId);
-    assert.deepEqual({ ...body, id: undefined, organization_id: undefined, is_primary: undefined, created_at: undefined, updated_at: undefined }, {
-      ...FULL, id: undefined, organization_id: undefined, is_primary: undefined, created_at: undefined, updated_at: undefined,
-    });
+    assert.deepEqual(
+      { ...body, id: undefined, organization_id: undefined, is_primary: undefined, created_at: undefined, updated_at: undefined },
+      {
+        ...FULL,
+        id: undefined,
+        organization_id: undefined,
+        is_primary: undefined,
+        created_at: undefined,
+        updated_at: undefined,
+      },
+    );
     assert.equal(body.is_primary, false, 'is_primary defaults to false');
     assert.equal(body.created_at, new Date(body.created_at).toISOString(), 'ISO 8601 UTC');
     assert.equal(body.updated_at, body.created_at);
@@ -68,7 +88,11 @@ describe('locations: success paths', () => {
     assert.equal(precise.statusCode, 201);
     assert.equal(precise.json().latitude, -33.868819999999996);
     assert.equal(precise.json().longitude, 151.20929000000001);
-    for (const [latitude, longitude] of [[90, 180], [-90, -180], [0, 0]]) {
+    for (const [latitude, longitude] of [
+      [90, 180],
+      [-90, -180],
+      [0, 0],
+    ]) {
       const res = await api.post('/locations', { name: `Edge ${latitude}`, latitude, longitude });
       assert.equal(res.statusCode, 201, `${latitude},${longitude}`);
       assert.deepEqual([res.json().latitude, res.json().longitude], [latitude, longitude]);
@@ -92,7 +116,10 @@ describe('locations: success paths', () => {
     const zulu = (await api.post('/locations', { name: 'zulu', is_primary: true })).json();
     const res = await api.get('/locations');
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json().map((l: { name: string }) => l.name), ['zulu', 'alpha', 'Bravo', 'charlie']);
+    assert.deepEqual(
+      res.json().map((l: { name: string }) => l.name),
+      ['zulu', 'alpha', 'Bravo', 'charlie'],
+    );
     assert.deepEqual(res.json()[0], zulu);
   });
 
@@ -201,6 +228,9 @@ describe('locations: success paths', () => {
     await api.post('/locations', { name: 'Other' });
     assert.equal((await api.delete(`/locations/${primary.id}`)).statusCode, 204);
     const all = (await api.get('/locations')).json() as { is_primary: boolean }[];
-    assert.deepEqual(all.map((l) => l.is_primary), [false]);
+    assert.deepEqual(
+      all.map((l) => l.is_primary),
+      [false],
+    );
   });
 });

@@ -30,7 +30,7 @@ describe('locations: organization isolation', () => {
     return rows;
   }
 
-  test('another organization\'s location is 404 to GET, PATCH, DELETE and primary, and stays untouched', async () => {
+  test("another organization's location is 404 to GET, PATCH, DELETE and primary, and stays untouched", async () => {
     const secret = (await them.post('/locations', { name: 'Their secret depot', city: 'Hidden', is_primary: true })).json();
     await them.post('/locations', { name: 'Their other site' });
     const myPrimary = (await me.post('/locations', { name: 'My HQ', is_primary: true })).json();
@@ -50,18 +50,14 @@ describe('locations: organization isolation', () => {
     }
     const unknown = await me.get('/locations/00000000-0000-4000-8000-000000000000');
     const withoutDetail = (problem: Record<string, unknown>) => ({ ...problem, detail: undefined });
-    assert.deepEqual(
-      withoutDetail(attempts[0]!.json()),
-      withoutDetail(unknown.json()),
-      'indistinguishable from an id that does not exist',
-    );
+    assert.deepEqual(withoutDetail(attempts[0]!.json()), withoutDetail(unknown.json()), 'indistinguishable from an id that does not exist');
 
     assert.deepEqual(await snapshot(theirs.org.id), theirsBefore, 'their rows unchanged');
     assert.deepEqual(await snapshot(mine.org.id), mineBefore, 'my primary was not cleared by the failed attempts');
     assert.equal((await me.get(`/locations/${myPrimary.id}`)).json().is_primary, true);
   });
 
-  test('listing shows only the session organization\'s locations', async () => {
+  test("listing shows only the session organization's locations", async () => {
     const listed = (await me.get('/locations')).json() as { organization_id: string }[];
     assert.ok(listed.length > 0);
     assert.ok(listed.every((l) => l.organization_id === mine.org.id));
@@ -70,12 +66,19 @@ describe('locations: organization isolation', () => {
   test('organization_id in a body is refused, not used', async () => {
     const res = await me.post('/locations', { name: 'Smuggled', organization_id: theirs.org.id });
     assert.equal(res.statusCode, 400);
-    assert.equal((await snapshot(theirs.org.id)).some((row) => row.name === 'Smuggled'), false);
+    assert.equal(
+      (await snapshot(theirs.org.id)).some((row) => row.name === 'Smuggled'),
+      false,
+    );
   });
 
   test('a user in two organizations sees the locations of the organization the session selected', async () => {
     await createUser(t.db.pool, { email: mine.email, password: PASSWORD, organizationId: theirs.org.id, role: 'member' });
-    const login = await t.app.inject({ method: 'POST', url: '/auth/sessions', payload: { email: mine.email, password: PASSWORD, organization_id: theirs.org.id } });
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/auth/sessions',
+      payload: { email: mine.email, password: PASSWORD, organization_id: theirs.org.id },
+    });
     const other = asUser(t.app, login.json().token);
     const listed = (await other.get('/locations')).json() as { organization_id: string }[];
     assert.ok(listed.length > 0 && listed.every((l) => l.organization_id === theirs.org.id));
@@ -89,7 +92,9 @@ describe('locations: organization isolation', () => {
 
   test('RLS: inside withOrg, a row for another organization cannot be inserted or moved there', async () => {
     await assert.rejects(
-      withOrg(t.db.pool, mine.org.id, (db) => db.query("INSERT INTO locations (organization_id, name) VALUES ($1, 'planted')", [theirs.org.id])),
+      withOrg(t.db.pool, mine.org.id, (db) =>
+        db.query("INSERT INTO locations (organization_id, name) VALUES ($1, 'planted')", [theirs.org.id]),
+      ),
       (error: { code?: string }) => error.code === '42501',
     );
     const own = (await me.post('/locations', { name: 'Movable' })).json();

@@ -15,9 +15,7 @@ describe('one primary location per organization', () => {
   after(() => t.close());
 
   async function primaries(orgId: string): Promise<{ id: string; updated_at: Date }[]> {
-    const { rows } = await t.db.pool.query(
-      'SELECT id, updated_at FROM locations WHERE organization_id = $1 AND is_primary', [orgId],
-    );
+    const { rows } = await t.db.pool.query('SELECT id, updated_at FROM locations WHERE organization_id = $1 AND is_primary', [orgId]);
     return rows;
   }
 
@@ -30,7 +28,11 @@ describe('one primary location per organization', () => {
 
     for (let round = 0; round < 3; round++) {
       const responses = await Promise.all(ids.map((id) => api.post(`/locations/${id}/primary`)));
-      assert.deepEqual(responses.map((r) => r.statusCode), Array(10).fill(200), responses.map((r) => r.body).join('\n'));
+      assert.deepEqual(
+        responses.map((r) => r.statusCode),
+        Array(10).fill(200),
+        responses.map((r) => r.body).join('\n'),
+      );
       assert.ok(responses.every((r) => r.json().is_primary === true));
 
       const left = await primaries(member.org.id);
@@ -47,11 +49,18 @@ describe('one primary location per organization', () => {
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) => api.post('/locations', { name: `Racer ${i}`, is_primary: true })),
     );
-    assert.deepEqual(responses.map((r) => r.statusCode), Array(10).fill(201), responses.map((r) => r.body).join('\n'));
+    assert.deepEqual(
+      responses.map((r) => r.statusCode),
+      Array(10).fill(201),
+      responses.map((r) => r.body).join('\n'),
+    );
     assert.equal((await primaries(member.org.id)).length, 1);
     const listed = (await api.get('/locations')).json() as { is_primary: boolean }[];
     assert.equal(listed.length, 10);
-    assert.deepEqual(listed.map((l) => l.is_primary), [true, ...Array(9).fill(false)]);
+    assert.deepEqual(
+      listed.map((l) => l.is_primary),
+      [true, ...Array(9).fill(false)],
+    );
   });
 
   test('mixed concurrent PATCH is_primary and primary requests also end with one primary', async () => {
@@ -60,9 +69,14 @@ describe('one primary location per organization', () => {
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) ids.push((await api.post('/locations', { name: `Mixed ${i}` })).json().id);
     const responses = await Promise.all(
-      ids.map((id, i) => (i % 2 ? api.patch(`/locations/${id}`, { is_primary: true, city: `City ${i}` }) : api.post(`/locations/${id}/primary`))),
+      ids.map((id, i) =>
+        i % 2 ? api.patch(`/locations/${id}`, { is_primary: true, city: `City ${i}` }) : api.post(`/locations/${id}/primary`),
+      ),
     );
-    assert.deepEqual(responses.map((r) => r.statusCode), Array(10).fill(200));
+    assert.deepEqual(
+      responses.map((r) => r.statusCode),
+      Array(10).fill(200),
+    );
     assert.equal((await primaries(member.org.id)).length, 1);
   });
 

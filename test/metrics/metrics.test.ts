@@ -45,9 +45,12 @@ describe('/metrics', () => {
     for (const name of ['closed', 'open', 'probing', 'open-disabled']) {
       ids.push((await subscribeHook(t, connection, { hookUrl: `https://127.0.0.1:9/circuit-${name}` })).id);
     }
-    const open = (id: string, retryAt: string) => t.db.pool.query(
-      `UPDATE webhook_subscriptions SET circuit_state = 'open', circuit_changed_at = now(), circuit_retry_at = ${retryAt}, consecutive_failures = 5
-        WHERE id = $1`, [id]);
+    const open = (id: string, retryAt: string) =>
+      t.db.pool.query(
+        `UPDATE webhook_subscriptions SET circuit_state = 'open', circuit_changed_at = now(), circuit_retry_at = ${retryAt}, consecutive_failures = 5
+        WHERE id = $1`,
+        [id],
+      );
     await open(ids[1]!, "now() + interval '1 hour'");
     await open(ids[2]!, "now() - interval '1 second'");
     // A disabled subscription is not counted, whatever its circuit.

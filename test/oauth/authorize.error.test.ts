@@ -36,7 +36,11 @@ describe('GET /oauth/authorize: error page or redirect', () => {
     assert.equal(`${location.origin}${location.pathname}`, redirectUri);
     assert.equal(location.searchParams.get('error'), error);
     assert.match(location.searchParams.get('error_description') ?? '', description);
-    assert.match(location.searchParams.get('error_description') ?? '', /^[\x20-\x21\x23-\x5B\x5D-\x7E]+$/, 'RFC 6749 §4.1.2.1 character set');
+    assert.match(
+      location.searchParams.get('error_description') ?? '',
+      /^[\x20-\x21\x23-\x5B\x5D-\x7E]+$/,
+      'RFC 6749 §4.1.2.1 character set',
+    );
     assert.equal(location.searchParams.get('state'), 'xyz-state');
     assert.equal(location.searchParams.get('iss'), t.config.baseUrl);
   }
@@ -51,7 +55,13 @@ describe('GET /oauth/authorize: error page or redirect', () => {
   });
 
   test('redirect URI must match exactly: near misses get an error page', async () => {
-    for (const near of [`${redirectUri}/`, redirectUri.toUpperCase(), `${redirectUri}?x=1`, 'https://platform.example/cb#', 'https://evil.example/cb']) {
+    for (const near of [
+      `${redirectUri}/`,
+      redirectUri.toUpperCase(),
+      `${redirectUri}?x=1`,
+      'https://platform.example/cb#',
+      'https://evil.example/cb',
+    ]) {
       assertErrorPage(await get({ ...base(), redirect_uri: near }), /exactly match/);
     }
   });
@@ -76,10 +86,18 @@ describe('GET /oauth/authorize: error page or redirect', () => {
 
   test('PKCE: plain refused, challenge without method refused, method without challenge refused', async () => {
     const { challenge } = pkcePair();
-    assertRedirectError(await get({ ...base(), code_challenge: challenge, code_challenge_method: 'plain' }), 'invalid_request', /S256; plain is not supported/);
+    assertRedirectError(
+      await get({ ...base(), code_challenge: challenge, code_challenge_method: 'plain' }),
+      'invalid_request',
+      /S256; plain is not supported/,
+    );
     assertRedirectError(await get({ ...base(), code_challenge: challenge }), 'invalid_request', /plain default is not supported/);
     assertRedirectError(await get({ ...base(), code_challenge_method: 'S256' }), 'invalid_request', /without code_challenge/);
-    assertRedirectError(await get({ ...base(), code_challenge: 'short', code_challenge_method: 'S256' }), 'invalid_request', /43 base64url/);
+    assertRedirectError(
+      await get({ ...base(), code_challenge: 'short', code_challenge_method: 'S256' }),
+      'invalid_request',
+      /43 base64url/,
+    );
   });
 
   test('a repeated parameter is invalid_request (RFC 6749 §3.1)', async () => {
@@ -88,8 +106,14 @@ describe('GET /oauth/authorize: error page or redirect', () => {
   });
 
   test('a repeated client_id or redirect_uri is an error page', async () => {
-    assertErrorPage(await t.app.inject({ url: `${authorizationPath(base())}&client_id=${client.client_id}` }), /client_id must be given once/);
-    assertErrorPage(await t.app.inject({ url: `${authorizationPath(base())}&redirect_uri=${encodeURIComponent(redirectUri)}` }), /redirect_uri must be given once/);
+    assertErrorPage(
+      await t.app.inject({ url: `${authorizationPath(base())}&client_id=${client.client_id}` }),
+      /client_id must be given once/,
+    );
+    assertErrorPage(
+      await t.app.inject({ url: `${authorizationPath(base())}&redirect_uri=${encodeURIComponent(redirectUri)}` }),
+      /redirect_uri must be given once/,
+    );
   });
 
   test('a valid request from someone not signed in goes to the login page, then back', async () => {
@@ -115,7 +139,9 @@ describe('authorization responses over real HTTP', () => {
   test('Allow: code, the exact state and iss; the registered query is kept', async () => {
     const member = await createMember(t.db.pool);
     const state = 'a state with spaces & symbols/?=';
-    const location = new URL(await authorize(new UserAgent(t.url), authorizationPath(params(state)), { email: member.email, password: PASSWORD }));
+    const location = new URL(
+      await authorize(new UserAgent(t.url), authorizationPath(params(state)), { email: member.email, password: PASSWORD }),
+    );
     assert.equal(location.origin + location.pathname, 'https://platform.example/cb');
     assert.equal(location.searchParams.get('tenant'), '42');
     assert.match(location.searchParams.get('code') ?? '', /^sbc_[\w-]{43}$/);
@@ -125,7 +151,13 @@ describe('authorization responses over real HTTP', () => {
 
   test('Deny: access_denied with state and iss, and no code', async () => {
     const member = await createMember(t.db.pool);
-    const location = new URL(await authorize(new UserAgent(t.url), authorizationPath(params('s-1')), { email: member.email, password: PASSWORD, decision: 'deny' }));
+    const location = new URL(
+      await authorize(new UserAgent(t.url), authorizationPath(params('s-1')), {
+        email: member.email,
+        password: PASSWORD,
+        decision: 'deny',
+      }),
+    );
     assert.equal(location.searchParams.get('error'), 'access_denied');
     assert.equal(location.searchParams.get('state'), 's-1');
     assert.equal(location.searchParams.get('iss'), t.url);
@@ -134,7 +166,12 @@ describe('authorization responses over real HTTP', () => {
 
   test('without state, the response carries no state but still iss', async () => {
     const member = await createMember(t.db.pool);
-    const location = new URL(await authorize(new UserAgent(t.url), authorizationPath({ response_type: 'code', client_id: client.client_id }), { email: member.email, password: PASSWORD }));
+    const location = new URL(
+      await authorize(new UserAgent(t.url), authorizationPath({ response_type: 'code', client_id: client.client_id }), {
+        email: member.email,
+        password: PASSWORD,
+      }),
+    );
     assert.equal(location.searchParams.has('state'), false);
     assert.equal(location.searchParams.get('iss'), t.url);
     assert.ok(location.searchParams.get('code'));

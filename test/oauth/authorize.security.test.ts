@@ -55,7 +55,7 @@ describe('login and consent pages: CSRF, cookies, framing, organization picker',
     assert.match(consent.headers.get('content-security-policy')!, /form-action 'self' https:\/\/platform\.example/);
   });
 
-  test('the consent form without the CSRF token, or with another browser\'s, issues no code', async () => {
+  test("the consent form without the CSRF token, or with another browser's, issues no code", async () => {
     const member = await createMember(t.db.pool);
     const agent = await signedInAgent(member.email);
     const consent = await agent.get(authorizationPath(params()));
@@ -105,7 +105,13 @@ describe('login and consent pages: CSRF, cookies, framing, organization picker',
     assert.match(consent.body, /Second Org/);
 
     const { code } = await obtainCode(t.url, { client, member, organizationId: second.id, pkce: false });
-    const tokens = await tokenRequest(t.app, { grant_type: 'authorization_code', code, redirect_uri: client.redirect_uris[0]!, client_id: client.client_id, client_secret: client.client_secret });
+    const tokens = await tokenRequest(t.app, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: client.redirect_uris[0]!,
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    });
     assert.equal(tokens.statusCode, 200);
     const userinfo = await t.app.inject({ url: '/oauth/userinfo', headers: { authorization: `Bearer ${tokens.json().access_token}` } });
     assert.equal(userinfo.json().organization.id, second.id);
@@ -134,7 +140,11 @@ describe('login and consent pages: CSRF, cookies, framing, organization picker',
 
   test('a return_to with characters outside ASCII is percent-encoded, not a 500 after signing in', async () => {
     const member = await createMember(t.db.pool);
-    const cases: [string, string][] = [['/ui/locations?q=ā', '/ui/locations?q=%C4%81'], ['/x\u2028y', '/x%E2%80%A8y'], ['/a b', '/a%20b']];
+    const cases: [string, string][] = [
+      ['/ui/locations?q=ā', '/ui/locations?q=%C4%81'],
+      ['/x\u2028y', '/x%E2%80%A8y'],
+      ['/a b', '/a%20b'],
+    ];
     for (const [target, expected] of cases) {
       const agent = new UserAgent(t.url);
       const login = await agent.get(`/login?${new URLSearchParams({ return_to: target })}`);
@@ -171,7 +181,9 @@ describe('session cookie on an https deployment', () => {
       assert.equal(csrfCookie.domain, undefined);
       const fields = hiddenInputs(login.body, '/login');
       const res = await t.app.inject({
-        method: 'POST', url: '/login', cookies: { '__Host-sb_csrf': csrfCookie.value },
+        method: 'POST',
+        url: '/login',
+        cookies: { '__Host-sb_csrf': csrfCookie.value },
         payload: new URLSearchParams({ ...fields, email: member.email, password: PASSWORD }).toString(),
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });

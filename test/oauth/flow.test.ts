@@ -17,7 +17,11 @@ describe('OAuth 2.0 flow with oauth4webapi as the client', () => {
 
   before(async () => {
     t = await startTestApp({ listen: true });
-    client = await createClient(t.db.pool, { name: 'Strict Platform', redirectUris: [redirectUri], scopes: ['calls:read', 'contacts:read'] });
+    client = await createClient(t.db.pool, {
+      name: 'Strict Platform',
+      redirectUris: [redirectUri],
+      scopes: ['calls:read', 'contacts:read'],
+    });
   });
   after(() => t.close());
 
@@ -43,8 +47,13 @@ describe('OAuth 2.0 flow with oauth4webapi as the client', () => {
       const state = oauth.generateRandomState();
       const url = new URL(as.authorization_endpoint!);
       url.search = new URLSearchParams({
-        response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope: 'calls:read contacts:read', state,
-        code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+        response_type: 'code',
+        client_id: client.client_id,
+        redirect_uri: redirectUri,
+        scope: 'calls:read contacts:read',
+        state,
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
       }).toString();
 
       const agent = new UserAgent(t.url);
@@ -55,7 +64,15 @@ describe('OAuth 2.0 flow with oauth4webapi as the client', () => {
       assert.equal(callback.searchParams.get('state'), state);
 
       const params = oauth.validateAuthResponse(as, oauthClient, callback, state);
-      const tokenResponse = await oauth.authorizationCodeGrantRequest(as, oauthClient, clientAuth(), params, redirectUri, verifier, insecure);
+      const tokenResponse = await oauth.authorizationCodeGrantRequest(
+        as,
+        oauthClient,
+        clientAuth(),
+        params,
+        redirectUri,
+        verifier,
+        insecure,
+      );
       assert.equal(tokenResponse.headers.get('cache-control'), 'no-store');
       const tokens = await oauth.processAuthorizationCodeResponse(as, oauthClient, tokenResponse);
       assert.equal(tokens.token_type, 'bearer');
@@ -66,7 +83,10 @@ describe('OAuth 2.0 flow with oauth4webapi as the client', () => {
       const userinfoResponse = await oauth.userInfoRequest(as, oauthClient, tokens.access_token, insecure);
       const userinfo = await oauth.processUserInfoResponse(as, oauthClient, member.user.id, userinfoResponse);
       assert.deepEqual(userinfo, {
-        sub: member.user.id, email: member.email, name: member.email, organization: { id: member.org.id, name: member.org.name },
+        sub: member.user.id,
+        email: member.email,
+        name: member.email,
+        organization: { id: member.org.id, name: member.org.name },
       });
 
       const refreshResponse = await oauth.refreshTokenGrantRequest(as, oauthClient, clientAuth(), tokens.refresh_token!, insecure);
@@ -74,7 +94,12 @@ describe('OAuth 2.0 flow with oauth4webapi as the client', () => {
       assert.notEqual(refreshed.access_token, tokens.access_token);
       assert.notEqual(refreshed.refresh_token, tokens.refresh_token);
       assert.equal(refreshed.scope, 'calls:read contacts:read');
-      const again = await oauth.processUserInfoResponse(as, oauthClient, member.user.id, await oauth.userInfoRequest(as, oauthClient, refreshed.access_token, insecure));
+      const again = await oauth.processUserInfoResponse(
+        as,
+        oauthClient,
+        member.user.id,
+        await oauth.userInfoRequest(as, oauthClient, refreshed.access_token, insecure),
+      );
       assert.equal(again.email, member.email);
 
       const revoked = await oauth.revocationRequest(as, oauthClient, clientAuth(), refreshed.refresh_token!, insecure);

@@ -23,6 +23,14 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
     assert.deepEqual(metadata.response_types_supported, ['code']);
     assert.deepEqual(metadata.grant_types_supported, ['authorization_code', 'refresh_token']);
     assert.deepEqual(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post']);
-    assert.deepEqual(metadata.scopes_supported, ['calls:read', 'calls:write', 'contacts:read', 'contacts:write', 'leads:read', 'leads:write', 'audiences:write']);
+    assert.deepEqual(metadata.scopes_supported, [
+      'calls:read',
+      'calls:write',
+      'contacts:read',
+      'contacts:write',
+      'leads:read',
+      'leads:write',
+      'audiences:write',
+    ]);
   });
 });

@@ -36,13 +36,17 @@ describe('platform guard: bearer token + x-client-id + x-client-secret', () => {
     assert.match(String(res.headers['www-authenticate']), /^Bearer realm="switchboard"/);
   }
 
-  test('all three headers right: the request runs as the token\'s user, organization and client', async () => {
+  test("all three headers right: the request runs as the token's user, organization and client", async () => {
     const { member, headers } = await connected(['calls:read', 'contacts:read']);
     const res = await call(headers);
     assert.equal(res.statusCode, 200);
     const { rows } = await t.db.pool.query('SELECT id FROM oauth_grants WHERE user_id = $1', [member.user.id]);
     assert.deepEqual(res.json(), {
-      kind: 'oauth', userId: member.user.id, organizationId: member.org.id, scopes: ['calls:read', 'contacts:read'], clientId: client.client_id,
+      kind: 'oauth',
+      userId: member.user.id,
+      organizationId: member.org.id,
+      scopes: ['calls:read', 'contacts:read'],
+      clientId: client.client_id,
       grantId: rows[0].id,
     });
   });
@@ -83,7 +87,7 @@ describe('platform guard: bearer token + x-client-id + x-client-secret', () => {
     });
   }
 
-  test('a token of another client, sent with that other client\'s own credentials: 401', async () => {
+  test("a token of another client, sent with that other client's own credentials: 401", async () => {
     const { tokens } = await connected();
     const other = await createClient(t.db.pool, { name: 'Other Platform' });
     assertUnauthorized(await call(platformHeaders(tokens, other)), 'OAUTH_CLIENT_INVALID');

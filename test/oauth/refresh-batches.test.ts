@@ -38,16 +38,27 @@ describe('refresh rotations committed together', () => {
 
   async function connect(): Promise<IssuedTokens> {
     const member = await createMember(t.db.pool);
-    return issueTokens(t.db.pool, { client: testClient, userId: member.user.id, organizationId: member.org.id, scopes: ['calls:read', 'contacts:read'] });
+    return issueTokens(t.db.pool, {
+      client: testClient,
+      userId: member.user.id,
+      organizationId: member.org.id,
+      scopes: ['calls:read', 'contacts:read'],
+    });
   }
 
   /** Every refresh started in the same turn, as the token route would: the first alone, the rest batched. */
   function refreshAll(tokens: string[], options: { grace?: number; as?: OAuthClientWithSecret[]; scope?: (string | undefined)[] } = {}) {
-    return Promise.allSettled(tokens.map((refreshToken, i) => handleRefreshToken(
-      t.app.db, t.config, options.as?.[i] ?? client,
-      { grant_type: 'refresh_token', refresh_token: refreshToken, ...(options.scope?.[i] ? { scope: options.scope[i] } : {}) },
-      { refreshReuseGrace: options.grace ?? GRACE, secretBox: box, caches: t.app.caches },
-    )));
+    return Promise.allSettled(
+      tokens.map((refreshToken, i) =>
+        handleRefreshToken(
+          t.app.db,
+          t.config,
+          options.as?.[i] ?? client,
+          { grant_type: 'refresh_token', refresh_token: refreshToken, ...(options.scope?.[i] ? { scope: options.scope[i] } : {}) },
+          { refreshReuseGrace: options.grace ?? GRACE, secretBox: box, caches: t.app.caches },
+        ),
+      ),
+    );
   }
 
   const answer = (settled: PromiseSettledResult<TokenResponse>) => {
@@ -61,18 +72,26 @@ describe('refresh rotations committed together', () => {
 
   async function chainOf(grantId: string) {
     const { rows } = await t.db.pool.query<{ token_hash: Buffer; rotated: boolean; successor_id: string | null; id: string }>(
-      'SELECT id, token_hash, rotated_at IS NOT NULL AS rotated, successor_id FROM oauth_refresh_tokens WHERE grant_id = $1', [grantId]);
+      'SELECT id, token_hash, rotated_at IS NOT NULL AS rotated, successor_id FROM oauth_refresh_tokens WHERE grant_id = $1',
+      [grantId],
+    );
     return rows;
   }
   async function accessExpiry(accessToken: string) {
-    const { rows: [row] } = await t.db.pool.query<{ expires_at: Date }>(
-      'SELECT expires_at FROM oauth_access_tokens WHERE token_hash = $1', [hashToken(accessToken)]);
+    const {
+      rows: [row],
+    } = await t.db.pool.query<{ expires_at: Date }>('SELECT expires_at FROM oauth_access_tokens WHERE token_hash = $1', [
+      hashToken(accessToken),
+    ]);
     return row!.expires_at.getTime();
   }
 
   test('the first refresh goes alone, the rest share one statement; each token is rotated once and its successor works', async () => {
     const issued = await Promise.all(Array.from({ length: 6 }, connect));
-    const settled = await refreshAll(issued.map((x) => x.refresh_token), { scope: [undefined, 'calls:read'] });
+    const settled = await refreshAll(
+      issued.map((x) => x.refresh_token),
+      { scope: [undefined, 'calls:read'] },
+    );
     const answers = settled.map(answer);
     assert.equal(new Set(answers.map((a) => a.refresh_token)).size, 6);
     assert.equal(answers[0]!.scope, 'calls:read contacts:read');
@@ -88,7 +107,7 @@ describe('refresh rotations committed together', () => {
       const successor = chain.find((r) => r.id !== old.id)!;
       assert.ok(old.rotated);
       assert.equal(old.successor_id, successor.id);
-      assert.ok(successor.token_hash.equals(hashToken(answers[i]!.refresh_token)), 'each request gets its own token\'s successor');
+      assert.ok(successor.token_hash.equals(hashToken(answers[i]!.refresh_token)), "each request gets its own token's successor");
     }
     // The successors rotate in turn (another batch).
     const again = (await refreshAll(answers.map((a) => a.refresh_token))).map(answer);
@@ -109,7 +128,7 @@ describe('refresh rotations committed together', () => {
     assert.ok(answer((await refreshAll([a!.refresh_token]))[0]!).refresh_token);
   });
 
-  test('refreshes a check refuses inside a batch get that check\'s error and revocation; their neighbours rotate', async () => {
+  test("refreshes a check refuses inside a batch get that check's error and revocation; their neighbours rotate", async () => {
     const [first, valid, replayed, foreign] = await Promise.all([connect(), connect(), connect(), connect()]);
     // `replayed` is rotated once; presented again with no grace, reuse detection revokes its grant.
     const rotatedOnce = answer((await refreshAll([replayed!.refresh_token]))[0]!);
@@ -121,13 +140,19 @@ describe('refresh rotations committed together', () => {
     answer(settled[1]!);
     const reuse = refusal(settled[2]!);
     assert.ok(reuse instanceof InvalidGrant);
-    const { rows: [grant] } = await t.db.pool.query<{ revoked_reason: string | null }>(
-      'SELECT revoked_reason FROM oauth_grants WHERE id = $1', [replayed!.grant_id]);
+    const {
+      rows: [grant],
+    } = await t.db.pool.query<{ revoked_reason: string | null }>('SELECT revoked_reason FROM oauth_grants WHERE id = $1', [
+      replayed!.grant_id,
+    ]);
     assert.equal(grant!.revoked_reason, 'refresh_reuse', 'reuse after the grace revokes the grant');
-    assert.ok(refusal((await refreshAll([rotatedOnce.refresh_token]))[0]!) instanceof InvalidGrant, 'the revoked chain\'s successor is dead');
+    assert.ok(
+      refusal((await refreshAll([rotatedOnce.refresh_token]))[0]!) instanceof InvalidGrant,
+      "the revoked chain's successor is dead",
+    );
     assert.ok(refusal(settled[3]!) instanceof InvalidGrant, 'unknown token');
-    assert.ok(refusal(settled[4]!) instanceof InvalidGrant, 'another client\'s token');
-    assert.equal((await chainOf(foreign!.grant_id)).length, 1, 'nothing written for the other client\'s token');
+    assert.ok(refusal(settled[4]!) instanceof InvalidGrant, "another client's token");
+    assert.equal((await chainOf(foreign!.grant_id)).length, 1, "nothing written for the other client's token");
   });
 
   test('a declined refresh is decided outside the queue: its checks held up, the next refresh still rotates', async () => {
@@ -149,7 +174,7 @@ describe('refresh rotations committed together', () => {
         refreshAll([next!.refresh_token]).then(([settled]) => answer(settled!)),
         new Promise<'held up'>((resolve) => setTimeout(() => resolve('held up'), 5000)),
       ]);
-      assert.notEqual(rotated, 'held up', 'the next refresh waited for a declined one\'s checks');
+      assert.notEqual(rotated, 'held up', "the next refresh waited for a declined one's checks");
       assert.equal(declined, false, 'the declined refresh was still held when the next one rotated');
       await holder.query('COMMIT');
       assert.ok(refusal((await reuse)[0]!) instanceof InvalidGrant);

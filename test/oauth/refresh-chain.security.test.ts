@@ -24,7 +24,12 @@ describe('refresh token rotation keeps one chain per grant', () => {
     return issueTokens(t.db.pool, { client, userId: member.user.id, organizationId: member.org.id });
   }
   const refresh = (refreshToken: string) =>
-    tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.client_id, client_secret: client.client_secret });
+    tokenRequest(t.app, {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    });
   const userinfo = (accessToken: string) => t.app.inject({ url: '/oauth/userinfo', headers: { authorization: `Bearer ${accessToken}` } });
 
   async function currentRefreshTokens(grantId: string): Promise<number> {
@@ -35,7 +40,10 @@ describe('refresh token rotation keeps one chain per grant', () => {
     return rows[0].n;
   }
   async function graceOver(grantId: string) {
-    await t.db.pool.query("UPDATE oauth_refresh_tokens SET rotated_at = now() - interval '61 seconds' WHERE grant_id = $1 AND rotated_at IS NOT NULL", [grantId]);
+    await t.db.pool.query(
+      "UPDATE oauth_refresh_tokens SET rotated_at = now() - interval '61 seconds' WHERE grant_id = $1 AND rotated_at IS NOT NULL",
+      [grantId],
+    );
   }
   async function grantRevoked(grantId: string): Promise<string | null> {
     const { rows } = await t.db.pool.query('SELECT revoked_reason FROM oauth_grants WHERE id = $1', [grantId]);
@@ -65,7 +73,7 @@ describe('refresh token rotation keeps one chain per grant', () => {
     assert.equal((await userinfo(r3.json().access_token)).statusCode, 401);
   });
 
-  test('thief first: the legitimate retry inside the grace gets the thief\'s R2, so the next reuse is detected', async () => {
+  test("thief first: the legitimate retry inside the grace gets the thief's R2, so the next reuse is detected", async () => {
     const r1 = await connect();
     const thief = await refresh(r1.refresh_token);
     const legit = await refresh(r1.refresh_token);
@@ -77,14 +85,17 @@ describe('refresh token rotation keeps one chain per grant', () => {
     await graceOver(r1.grant_id);
     assert.equal((await refresh(legit.json().refresh_token)).statusCode, 400);
     assert.equal(await grantRevoked(r1.grant_id), 'refresh_reuse');
-    assert.equal((await refresh(thiefNext.json().refresh_token)).statusCode, 400, 'the thief\'s chain ends too');
+    assert.equal((await refresh(thiefNext.json().refresh_token)).statusCode, 400, "the thief's chain ends too");
     assert.equal((await userinfo(thiefNext.json().access_token)).statusCode, 401);
   });
 
   test('both at once: concurrent refreshes of R1 all get the one same R2', async () => {
     const r1 = await connect();
     const answers = await Promise.all(Array.from({ length: 8 }, () => refresh(r1.refresh_token)));
-    assert.deepEqual(answers.map((a) => a.statusCode), Array(8).fill(200));
+    assert.deepEqual(
+      answers.map((a) => a.statusCode),
+      Array(8).fill(200),
+    );
     assert.equal(new Set(answers.map((a) => a.json().refresh_token)).size, 1, 'one successor');
     assert.equal(new Set(answers.map((a) => a.json().access_token)).size, 8);
     assert.equal(await currentRefreshTokens(r1.grant_id), 1);
@@ -109,7 +120,10 @@ describe('refresh token rotation keeps one chain per grant', () => {
     await graceOver(r1.grant_id);
     const { purgeExpiredOAuthRows } = await import('../../src/oauth/oauth.maintenance.ts');
     await purgeExpiredOAuthRows(t.db.pool, 60);
-    const after = await t.db.pool.query('SELECT count(*)::int AS n FROM oauth_refresh_tokens WHERE grant_id = $1 AND successor_ciphertext IS NOT NULL', [r1.grant_id]);
+    const after = await t.db.pool.query(
+      'SELECT count(*)::int AS n FROM oauth_refresh_tokens WHERE grant_id = $1 AND successor_ciphertext IS NOT NULL',
+      [r1.grant_id],
+    );
     assert.equal(after.rows[0].n, 0);
   });
 });
@@ -125,11 +139,21 @@ describe('refresh tokens have an absolute lifetime (REFRESH_TOKEN_MAX_LIFETIME)'
   after(() => t.close());
 
   const refresh = (refreshToken: string) =>
-    tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.client_id, client_secret: client.client_secret });
+    tokenRequest(t.app, {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    });
 
-  test('a rotated refresh token never outlives the grant\'s cap, and once the grant is older than the cap refreshing stops', async () => {
+  test("a rotated refresh token never outlives the grant's cap, and once the grant is older than the cap refreshing stops", async () => {
     const member = await createMember(t.db.pool);
-    const tokens = await issueTokens(t.db.pool, { client, userId: member.user.id, organizationId: member.org.id, refreshTokenTtl: 31536000 });
+    const tokens = await issueTokens(t.db.pool, {
+      client,
+      userId: member.user.id,
+      organizationId: member.org.id,
+      refreshTokenTtl: 31536000,
+    });
     const next = await refresh(tokens.refresh_token);
     assert.equal(next.statusCode, 200);
     const { rows } = await t.db.pool.query(
@@ -142,7 +166,10 @@ describe('refresh tokens have an absolute lifetime (REFRESH_TOKEN_MAX_LIFETIME)'
 
     // Ninety minutes later (the approval moved back): the cap has passed, whatever the token's own expiry says.
     await t.db.pool.query("UPDATE oauth_grants SET created_at = created_at - interval '90 minutes' WHERE id = $1", [tokens.grant_id]);
-    await t.db.pool.query("UPDATE oauth_refresh_tokens SET expires_at = now() + interval '1 day' WHERE grant_id = $1 AND rotated_at IS NULL", [tokens.grant_id]);
+    await t.db.pool.query(
+      "UPDATE oauth_refresh_tokens SET expires_at = now() + interval '1 day' WHERE grant_id = $1 AND rotated_at IS NULL",
+      [tokens.grant_id],
+    );
     const capped = await refresh(next.json().refresh_token);
     assert.equal(capped.statusCode, 400);
     assert.equal(capped.json().error, 'invalid_grant');

@@ -37,7 +37,13 @@ describe('refresh in one statement: app_refresh_exchange declines whatever a che
     return { member, tokens: await issueTokens(t.db.pool, { client, userId: member.user.id, organizationId: member.org.id, scopes }) };
   }
   const refresh = (refreshToken: string, extra: Record<string, string> = {}, as: TestClient = client) =>
-    tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: as.client_id, client_secret: as.client_secret, ...extra });
+    tokenRequest(t.app, {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: as.client_id,
+      client_secret: as.client_secret,
+      ...extra,
+    });
 
   /** The fast path's statement, as the token endpoint sends it. */
   function fastPath(refreshToken: string, options: { clientId?: string; scopes?: string[] } = {}) {
@@ -79,12 +85,18 @@ describe('refresh in one statement: app_refresh_exchange declines whatever a che
 
   test('all rules hold: one statement rotates, and the response is the rotated pair', async () => {
     const { tokens } = await connect();
-    const before = await grantState(tokens.grant_id) as { access: number };
+    const before = (await grantState(tokens.grant_id)) as { access: number };
     assert.deepEqual(await fastPath(tokens.refresh_token, { scopes: ['calls:read'] }), ['calls:read']);
-    const after = await grantState(tokens.grant_id) as { access: number; refresh: { rotated_at: string | null; successor_id: string | null; sealed: boolean }[] };
+    const after = (await grantState(tokens.grant_id)) as {
+      access: number;
+      refresh: { rotated_at: string | null; successor_id: string | null; sealed: boolean }[];
+    };
     assert.equal(after.access, before.access + 1);
     assert.equal(after.refresh.length, 2);
-    assert.ok(after.refresh[0]!.rotated_at && after.refresh[0]!.successor_id && after.refresh[0]!.sealed, 'rotated row: rotated, successor and sealed copy set together');
+    assert.ok(
+      after.refresh[0]!.rotated_at && after.refresh[0]!.successor_id && after.refresh[0]!.sealed,
+      'rotated row: rotated, successor and sealed copy set together',
+    );
     assert.equal(after.refresh[1]!.rotated_at, null);
   });
 
@@ -109,7 +121,9 @@ describe('refresh in one statement: app_refresh_exchange declines whatever a che
 
   test('expired token: declined, then "refresh token is expired"', async () => {
     const { tokens } = await connect();
-    await t.db.pool.query("UPDATE oauth_refresh_tokens SET expires_at = now() - interval '1 second' WHERE grant_id = $1", [tokens.grant_id]);
+    await t.db.pool.query("UPDATE oauth_refresh_tokens SET expires_at = now() - interval '1 second' WHERE grant_id = $1", [
+      tokens.grant_id,
+    ]);
     await declines(tokens, tokens.refresh_token);
     const res = await refresh(tokens.refresh_token);
     assert.equal(res.json().error, 'invalid_grant');
@@ -118,7 +132,10 @@ describe('refresh in one statement: app_refresh_exchange declines whatever a che
 
   test('grant older than REFRESH_TOKEN_MAX_LIFETIME: declined, then the maximum-lifetime error', async () => {
     const { tokens } = await connect();
-    await t.db.pool.query('UPDATE oauth_grants SET created_at = now() - make_interval(secs => $2 + 1) WHERE id = $1', [tokens.grant_id, MAX_LIFETIME]);
+    await t.db.pool.query('UPDATE oauth_grants SET created_at = now() - make_interval(secs => $2 + 1) WHERE id = $1', [
+      tokens.grant_id,
+      MAX_LIFETIME,
+    ]);
     await declines(tokens, tokens.refresh_token);
     const res = await refresh(tokens.refresh_token);
     assert.equal(res.json().error, 'invalid_grant');
@@ -177,12 +194,15 @@ describe('refresh in one statement: app_refresh_exchange declines whatever a che
   test('a reuse after the grace: declined, then the grant is revoked by check-refresh-token-reuse', async () => {
     const { tokens } = await connect();
     const first = await refresh(tokens.refresh_token);
-    await t.db.pool.query('UPDATE oauth_refresh_tokens SET rotated_at = now() - make_interval(secs => $2 + 1) WHERE grant_id = $1 AND rotated_at IS NOT NULL', [tokens.grant_id, GRACE]);
+    await t.db.pool.query(
+      'UPDATE oauth_refresh_tokens SET rotated_at = now() - make_interval(secs => $2 + 1) WHERE grant_id = $1 AND rotated_at IS NOT NULL',
+      [tokens.grant_id, GRACE],
+    );
     await declines(tokens, tokens.refresh_token);
     const late = await refresh(tokens.refresh_token);
     assert.equal(late.json().error, 'invalid_grant');
     assert.match(late.json().error_description, /reused after the grace period; the grant is revoked/);
-    assert.equal((await grantState(tokens.grant_id) as { revoked: string }).revoked, 'refresh_reuse');
+    assert.equal(((await grantState(tokens.grant_id)) as { revoked: string }).revoked, 'refresh_reuse');
     assert.equal((await refresh(first.json().refresh_token)).json().error, 'invalid_grant');
   });
 

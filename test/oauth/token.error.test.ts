@@ -35,21 +35,43 @@ describe('POST /oauth/token: errors', () => {
 
   test('a wrong secret: 401 invalid_client with WWW-Authenticate, for post and Basic alike', async () => {
     const { code } = await freshCode({ pkce: false });
-    const post = await tokenRequest(t.app, { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: 'sbs_wrong' });
+    const post = await tokenRequest(t.app, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      client_secret: 'sbs_wrong',
+    });
     assertOAuthError(post, 401, 'invalid_client');
     assert.match(String(post.headers['www-authenticate']), /^Basic realm="switchboard"/);
-    const basic = await tokenRequest(t.app, { grant_type: 'authorization_code', code }, { basic: { client_id: client.client_id, client_secret: 'sbs_wrong' } });
+    const basic = await tokenRequest(
+      t.app,
+      { grant_type: 'authorization_code', code },
+      { basic: { client_id: client.client_id, client_secret: 'sbs_wrong' } },
+    );
     assertOAuthError(basic, 401, 'invalid_client');
     assert.match(String(basic.headers['www-authenticate']), /^Basic /);
   });
 
   test('an unknown client or no client authentication at all: 401 invalid_client', async () => {
-    assertOAuthError(await tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'nope', client_secret: 'nope' }), 401, 'invalid_client');
-    assertOAuthError(await tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token: 'x' }), 401, 'invalid_client', /client authentication is required/);
+    assertOAuthError(
+      await tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'nope', client_secret: 'nope' }),
+      401,
+      'invalid_client',
+    );
+    assertOAuthError(
+      await tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token: 'x' }),
+      401,
+      'invalid_client',
+      /client authentication is required/,
+    );
   });
 
   test('Basic with a contradicting client_secret in the body: invalid_request', async () => {
-    const res = await tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token: 'x', client_secret: 'sbs_something-else' }, { basic: creds() });
+    const res = await tokenRequest(
+      t.app,
+      { grant_type: 'refresh_token', refresh_token: 'x', client_secret: 'sbs_something-else' },
+      { basic: creds() },
+    );
     assertOAuthError(res, 400, 'invalid_request', /RFC 6749 section 2.3/);
   });
 
@@ -59,18 +81,21 @@ describe('POST /oauth/token: errors', () => {
   });
 
   test('an Authorization header that is not Basic is ignored: the body credentials decide (RFC 6749 section 2.3.1)', async () => {
-    const form = (extra: Record<string, string>) => t.app.inject({
-      method: 'POST', url: '/oauth/token',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Bearer sbat_some_old_access_token' },
-      payload: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'sbr_unknown', ...extra }).toString(),
-    });
+    const form = (extra: Record<string, string>) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Bearer sbat_some_old_access_token' },
+        payload: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'sbr_unknown', ...extra }).toString(),
+      });
     // Authenticated by the body: the refresh token itself is what is refused.
     assertOAuthError(await form(creds()), 400, 'invalid_grant', /unknown/);
     assertOAuthError(await form({ client_id: client.client_id, client_secret: 'sbs_wrong' }), 401, 'invalid_client', /wrong secret/);
     assertOAuthError(await form({}), 401, 'invalid_client', /client authentication is required/);
     // A Basic header that does not decode is still refused, not ignored.
     const broken = await t.app.inject({
-      method: 'POST', url: '/oauth/token',
+      method: 'POST',
+      url: '/oauth/token',
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic !!!' },
       payload: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'sbr_unknown', ...creds() }).toString(),
     });
@@ -78,14 +103,20 @@ describe('POST /oauth/token: errors', () => {
   });
 
   test('an unsupported or missing grant_type', async () => {
-    assertOAuthError(await tokenRequest(t.app, { grant_type: 'password', username: 'a', password: 'b', ...creds() }), 400, 'unsupported_grant_type');
+    assertOAuthError(
+      await tokenRequest(t.app, { grant_type: 'password', username: 'a', password: 'b', ...creds() }),
+      400,
+      'unsupported_grant_type',
+    );
     assertOAuthError(await tokenRequest(t.app, { grant_type: 'client_credentials', ...creds() }), 400, 'unsupported_grant_type');
     assertOAuthError(await tokenRequest(t.app, { ...creds() }), 400, 'invalid_request', /grant_type is required/);
   });
 
   test('a repeated parameter: invalid_request', async () => {
     const res = await t.app.inject({
-      method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: `grant_type=authorization_code&code=a&code=b&client_id=${client.client_id}&client_secret=${client.client_secret}`,
     });
     assertOAuthError(res, 400, 'invalid_request', /more than once: code/);
@@ -93,7 +124,9 @@ describe('POST /oauth/token: errors', () => {
 
   test('a form body with a charset parameter is understood', async () => {
     const res = await t.app.inject({
-      method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' },
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' },
       payload: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'sbr_unknown', ...creds() }).toString(),
     });
     assertOAuthError(res, 400, 'invalid_grant', /unknown/);
@@ -102,15 +135,30 @@ describe('POST /oauth/token: errors', () => {
   test('an unsupported content type or a malformed JSON body: invalid_request', async () => {
     const xml = await t.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'text/xml' }, payload: '<x/>' });
     assertOAuthError(xml, 400, 'invalid_request');
-    const json = await t.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/json' }, payload: '{"grant_type":' });
+    const json = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"grant_type":',
+    });
     assertOAuthError(json, 400, 'invalid_request');
     const array = await t.app.inject({ method: 'POST', url: '/oauth/token', payload: [1, 2] });
     assertOAuthError(array, 400, 'invalid_request');
   });
 
   test('missing code, unknown code', async () => {
-    assertOAuthError(await tokenRequest(t.app, { grant_type: 'authorization_code', ...creds() }), 400, 'invalid_request', /code is required/);
-    assertOAuthError(await tokenRequest(t.app, { grant_type: 'authorization_code', code: 'sbc_unknown', ...creds() }), 400, 'invalid_grant', /unknown/);
+    assertOAuthError(
+      await tokenRequest(t.app, { grant_type: 'authorization_code', ...creds() }),
+      400,
+      'invalid_request',
+      /code is required/,
+    );
+    assertOAuthError(
+      await tokenRequest(t.app, { grant_type: 'authorization_code', code: 'sbc_unknown', ...creds() }),
+      400,
+      'invalid_grant',
+      /unknown/,
+    );
   });
 
   test('an expired code: invalid_grant', async () => {
@@ -119,7 +167,13 @@ describe('POST /oauth/token: errors', () => {
       `UPDATE oauth_authorization_codes SET expires_at = now() - interval '1 second' WHERE grant_id IN (SELECT id FROM oauth_grants WHERE user_id = $1)`,
       [member.user.id],
     );
-    const res = await tokenRequest(t.app, { grant_type: 'authorization_code', code, code_verifier: verifier!, redirect_uri: client.redirect_uris[0]!, ...creds() });
+    const res = await tokenRequest(t.app, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier!,
+      redirect_uri: client.redirect_uris[0]!,
+      ...creds(),
+    });
     assertOAuthError(res, 400, 'invalid_grant', /expired \(RFC 6749 section 4.1.2\)/);
   });
 
@@ -134,20 +188,45 @@ describe('POST /oauth/token: errors', () => {
 
     assertOAuthError(await tokenRequest(t.app, form), 400, 'invalid_grant', /already been used/);
     assert.equal((await t.app.inject({ url: '/oauth/userinfo', headers: bearer })).statusCode, 401);
-    assertOAuthError(await tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token, ...creds() }), 400, 'invalid_grant', /revoked/);
+    assertOAuthError(
+      await tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token, ...creds() }),
+      400,
+      'invalid_grant',
+      /revoked/,
+    );
   });
 
   test('a code issued to another client: invalid_grant', async () => {
     const { code } = await freshCode({ pkce: false });
-    const res = await tokenRequest(t.app, { grant_type: 'authorization_code', code, redirect_uri: client.redirect_uris[0]!, client_id: other.client_id, client_secret: other.client_secret });
+    const res = await tokenRequest(t.app, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: client.redirect_uris[0]!,
+      client_id: other.client_id,
+      client_secret: other.client_secret,
+    });
     assertOAuthError(res, 400, 'invalid_grant', /another client/);
   });
 
   test('redirect_uri: required when the authorization request had it, and identical', async () => {
     const { code } = await freshCode({ pkce: false });
-    assertOAuthError(await tokenRequest(t.app, { grant_type: 'authorization_code', code, ...creds() }), 400, 'invalid_grant', /redirect_uri is required/);
-    assertOAuthError(await tokenRequest(t.app, { grant_type: 'authorization_code', code, redirect_uri: 'https://platform.example/cb/', ...creds() }), 400, 'invalid_grant', /redirect_uri mismatch/);
-    assert.equal((await tokenRequest(t.app, { grant_type: 'authorization_code', code, redirect_uri: client.redirect_uris[0]!, ...creds() })).statusCode, 200);
+    assertOAuthError(
+      await tokenRequest(t.app, { grant_type: 'authorization_code', code, ...creds() }),
+      400,
+      'invalid_grant',
+      /redirect_uri is required/,
+    );
+    assertOAuthError(
+      await tokenRequest(t.app, { grant_type: 'authorization_code', code, redirect_uri: 'https://platform.example/cb/', ...creds() }),
+      400,
+      'invalid_grant',
+      /redirect_uri mismatch/,
+    );
+    assert.equal(
+      (await tokenRequest(t.app, { grant_type: 'authorization_code', code, redirect_uri: client.redirect_uris[0]!, ...creds() }))
+        .statusCode,
+      200,
+    );
   });
 
   test('redirect_uri may be left out of the token request when the authorization request left it out', async () => {
@@ -159,14 +238,29 @@ describe('POST /oauth/token: errors', () => {
   test('PKCE: a wrong verifier and a missing verifier are invalid_grant', async () => {
     const { code, verifier } = await freshCode();
     const form = { grant_type: 'authorization_code', code, redirect_uri: client.redirect_uris[0]!, ...creds() };
-    assertOAuthError(await tokenRequest(t.app, { ...form, code_verifier: pkcePair().verifier }), 400, 'invalid_grant', /RFC 7636 section 4.6/);
+    assertOAuthError(
+      await tokenRequest(t.app, { ...form, code_verifier: pkcePair().verifier }),
+      400,
+      'invalid_grant',
+      /RFC 7636 section 4.6/,
+    );
     assertOAuthError(await tokenRequest(t.app, form), 400, 'invalid_grant', /code_verifier is required/);
-    assert.equal((await tokenRequest(t.app, { ...form, code_verifier: verifier! })).statusCode, 200, 'failed attempts do not burn the code');
+    assert.equal(
+      (await tokenRequest(t.app, { ...form, code_verifier: verifier! })).statusCode,
+      200,
+      'failed attempts do not burn the code',
+    );
   });
 
   test('PKCE downgrade: a verifier for a code issued without a challenge is refused', async () => {
     const { code } = await freshCode({ pkce: false });
-    const res = await tokenRequest(t.app, { grant_type: 'authorization_code', code, redirect_uri: client.redirect_uris[0]!, code_verifier: 'a'.repeat(43), ...creds() });
+    const res = await tokenRequest(t.app, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: client.redirect_uris[0]!,
+      code_verifier: 'a'.repeat(43),
+      ...creds(),
+    });
     assertOAuthError(res, 400, 'invalid_grant', /downgrade/);
   });
 
@@ -174,10 +268,18 @@ describe('POST /oauth/token: errors', () => {
     // TOKEN_RATE_LIMIT (600 a minute by default) is per address; each client gets half of it at one address.
     const perClient = Math.floor(t.config.tokenRateLimit.max / 2);
     const attempt = (as: TestClient, remoteAddress: string) =>
-      tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token: 'x', client_id: as.client_id, client_secret: 'wrong' }, { remoteAddress });
+      tokenRequest(
+        t.app,
+        { grant_type: 'refresh_token', refresh_token: 'x', client_id: as.client_id, client_secret: 'wrong' },
+        { remoteAddress },
+      );
     const statuses: number[] = [];
     for (let i = 0; i < perClient; i++) statuses.push((await attempt(other, '10.1.2.3')).statusCode);
-    assert.deepEqual(statuses.filter((status) => status !== 401), [], `each of the first ${perClient} requests is answered (a wrong secret: 401)`);
+    assert.deepEqual(
+      statuses.filter((status) => status !== 401),
+      [],
+      `each of the first ${perClient} requests is answered (a wrong secret: 401)`,
+    );
     const limited = await attempt(other, '10.1.2.3');
     assert.equal(limited.statusCode, 429, limited.body);
     assert.equal(limited.json().error, 'temporarily_unavailable');

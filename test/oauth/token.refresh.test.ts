@@ -14,7 +14,10 @@ describe('POST /oauth/token: refresh_token grant', () => {
   let other: TestClient;
   before(async () => {
     t = await startTestApp({ listen: true });
-    client = await createClient(t.db.pool, { redirectUris: ['https://platform.example/cb'], scopes: ['calls:read', 'contacts:read', 'leads:read'] });
+    client = await createClient(t.db.pool, {
+      redirectUris: ['https://platform.example/cb'],
+      scopes: ['calls:read', 'contacts:read', 'leads:read'],
+    });
     other = await createClient(t.db.pool, { redirectUris: ['https://other.example/cb'] });
   });
   after(() => t.close());
@@ -27,7 +30,13 @@ describe('POST /oauth/token: refresh_token grant', () => {
   async function connect(scope = 'calls:read contacts:read') {
     const member = await createMember(t.db.pool);
     const { code, verifier } = await obtainCode(t.url, { client, member, params: { scope } });
-    const res = await tokenRequest(t.app, { grant_type: 'authorization_code', code, code_verifier: verifier!, redirect_uri: client.redirect_uris[0]!, ...creds() });
+    const res = await tokenRequest(t.app, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier!,
+      redirect_uri: client.redirect_uris[0]!,
+      ...creds(),
+    });
     assert.equal(res.statusCode, 200);
     return { member, tokens: res.json() as { access_token: string; refresh_token: string; scope: string } };
   }
@@ -72,7 +81,12 @@ describe('POST /oauth/token: refresh_token grant', () => {
 
   test('a refresh token presented by another client is refused, and stays usable by its own', async () => {
     const { tokens } = await connect();
-    const stolen = await tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: other.client_id, client_secret: other.client_secret });
+    const stolen = await tokenRequest(t.app, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: other.client_id,
+      client_secret: other.client_secret,
+    });
     assert.equal(stolen.statusCode, 400);
     assert.equal(stolen.json().error, 'invalid_grant');
     assert.match(stolen.json().error_description, /another client/);
@@ -120,7 +134,8 @@ describe('POST /oauth/token: refresh_token grant', () => {
     const basic = await tokenRequest(t.app, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, { basic: creds() });
     assert.equal(basic.statusCode, 200);
     const json = await t.app.inject({
-      method: 'POST', url: '/oauth/token',
+      method: 'POST',
+      url: '/oauth/token',
       payload: { grant_type: 'refresh_token', refresh_token: basic.json().refresh_token, ...creds() },
     });
     assert.equal(json.statusCode, 200);

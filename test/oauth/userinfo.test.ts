@@ -15,13 +15,21 @@ describe('GET|POST /oauth/userinfo', () => {
 
   test('any valid token (whatever its scope) gets the user and organization, by GET and POST', async () => {
     const member = await createMember(t.db.pool);
-    const { access_token } = await issueTokens(t.db.pool, { client, userId: member.user.id, organizationId: member.org.id, scopes: ['leads:read'] });
+    const { access_token } = await issueTokens(t.db.pool, {
+      client,
+      userId: member.user.id,
+      organizationId: member.org.id,
+      scopes: ['leads:read'],
+    });
     for (const method of ['GET', 'POST'] as const) {
       const res = await t.app.inject({ method, url: '/oauth/userinfo', headers: { authorization: `Bearer ${access_token}` } });
       assert.equal(res.statusCode, 200);
       assert.equal(res.headers['cache-control'], 'no-store');
       assert.deepEqual(res.json(), {
-        sub: member.user.id, email: member.email, name: member.email, organization: { id: member.org.id, name: member.org.name },
+        sub: member.user.id,
+        email: member.email,
+        name: member.email,
+        organization: { id: member.org.id, name: member.org.name },
       });
     }
   });
@@ -41,7 +49,10 @@ describe('GET|POST /oauth/userinfo', () => {
     const member = await createMember(t.db.pool);
     const issued = await issueTokens(t.db.pool, { client, userId: member.user.id, organizationId: member.org.id });
     await t.db.pool.query(`UPDATE oauth_access_tokens SET expires_at = now() WHERE grant_id = $1`, [issued.grant_id]);
-    assert.equal((await t.app.inject({ url: '/oauth/userinfo', headers: { authorization: `Bearer ${issued.access_token}` } })).statusCode, 401);
+    assert.equal(
+      (await t.app.inject({ url: '/oauth/userinfo', headers: { authorization: `Bearer ${issued.access_token}` } })).statusCode,
+      401,
+    );
   });
 
   test('a user name, when set, is the name', async () => {

@@ -4,8 +4,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
-interface Parameter { name: string; in: string; required?: boolean }
-type Paths = Record<string, Record<string, { parameters?: Parameter[]; security?: Record<string, string[]>[]; requestBody?: any; responses?: Record<string, any> }>>;
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+}
+type Paths = Record<
+  string,
+  Record<string, { parameters?: Parameter[]; security?: Record<string, string[]>[]; requestBody?: any; responses?: Record<string, any> }>
+>;
 
 describe('OpenAPI document', () => {
   let t: TestApp;
@@ -31,9 +38,18 @@ describe('OpenAPI document', () => {
 
   test('platform routes need the bearer token and both client headers together', async () => {
     const schemes = (await t.app.inject({ url: '/openapi.json' })).json().components.securitySchemes;
-    assert.deepEqual(schemes.clientId, { type: 'apiKey', in: 'header', name: 'x-client-id', description: 'the OAuth client the bearer token was issued to' });
+    assert.deepEqual(schemes.clientId, {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-client-id',
+      description: 'the OAuth client the bearer token was issued to',
+    });
     assert.equal(schemes.clientSecret.name, 'x-client-secret');
-    for (const [path, method] of [['/calls/recent', 'get'], ['/webhooks/subscribe', 'post'], ['/webhooks/subscribe', 'delete']] as const) {
+    for (const [path, method] of [
+      ['/calls/recent', 'get'],
+      ['/webhooks/subscribe', 'post'],
+      ['/webhooks/subscribe', 'delete'],
+    ] as const) {
       assert.deepEqual(paths[path]![method]!.security, [{ bearer: [], clientId: [], clientSecret: [] }], `${method} ${path}`);
     }
   });
@@ -41,13 +57,21 @@ describe('OpenAPI document', () => {
   test('recover lists its body schema, its answer and every error it can give', () => {
     const recover = paths['/webhooks/{id}/recover']?.post;
     assert.ok(recover, 'POST /webhooks/{id}/recover is listed');
-    assert.deepEqual(recover.parameters!.map((p) => p.name), ['id']);
+    assert.deepEqual(
+      recover.parameters!.map((p) => p.name),
+      ['id'],
+    );
     const body = recover.requestBody.content['application/json'].schema;
     assert.deepEqual(body.required, ['since']);
     assert.equal(body.properties.since.format, 'date-time');
     assert.equal(body.additionalProperties, false);
     assert.deepEqual(Object.keys(recover.responses!).sort(), ['202', '400', '401', '403', '404', '409']);
-    assert.deepEqual(Object.keys(recover.responses!['202'].content['application/json'].schema.properties).sort(), ['more', 'requeued', 'since', 'subscription_id']);
+    assert.deepEqual(Object.keys(recover.responses!['202'].content['application/json'].schema.properties).sort(), [
+      'more',
+      'requeued',
+      'since',
+      'subscription_id',
+    ]);
     assert.deepEqual(recover.security, paths['/webhooks/{id}']!.get!.security, 'the same credentials as the other /webhooks/{id} routes');
   });
 
@@ -57,10 +81,20 @@ describe('OpenAPI document', () => {
     assert.ok(subscription.required.includes('circuit'));
     const circuit = subscription.properties.circuit;
     assert.match(circuit.description, /circuit breaker/);
-    assert.deepEqual(Object.keys(circuit.properties).sort(), ['concurrency_limit', 'consecutive_failures', 'next_probe_at', 'since', 'state']);
+    assert.deepEqual(Object.keys(circuit.properties).sort(), [
+      'concurrency_limit',
+      'consecutive_failures',
+      'next_probe_at',
+      'since',
+      'state',
+    ]);
     assert.deepEqual([...circuit.required].sort(), Object.keys(circuit.properties).sort());
-    for (const [name, field] of Object.entries<{ description?: string }>(circuit.properties)) assert.ok(field.description, `circuit.${name} has a description`);
-    assert.deepEqual(circuit.properties.state.anyOf.flatMap((s: { enum: string[] }) => s.enum), ['closed', 'open', 'probing']);
+    for (const [name, field] of Object.entries<{ description?: string }>(circuit.properties))
+      assert.ok(field.description, `circuit.${name} has a description`);
+    assert.deepEqual(
+      circuit.properties.state.anyOf.flatMap((s: { enum: string[] }) => s.enum),
+      ['closed', 'open', 'probing'],
+    );
     assert.match(circuit.properties.state.description, /probing: that wait is over/);
     const listed = paths['/webhooks']!.get!.responses!['200'].content['application/json'].schema.items;
     assert.deepEqual(listed.properties.circuit, circuit, 'GET /webhooks lists the same shape');
@@ -69,7 +103,10 @@ describe('OpenAPI document', () => {
   test('both calls writes document the Idempotency-Key header and its 409 and 422 answers', () => {
     for (const path of ['/calls', '/calls/{id}/complete']) {
       const operation = paths[path]!.post!;
-      const header = operation.parameters!.find((p) => p.in === 'header' && p.name === 'idempotency-key') as Parameter & { schema: { pattern: string }; description?: string };
+      const header = operation.parameters!.find((p) => p.in === 'header' && p.name === 'idempotency-key') as Parameter & {
+        schema: { pattern: string };
+        description?: string;
+      };
       assert.ok(header, `${path}: the header parameter`);
       assert.equal(header.required, false);
       assert.ok(header.schema.pattern);

@@ -26,11 +26,12 @@ describe('one-statement reads', () => {
     for (const summary of summaries) await completeCall(t, org.member, { summary, duration_seconds: 7 });
     // Microseconds that toISOString truncates, and a date whose milliseconds are 0.
     await t.db.pool.query(
-      `UPDATE calls SET created_at = created_at + make_interval(secs => 0.000999) WHERE organization_id = $1 AND summary = 'plain'`, [org.member.org.id],
+      `UPDATE calls SET created_at = created_at + make_interval(secs => 0.000999) WHERE organization_id = $1 AND summary = 'plain'`,
+      [org.member.org.id],
     );
-    await t.db.pool.query(
-      `UPDATE calls SET created_at = '2026-01-02T03:04:05Z' WHERE organization_id = $1 AND summary LIKE 'ünï%'`, [org.member.org.id],
-    );
+    await t.db.pool.query(`UPDATE calls SET created_at = '2026-01-02T03:04:05Z' WHERE organization_id = $1 AND summary LIKE 'ünï%'`, [
+      org.member.org.id,
+    ]);
     const res = await t.app.inject({ url: '/calls/recent', headers: org.headers });
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
@@ -44,18 +45,30 @@ describe('one-statement reads', () => {
     const org = await connectPlatform(t);
     const headers = { 'x-user-token': org.member.token };
     const bodies = [
-      { name: 'Head office', address_line1: '1 Main St', city: 'Springfield', country: 'US', latitude: 39.7817, longitude: -89.6501, is_primary: true },
+      {
+        name: 'Head office',
+        address_line1: '1 Main St',
+        city: 'Springfield',
+        country: 'US',
+        latitude: 39.7817,
+        longitude: -89.6501,
+        is_primary: true,
+      },
       { name: 'b "quoted" ☎', address_line2: 'Unit 2', latitude: -0.000001, longitude: 179.999999 },
       { name: 'A first by name' },
     ];
-    for (const payload of bodies) assert.equal((await t.app.inject({ method: 'POST', url: '/locations', headers, payload })).statusCode, 201);
+    for (const payload of bodies)
+      assert.equal((await t.app.inject({ method: 'POST', url: '/locations', headers, payload })).statusCode, 201);
     const res = await t.app.inject({ url: '/locations', headers });
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
     const expected = await listLocations(t.db.pool, org.member.org.id);
     assert.deepEqual(res.json(), JSON.parse(JSON.stringify(expected)));
     assert.deepEqual(Object.keys(res.json()[0]), Object.keys(expected[0]!));
-    assert.deepEqual(res.json().map((l: { name: string }) => l.name), ['Head office', 'A first by name', 'b "quoted" ☎']);
+    assert.deepEqual(
+      res.json().map((l: { name: string }) => l.name),
+      ['Head office', 'A first by name', 'b "quoted" ☎'],
+    );
     const empty = await connectPlatform(t);
     assert.equal((await t.app.inject({ url: '/locations', headers: { 'x-user-token': empty.member.token } })).body, '[]');
   });
@@ -66,14 +79,26 @@ describe('one-statement reads', () => {
     assert.equal((await get()).statusCode, 200);
     await t.db.pool.query(`UPDATE users SET active = false WHERE id = $1`, [org.member.user.id]);
     assert.equal((await get()).json().code, 'OAUTH_TOKEN_INVALID');
-    assert.equal((await t.app.inject({ url: '/locations', headers: { 'x-user-token': org.member.token } })).json().code, 'AUTH_TOKEN_INVALID');
+    assert.equal(
+      (await t.app.inject({ url: '/locations', headers: { 'x-user-token': org.member.token } })).json().code,
+      'AUTH_TOKEN_INVALID',
+    );
     await t.db.pool.query(`UPDATE users SET active = true WHERE id = $1`, [org.member.user.id]);
     assert.equal((await get()).statusCode, 200);
-    await t.db.pool.query(`UPDATE oauth_clients SET secret_hash = $2 WHERE client_id = $1`, [org.client.client_id, hashToken('sbs_rotated')]);
+    await t.db.pool.query(`UPDATE oauth_clients SET secret_hash = $2 WHERE client_id = $1`, [
+      org.client.client_id,
+      hashToken('sbs_rotated'),
+    ]);
     assert.equal((await get()).json().code, 'OAUTH_CLIENT_INVALID');
-    await t.db.pool.query(`UPDATE oauth_clients SET secret_hash = $2 WHERE client_id = $1`, [org.client.client_id, hashToken(org.client.client_secret)]);
+    await t.db.pool.query(`UPDATE oauth_clients SET secret_hash = $2 WHERE client_id = $1`, [
+      org.client.client_id,
+      hashToken(org.client.client_secret),
+    ]);
     assert.equal((await get()).statusCode, 200);
-    await t.db.pool.query(`UPDATE oauth_grants g SET revoked_at = now() FROM oauth_access_tokens a WHERE a.grant_id = g.id AND a.token_hash = $1`, [hashToken(org.accessToken)]);
+    await t.db.pool.query(
+      `UPDATE oauth_grants g SET revoked_at = now() FROM oauth_access_tokens a WHERE a.grant_id = g.id AND a.token_hash = $1`,
+      [hashToken(org.accessToken)],
+    );
     assert.equal((await get()).json().code, 'OAUTH_TOKEN_INVALID');
   });
 

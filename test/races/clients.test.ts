@@ -17,191 +17,258 @@ describe('OAuth clients deleted or re-keyed while their platforms ingest and rec
   let rig: RaceRig;
   let member: Member;
   /** Every fifth answer a 500: failures lock the subscription for its failing streak. */
-  const racing = (body: () => Promise<void>) => withRaceRig(
-    { respond: (_request, index) => ({ status: index % 5 === 4 ? 500 : 200, delayMs: index % 4 }) },
-    async (started) => {
+  const racing = (body: () => Promise<void>) =>
+    withRaceRig({ respond: (_request, index) => ({ status: index % 5 === 4 ? 500 : 200, delayMs: index % 4 }) }, async (started) => {
       rig = started;
       member = await createMember(rig.t.db.pool);
       await body();
-    },
-  );
+    });
 
   async function stored(ids: string[]) {
     const { rows } = await rig.t.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM calls WHERE id = ANY ($1)', [ids]);
     return rows[0]!.n;
   }
 
-  test('a client with two hooks is deleted while its platform and the organization complete calls', (ctx) => racing(async () => {
-    const calls: string[] = [];
-    let current: { headers: Record<string, string> } | undefined;
-    let slowestDelete = 0;
-    const rounds = await race({ rounds: 300, maxMs: 5000 },
-      async (round) => {
-        const client = await createClient(rig.t.db.pool, { name: `Doomed ${round}`, scopes: ['calls:read', 'calls:write'] });
-        const tokens = await issueTokens(rig.t.db.pool, {
-          client, userId: member.user.id, organizationId: member.org.id, scopes: ['calls:read', 'calls:write'],
-        });
-        const headers = platformHeaders(tokens, client);
-        const hooks: string[] = [];
-        for (const path of ['a', 'b']) {
-          const res = await rig.t.app.inject({ method: 'POST', url: '/webhooks/subscribe', headers, payload: { hookUrl: `${rig.target.url}/${round}/${path}` } });
-          assert.equal(res.statusCode, 201, res.body);
-          hooks.push(res.json().id);
-        }
-        current = { headers };
-        await pause(round % 13);
-        const deleteStarted = Date.now();
-        assert.equal(await deleteClient(rig.t.db.pool, client.client_id), true);
-        slowestDelete = Math.max(slowestDelete, Date.now() - deleteStarted);
-        const { rows: [left] } = await rig.t.db.pool.query<{ subscriptions: number; deliveries: number; grants: number }>(
-          `SELECT (SELECT count(*)::int FROM webhook_subscriptions WHERE client_id = $1) AS subscriptions,
+  test('a client with two hooks is deleted while its platform and the organization complete calls', (ctx) =>
+    racing(async () => {
+      const calls: string[] = [];
+      let current: { headers: Record<string, string> } | undefined;
+      let slowestDelete = 0;
+      const rounds = await race(
+        { rounds: 300, maxMs: 5000 },
+        async (round) => {
+          const client = await createClient(rig.t.db.pool, { name: `Doomed ${round}`, scopes: ['calls:read', 'calls:write'] });
+          const tokens = await issueTokens(rig.t.db.pool, {
+            client,
+            userId: member.user.id,
+            organizationId: member.org.id,
+            scopes: ['calls:read', 'calls:write'],
+          });
+          const headers = platformHeaders(tokens, client);
+          const hooks: string[] = [];
+          for (const path of ['a', 'b']) {
+            const res = await rig.t.app.inject({
+              method: 'POST',
+              url: '/webhooks/subscribe',
+              headers,
+              payload: { hookUrl: `${rig.target.url}/${round}/${path}` },
+            });
+            assert.equal(res.statusCode, 201, res.body);
+            hooks.push(res.json().id);
+          }
+          current = { headers };
+          await pause(round % 13);
+          const deleteStarted = Date.now();
+          assert.equal(await deleteClient(rig.t.db.pool, client.client_id), true);
+          slowestDelete = Math.max(slowestDelete, Date.now() - deleteStarted);
+          const {
+            rows: [left],
+          } = await rig.t.db.pool.query<{ subscriptions: number; deliveries: number; grants: number }>(
+            `SELECT (SELECT count(*)::int FROM webhook_subscriptions WHERE client_id = $1) AS subscriptions,
                   (SELECT count(*)::int FROM webhook_deliveries WHERE subscription_id = ANY ($2)) AS deliveries,
                   (SELECT count(*)::int FROM oauth_grants WHERE id = $3) AS grants`,
-          [client.client_id, hooks, tokens.grant_id]);
-        assert.deepEqual(left, { subscriptions: 0, deliveries: 0, grants: 0 });
-        const refused = await rig.t.app.inject({ method: 'GET', url: '/calls/recent', headers });
-        assert.equal(refused.statusCode, 401, refused.body);
-      },
-      async (round) => {
-        const platform = current;
-        const answers = await Promise.all([
-          ...Array.from({ length: 3 }, (_, i) => rig.t.app.inject({
-            method: 'POST', url: '/calls', headers: { 'x-user-token': member.token }, payload: { summary: `r${round} user ${i}`, duration_seconds: i },
-          })),
-          ...(platform ? [rig.t.app.inject({ method: 'POST', url: '/calls', headers: platform.headers, payload: { summary: `r${round} platform`, duration_seconds: 1 } })] : []),
-        ]);
-        answers.forEach((res, i) => {
-          assertNo5xx('POST /calls', res);
-          // The platform's own request may arrive after its client is gone.
-          assert.ok(res.statusCode === 201 || (i === 3 && res.statusCode === 401), `POST /calls answered ${res.statusCode}: ${res.body}`);
-          if (res.statusCode === 201) calls.push(res.json().id);
-        });
-      },
-    );
-    ctx.diagnostic(`rounds: ${rounds.join(', ')}; requests received: ${rig.target.requests.length}; slowest deletion: ${slowestDelete} ms`);
-    assertRaced(rounds);
-    assert.equal(await stored(calls), calls.length, 'every call answered 201 is stored');
-    assertNoErrorLogs(rig.t.logs);
-  }));
+            [client.client_id, hooks, tokens.grant_id],
+          );
+          assert.deepEqual(left, { subscriptions: 0, deliveries: 0, grants: 0 });
+          const refused = await rig.t.app.inject({ method: 'GET', url: '/calls/recent', headers });
+          assert.equal(refused.statusCode, 401, refused.body);
+        },
+        async (round) => {
+          const platform = current;
+          const answers = await Promise.all([
+            ...Array.from({ length: 3 }, (_, i) =>
+              rig.t.app.inject({
+                method: 'POST',
+                url: '/calls',
+                headers: { 'x-user-token': member.token },
+                payload: { summary: `r${round} user ${i}`, duration_seconds: i },
+              }),
+            ),
+            ...(platform
+              ? [
+                  rig.t.app.inject({
+                    method: 'POST',
+                    url: '/calls',
+                    headers: platform.headers,
+                    payload: { summary: `r${round} platform`, duration_seconds: 1 },
+                  }),
+                ]
+              : []),
+          ]);
+          answers.forEach((res, i) => {
+            assertNo5xx('POST /calls', res);
+            // The platform's own request may arrive after its client is gone.
+            assert.ok(res.statusCode === 201 || (i === 3 && res.statusCode === 401), `POST /calls answered ${res.statusCode}: ${res.body}`);
+            if (res.statusCode === 201) calls.push(res.json().id);
+          });
+        },
+      );
+      ctx.diagnostic(
+        `rounds: ${rounds.join(', ')}; requests received: ${rig.target.requests.length}; slowest deletion: ${slowestDelete} ms`,
+      );
+      assertRaced(rounds);
+      assert.equal(await stored(calls), calls.length, 'every call answered 201 is stored');
+      assertNoErrorLogs(rig.t.logs);
+    }));
 
-  test('a client is deleted while its platform rotates refresh tokens of several connections', (ctx) => racing(async () => {
-    let refreshed = 0;
-    let refused = 0;
-    const rounds = await race({ rounds: 300, maxMs: 5000 },
-      async (round) => {
-        const client = await createClient(rig.t.db.pool, { name: `Refreshing ${round}`, scopes: ['calls:read'] });
-        const connections = await Promise.all(Array.from({ length: 3 }, async () => {
-          const other = await createMember(rig.t.db.pool, { org: member.org });
-          return issueTokens(rig.t.db.pool, { client, userId: other.user.id, organizationId: member.org.id, scopes: ['calls:read'] });
-        }));
-        const before = refreshed;
-        const refreshing = connections.map(async (tokens) => {
-          let refreshToken = tokens.refresh_token;
-          for (let i = 0; i < 20; i++) {
-            const res = await tokenRequest(rig.t.app, {
-              grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.client_id, client_secret: client.client_secret,
-            });
-            assertNo5xx('POST /oauth/token', res);
-            if (res.statusCode !== 200) {
-              // The client is gone: its credentials or its grant are refused.
-              assert.ok(res.statusCode === 400 || res.statusCode === 401, res.body);
-              refused++;
-              return;
+  test('a client is deleted while its platform rotates refresh tokens of several connections', (ctx) =>
+    racing(async () => {
+      let refreshed = 0;
+      let refused = 0;
+      const rounds = await race(
+        { rounds: 300, maxMs: 5000 },
+        async (round) => {
+          const client = await createClient(rig.t.db.pool, { name: `Refreshing ${round}`, scopes: ['calls:read'] });
+          const connections = await Promise.all(
+            Array.from({ length: 3 }, async () => {
+              const other = await createMember(rig.t.db.pool, { org: member.org });
+              return issueTokens(rig.t.db.pool, { client, userId: other.user.id, organizationId: member.org.id, scopes: ['calls:read'] });
+            }),
+          );
+          const before = refreshed;
+          const refreshing = connections.map(async (tokens) => {
+            let refreshToken = tokens.refresh_token;
+            for (let i = 0; i < 20; i++) {
+              const res = await tokenRequest(rig.t.app, {
+                grant_type: 'refresh_token',
+                refresh_token: refreshToken,
+                client_id: client.client_id,
+                client_secret: client.client_secret,
+              });
+              assertNo5xx('POST /oauth/token', res);
+              if (res.statusCode !== 200) {
+                // The client is gone: its credentials or its grant are refused.
+                assert.ok(res.statusCode === 400 || res.statusCode === 401, res.body);
+                refused++;
+                return;
+              }
+              refreshed++;
+              refreshToken = res.json().refresh_token;
             }
-            refreshed++;
-            refreshToken = res.json().refresh_token;
-          }
-        });
-        // Deleted once the refreshes are under way, at a different moment each round.
-        for (let waited = 0; refreshed === before && waited < 1000; waited += 5) await pause(5);
-        await pause(round % 13);
-        assert.equal(await deleteClient(rig.t.db.pool, client.client_id), true);
-        await Promise.all(refreshing);
-      },
-      async (round) => {
-        const res = await rig.t.app.inject({
-          method: 'POST', url: '/calls', headers: { 'x-user-token': member.token }, payload: { summary: `r${round}`, duration_seconds: 1 },
-        });
-        assertNo5xx('POST /calls', res);
-        assert.equal(res.statusCode, 201, res.body);
-      },
-    );
-    ctx.diagnostic(`rounds: ${rounds.join(', ')}; refreshed ${refreshed}, refused ${refused}`);
-    assertRaced(rounds);
-    assertNoErrorLogs(rig.t.logs);
-  }));
+          });
+          // Deleted once the refreshes are under way, at a different moment each round.
+          for (let waited = 0; refreshed === before && waited < 1000; waited += 5) await pause(5);
+          await pause(round % 13);
+          assert.equal(await deleteClient(rig.t.db.pool, client.client_id), true);
+          await Promise.all(refreshing);
+        },
+        async (round) => {
+          const res = await rig.t.app.inject({
+            method: 'POST',
+            url: '/calls',
+            headers: { 'x-user-token': member.token },
+            payload: { summary: `r${round}`, duration_seconds: 1 },
+          });
+          assertNo5xx('POST /calls', res);
+          assert.equal(res.statusCode, 201, res.body);
+        },
+      );
+      ctx.diagnostic(`rounds: ${rounds.join(', ')}; refreshed ${refreshed}, refused ${refused}`);
+      assertRaced(rounds);
+      assertNoErrorLogs(rig.t.logs);
+    }));
 
-  test('deleting a client locks its subscriptions in id order, the order recording outcomes waits for them in', (ctx) => racing(async () => {
-    const client = await createClient(rig.t.db.pool, { name: 'Ordered', scopes: ['calls:read'] });
-    const tokens = await issueTokens(rig.t.db.pool, { client, userId: member.user.id, organizationId: member.org.id, scopes: ['calls:read'] });
-    for (const path of ['first', 'second']) {
-      const res = await rig.t.app.inject({
-        method: 'POST', url: '/webhooks/subscribe', headers: platformHeaders(tokens, client), payload: { hookUrl: `${rig.target.url}/ordered-${path}` },
+  test('deleting a client locks its subscriptions in id order, the order recording outcomes waits for them in', (ctx) =>
+    racing(async () => {
+      const client = await createClient(rig.t.db.pool, { name: 'Ordered', scopes: ['calls:read'] });
+      const tokens = await issueTokens(rig.t.db.pool, {
+        client,
+        userId: member.user.id,
+        organizationId: member.org.id,
+        scopes: ['calls:read'],
       });
-      assert.equal(res.statusCode, 201, res.body);
-    }
-    // The subscription stored first gets the higher id: a cascade deletes it first (index order is storage order).
-    const high = 'ffffffff-ffff-4fff-bfff-ffffffffffff';
-    const low = '00000000-0000-4000-8000-000000000000';
-    await rig.t.db.pool.query(`UPDATE webhook_subscriptions SET id = CASE WHEN callback_url LIKE '%ordered-first' THEN $2::uuid ELSE $3::uuid END
-                                WHERE client_id = $1`, [client.client_id, high, low]);
-    // What recordOutcomes does for a batch with attempts of both: FOR KEY SHARE in id order, the low one first.
-    const recorder = await rig.t.db.pool.connect();
-    try {
-      await recorder.query('BEGIN');
-      await recorder.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR KEY SHARE', [low]);
-      const deleting = deleteClient(rig.t.db.pool, client.client_id);
-      await waitForLockWait(rig.t.db.pool);
-      await recorder.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR KEY SHARE', [high]);
-      await recorder.query('COMMIT');
-      assert.equal(await deleting, true);
-    } finally {
-      recorder.release();
-    }
-    ctx.diagnostic('no deadlock');
-  }));
-
-  test('a client\'s secret is rotated while its platform completes and reads calls', (ctx) => racing(async () => {
-    const client = await createClient(rig.t.db.pool, { name: 'Re-keyed', scopes: ['calls:read', 'calls:write'] });
-    const tokens = await issueTokens(rig.t.db.pool, { client, userId: member.user.id, organizationId: member.org.id, scopes: ['calls:read', 'calls:write'] });
-    const subscribe = await rig.t.app.inject({
-      method: 'POST', url: '/webhooks/subscribe', headers: platformHeaders(tokens, client), payload: { hookUrl: `${rig.target.url}/re-keyed` },
-    });
-    assert.equal(subscribe.statusCode, 201, subscribe.body);
-    let secret = client.client_secret;
-    /** Secrets that were replaced, with when their replacement committed. */
-    const retired: { secret: string; at: number }[] = [];
-    const calls: string[] = [];
-    const rounds = await race({ rounds: 300, maxMs: 5000 },
-      async (round) => {
-        await pause(round % 7);
-        const rotated = await rotateClientSecret(rig.t.db.pool, client.client_id);
-        retired.push({ secret, at: Date.now() });
-        secret = rotated!.client_secret;
-      },
-      async (round) => {
-        const used = [secret, ...retired.slice(-1).map((r) => r.secret)];
-        const sentAt = Date.now();
-        const answers = await Promise.all(used.flatMap((s) => {
-          const headers = platformHeaders(tokens, { client_id: client.client_id, client_secret: s });
-          return [
-            rig.t.app.inject({ method: 'POST', url: '/calls', headers, payload: { summary: `round ${round}`, duration_seconds: round } }),
-            rig.t.app.inject({ method: 'GET', url: '/calls/recent', headers }),
-          ];
-        }));
-        answers.forEach((res, i) => {
-          assertNo5xx(i % 2 ? 'GET /calls/recent' : 'POST /calls', res);
-          assert.ok([200, 201, 401].includes(res.statusCode), `answered ${res.statusCode}: ${res.body}`);
-          const usedSecret = used[Math.floor(i / 2)]!;
-          const retiredAt = retired.find((r) => r.secret === usedSecret)?.at;
-          if (retiredAt !== undefined && retiredAt < sentAt) assert.equal(res.statusCode, 401, 'a secret replaced before the request was sent is refused');
-          if (res.statusCode === 201) calls.push(res.json().id);
+      for (const path of ['first', 'second']) {
+        const res = await rig.t.app.inject({
+          method: 'POST',
+          url: '/webhooks/subscribe',
+          headers: platformHeaders(tokens, client),
+          payload: { hookUrl: `${rig.target.url}/ordered-${path}` },
         });
-      },
-    );
-    ctx.diagnostic(`rounds: ${rounds.join(', ')}; calls stored: ${calls.length}`);
-    assertRaced(rounds);
-    assert.equal(await stored(calls), calls.length, 'every call answered 201 is stored');
-    assertNoErrorLogs(rig.t.logs);
-  }));
+        assert.equal(res.statusCode, 201, res.body);
+      }
+      // The subscription stored first gets the higher id: a cascade deletes it first (index order is storage order).
+      const high = 'ffffffff-ffff-4fff-bfff-ffffffffffff';
+      const low = '00000000-0000-4000-8000-000000000000';
+      await rig.t.db.pool.query(
+        `UPDATE webhook_subscriptions SET id = CASE WHEN callback_url LIKE '%ordered-first' THEN $2::uuid ELSE $3::uuid END
+                                WHERE client_id = $1`,
+        [client.client_id, high, low],
+      );
+      // What recordOutcomes does for a batch with attempts of both: FOR KEY SHARE in id order, the low one first.
+      const recorder = await rig.t.db.pool.connect();
+      try {
+        await recorder.query('BEGIN');
+        await recorder.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR KEY SHARE', [low]);
+        const deleting = deleteClient(rig.t.db.pool, client.client_id);
+        await waitForLockWait(rig.t.db.pool);
+        await recorder.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR KEY SHARE', [high]);
+        await recorder.query('COMMIT');
+        assert.equal(await deleting, true);
+      } finally {
+        recorder.release();
+      }
+      ctx.diagnostic('no deadlock');
+    }));
+
+  test("a client's secret is rotated while its platform completes and reads calls", (ctx) =>
+    racing(async () => {
+      const client = await createClient(rig.t.db.pool, { name: 'Re-keyed', scopes: ['calls:read', 'calls:write'] });
+      const tokens = await issueTokens(rig.t.db.pool, {
+        client,
+        userId: member.user.id,
+        organizationId: member.org.id,
+        scopes: ['calls:read', 'calls:write'],
+      });
+      const subscribe = await rig.t.app.inject({
+        method: 'POST',
+        url: '/webhooks/subscribe',
+        headers: platformHeaders(tokens, client),
+        payload: { hookUrl: `${rig.target.url}/re-keyed` },
+      });
+      assert.equal(subscribe.statusCode, 201, subscribe.body);
+      let secret = client.client_secret;
+      /** Secrets that were replaced, with when their replacement committed. */
+      const retired: { secret: string; at: number }[] = [];
+      const calls: string[] = [];
+      const rounds = await race(
+        { rounds: 300, maxMs: 5000 },
+        async (round) => {
+          await pause(round % 7);
+          const rotated = await rotateClientSecret(rig.t.db.pool, client.client_id);
+          retired.push({ secret, at: Date.now() });
+          secret = rotated!.client_secret;
+        },
+        async (round) => {
+          const used = [secret, ...retired.slice(-1).map((r) => r.secret)];
+          const sentAt = Date.now();
+          const answers = await Promise.all(
+            used.flatMap((s) => {
+              const headers = platformHeaders(tokens, { client_id: client.client_id, client_secret: s });
+              return [
+                rig.t.app.inject({
+                  method: 'POST',
+                  url: '/calls',
+                  headers,
+                  payload: { summary: `round ${round}`, duration_seconds: round },
+                }),
+                rig.t.app.inject({ method: 'GET', url: '/calls/recent', headers }),
+              ];
+            }),
+          );
+          answers.forEach((res, i) => {
+            assertNo5xx(i % 2 ? 'GET /calls/recent' : 'POST /calls', res);
+            assert.ok([200, 201, 401].includes(res.statusCode), `answered ${res.statusCode}: ${res.body}`);
+            const usedSecret = used[Math.floor(i / 2)]!;
+            const retiredAt = retired.find((r) => r.secret === usedSecret)?.at;
+            if (retiredAt !== undefined && retiredAt < sentAt)
+              assert.equal(res.statusCode, 401, 'a secret replaced before the request was sent is refused');
+            if (res.statusCode === 201) calls.push(res.json().id);
+          });
+        },
+      );
+      ctx.diagnostic(`rounds: ${rounds.join(', ')}; calls stored: ${calls.length}`);
+      assertRaced(rounds);
+      assert.equal(await stored(calls), calls.length, 'every call answered 201 is stored');
+      assertNoErrorLogs(rig.t.logs);
+    }));
 });

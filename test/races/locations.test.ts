@@ -23,12 +23,15 @@ describe('a location deleted while another is made primary', () => {
     const member = await createMember(t.db.pool);
     const api = asUser(t.app, member.token);
     const anchor = (await api.post('/locations', { name: 'Head office', is_primary: true })).json().id as string;
-    const primaries = async () => (await t.db.pool.query<{ id: string }>(
-      'SELECT id FROM locations WHERE organization_id = $1 AND is_primary', [member.org.id])).rows.map((r) => r.id);
+    const primaries = async () =>
+      (
+        await t.db.pool.query<{ id: string }>('SELECT id FROM locations WHERE organization_id = $1 AND is_primary', [member.org.id])
+      ).rows.map((r) => r.id);
     let made = 0;
     let missing = 0;
 
-    const rounds = await race({ rounds: 400, maxMs: 5000 },
+    const rounds = await race(
+      { rounds: 400, maxMs: 5000 },
       // A branch is created, made primary by one request while another deletes it; then the head office is
       // made primary again. Its deletion may come before, during or after the "make primary".
       async (round) => {
@@ -49,17 +52,15 @@ describe('a location deleted while another is made primary', () => {
         const left = await primaries();
         assert.ok(left.length <= 1, `at most one primary (${left.length})`);
         // The branch is gone; the head office is primary unless the branch took that away before going.
-        if (primary.statusCode === 404) assert.ok(left.length === 1 || round % 3 === 0, 'a make-primary that found nothing changed nothing');
+        if (primary.statusCode === 404)
+          assert.ok(left.length === 1 || round % 3 === 0, 'a make-primary that found nothing changed nothing');
         const back = await api.post(`/locations/${anchor}/primary`);
         assert.equal(back.statusCode, 200, back.body);
         assert.deepEqual(await primaries(), [anchor], 'exactly one primary: the head office');
       },
       // Readers, and other locations of the organization created and deleted.
       async (round) => {
-        const [list, other] = await Promise.all([
-          api.get('/locations'),
-          api.post('/locations', { name: `Reader ${round}` }),
-        ]);
+        const [list, other] = await Promise.all([api.get('/locations'), api.post('/locations', { name: `Reader ${round}` })]);
         assertNo5xx('GET /locations', list);
         assert.equal(list.statusCode, 200);
         assert.ok((list.json() as { is_primary: boolean }[]).filter((l) => l.is_primary).length <= 1, 'a list shows at most one primary');

@@ -9,7 +9,13 @@ import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { assertNo5xx, assertNoErrorLogs, assertRaced, counterTotal, pause, race, withRaceRig } from '../helpers/races.ts';
 import {
-  claimDueDeliveries, completeCall, connectPlatform, startWebhookApp, subscribeHook, waitFor, type Connection,
+  claimDueDeliveries,
+  completeCall,
+  connectPlatform,
+  startWebhookApp,
+  subscribeHook,
+  waitFor,
+  type Connection,
 } from '../helpers/webhooks.ts';
 import type { ClaimedDelivery } from '../../src/webhooks/worker/claim.queries.ts';
 import type { OutcomeRecord } from '../../src/webhooks/worker/record.queries.ts';
@@ -41,7 +47,6 @@ describe('attempt outcomes while their subscriptions are deleted', () => {
   });
   after(() => t.close());
 
-
   test('an outcome whose subscription was deleted is dropped; the rest of its batch is recorded', async () => {
     const org = await connectPlatform(t);
     const going = await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/going' });
@@ -50,12 +55,24 @@ describe('attempt outcomes while their subscriptions are deleted', () => {
     const claimed = await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 });
     assert.equal(claimed.length, 2);
     await t.db.pool.query('DELETE FROM webhook_subscriptions WHERE id = $1', [going.id]);
-    const recorded = await writeOutcomes(t.db.pool, claimed.map((c) => outcome(c, 'retrying')));
+    const recorded = await writeOutcomes(
+      t.db.pool,
+      claimed.map((c) => outcome(c, 'retrying')),
+    );
     const bySubscription = new Map(claimed.map((c, i) => [c.subscription_id, recorded[i]!]));
-    assert.deepEqual(bySubscription.get(going.id), { deliveryId: claimed.find((c) => c.subscription_id === going.id)!.id, held: false, subscriptionId: null, disabledNow: false, circuitRetryAt: null, dropped: true });
+    assert.deepEqual(bySubscription.get(going.id), {
+      deliveryId: claimed.find((c) => c.subscription_id === going.id)!.id,
+      held: false,
+      subscriptionId: null,
+      disabledNow: false,
+      circuitRetryAt: null,
+      dropped: true,
+    });
     assert.equal(bySubscription.get(staying.id)!.held, true);
     assert.equal(bySubscription.get(staying.id)!.dropped, false);
-    const { rows } = await t.db.pool.query('SELECT subscription_id, outcome FROM webhook_attempts WHERE subscription_id = ANY ($1)', [[going.id, staying.id]]);
+    const { rows } = await t.db.pool.query('SELECT subscription_id, outcome FROM webhook_attempts WHERE subscription_id = ANY ($1)', [
+      [going.id, staying.id],
+    ]);
     assert.deepEqual(rows, [{ subscription_id: staying.id, outcome: 'retrying' }]);
   });
 
@@ -75,47 +92,68 @@ describe('attempt outcomes while their subscriptions are deleted', () => {
       // waited for the subscription, which the deletion held while waiting for
       // those deliveries (a deadlock), or logged attempts of deleted deliveries.
       let settled = false;
-      const recording = writeOutcomes(t.db.pool, claimed.map((c) => outcome(c, 'retrying')), { deadlineMs: 5000 }).finally(() => (settled = true));
+      const recording = writeOutcomes(
+        t.db.pool,
+        claimed.map((c) => outcome(c, 'retrying')),
+        { deadlineMs: 5000 },
+      ).finally(() => (settled = true));
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.equal(settled, false, 'the record waits for the deletion');
       await deleting.query('COMMIT');
       const recorded = await recording;
-      assert.deepEqual(recorded.map((r) => r.dropped), [true, true]);
+      assert.deepEqual(
+        recorded.map((r) => r.dropped),
+        [true, true],
+      );
     } finally {
       deleting.release();
     }
   });
 
-  test('the worker delivers while the platform unsubscribes and subscribes again, and calls keep completing', (ctx) => withRaceRig({
-    // Every fourth answer a 500: failures lock the subscription for their failing streak.
-    respond: (_request, index) => ({ status: index % 4 === 3 ? 500 : 200, delayMs: index % 7 }),
-  }, async ({ t: app, target }) => {
-    const org: Connection = await connectPlatform(app, { scopes: ['calls:read', 'calls:write'] });
-    const hookUrl = `${target.url}/comes-and-goes`;
-    const rounds = await race({ rounds: 300, maxMs: 5000 },
-      async (round) => {
-        await subscribeHook(app, org, { hookUrl });
-        await pause(round % 11);
-        const res = await app.app.inject({ method: 'DELETE', url: '/webhooks/subscribe', headers: org.headers, payload: { hookUrl } });
-        assertNo5xx('DELETE /webhooks/subscribe', res);
-        assert.equal(res.statusCode, 200, res.body);
+  test('the worker delivers while the platform unsubscribes and subscribes again, and calls keep completing', (ctx) =>
+    withRaceRig(
+      {
+        // Every fourth answer a 500: failures lock the subscription for their failing streak.
+        respond: (_request, index) => ({ status: index % 4 === 3 ? 500 : 200, delayMs: index % 7 }),
       },
-      async (round) => {
-        const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => app.app.inject({
-          method: 'POST', url: '/calls', headers: org.headers, payload: { summary: `round ${round} call ${i}`, duration_seconds: i },
-        })));
-        for (const res of answers) {
-          assertNo5xx('POST /calls', res);
-          assert.equal(res.statusCode, 201, res.body);
-        }
+      async ({ t: app, target }) => {
+        const org: Connection = await connectPlatform(app, { scopes: ['calls:read', 'calls:write'] });
+        const hookUrl = `${target.url}/comes-and-goes`;
+        const rounds = await race(
+          { rounds: 300, maxMs: 5000 },
+          async (round) => {
+            await subscribeHook(app, org, { hookUrl });
+            await pause(round % 11);
+            const res = await app.app.inject({ method: 'DELETE', url: '/webhooks/subscribe', headers: org.headers, payload: { hookUrl } });
+            assertNo5xx('DELETE /webhooks/subscribe', res);
+            assert.equal(res.statusCode, 200, res.body);
+          },
+          async (round) => {
+            const answers = await Promise.all(
+              Array.from({ length: 4 }, (_, i) =>
+                app.app.inject({
+                  method: 'POST',
+                  url: '/calls',
+                  headers: org.headers,
+                  payload: { summary: `round ${round} call ${i}`, duration_seconds: i },
+                }),
+              ),
+            );
+            for (const res of answers) {
+              assertNo5xx('POST /calls', res);
+              assert.equal(res.statusCode, 201, res.body);
+            }
+          },
+        );
+        const dropped = await counterTotal(app.app.metrics.registry, 'switchboard_webhook_outcomes_dropped_total');
+        ctx.diagnostic(`rounds: ${rounds.join(', ')}; outcomes dropped: ${dropped}; requests: ${target.requests.length}`);
+        assertRaced(rounds);
+        // Nothing stays leased: every attempt's outcome is recorded or dropped.
+        await waitFor(
+          'no delivery left leased',
+          async () => (await app.db.pool.query('SELECT 1 FROM webhook_deliveries WHERE lease_token IS NOT NULL')).rowCount === 0,
+        );
+        assertNoErrorLogs(app.logs);
       },
-    );
-    const dropped = await counterTotal(app.app.metrics.registry, 'switchboard_webhook_outcomes_dropped_total');
-    ctx.diagnostic(`rounds: ${rounds.join(', ')}; outcomes dropped: ${dropped}; requests: ${target.requests.length}`);
-    assertRaced(rounds);
-    // Nothing stays leased: every attempt's outcome is recorded or dropped.
-    await waitFor('no delivery left leased', async () => (await app.db.pool.query(
-      'SELECT 1 FROM webhook_deliveries WHERE lease_token IS NOT NULL')).rowCount === 0);
-    assertNoErrorLogs(app.logs);
-  }));
+    ));
 });

@@ -30,7 +30,11 @@ const FIELD_CASES: Case[] = [
   { rule: 'radius_km a numeric string', body: { label: 'l', radius_km: '5' }, field: 'radius_km' },
   { rule: 'location_id not a uuid', body: { label: 'l', location_id: 'hq' }, field: 'location_id' },
   { rule: 'location_id a number', body: { label: 'l', location_id: 1 }, field: 'location_id' },
-  { rule: 'location_id a urn:uuid (PostgreSQL refuses the prefix)', body: { label: 'l', location_id: 'urn:uuid:00000000-0000-4000-8000-000000000000' }, field: 'location_id' },
+  {
+    rule: 'location_id a urn:uuid (PostgreSQL refuses the prefix)',
+    body: { label: 'l', location_id: 'urn:uuid:00000000-0000-4000-8000-000000000000' },
+    field: 'location_id',
+  },
   { rule: 'unknown field', body: { label: 'l', radius: 5 }, field: 'radius' },
   { rule: 'server-owned field', body: { label: 'l', id: '00000000-0000-4000-8000-000000000000' }, field: 'id' },
   { rule: 'body an array', body: [], field: 'body' },
@@ -52,7 +56,12 @@ describe('service areas: validation', () => {
   after(() => t.close());
 
   function send(method: 'POST' | 'PATCH', url: string, body: unknown) {
-    return t.app.inject({ method, url, headers: { 'x-user-token': token, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    return t.app.inject({
+      method,
+      url,
+      headers: { 'x-user-token': token, 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
   }
 
   function assertNamesField(res: Awaited<ReturnType<typeof send>>, field: string, rule: string) {
@@ -60,7 +69,10 @@ describe('service areas: validation', () => {
     assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
     const problem = res.json();
     assert.equal(problem.code, 'REQUEST_VALIDATION', rule);
-    assert.ok(problem.errors.some((e: { field: string }) => e.field === field), `${rule}: expected ${field} in ${JSON.stringify(problem.errors)}`);
+    assert.ok(
+      problem.errors.some((e: { field: string }) => e.field === field),
+      `${rule}: expected ${field} in ${JSON.stringify(problem.errors)}`,
+    );
   }
 
   async function rows() {
@@ -69,7 +81,8 @@ describe('service areas: validation', () => {
 
   test('POST /service-areas refuses each invalid body with a 400 naming the field', async () => {
     const before = await rows();
-    for (const { rule, body, field } of [...FIELD_CASES, ...CREATE_ONLY_CASES]) assertNamesField(await send('POST', '/service-areas', body), field, rule);
+    for (const { rule, body, field } of [...FIELD_CASES, ...CREATE_ONLY_CASES])
+      assertNamesField(await send('POST', '/service-areas', body), field, rule);
     assert.deepEqual(await rows(), before);
   });
 
@@ -94,7 +107,11 @@ describe('service areas: validation', () => {
   test('a malformed id is a 400 naming id; an unknown one is 404', async () => {
     const bad = await t.app.inject({ url: '/service-areas/nope', headers: { 'x-user-token': token } });
     assertNamesField(bad, 'id', 'GET malformed');
-    const unknown = await t.app.inject({ method: 'DELETE', url: '/service-areas/00000000-0000-4000-8000-000000000000', headers: { 'x-user-token': token } });
+    const unknown = await t.app.inject({
+      method: 'DELETE',
+      url: '/service-areas/00000000-0000-4000-8000-000000000000',
+      headers: { 'x-user-token': token },
+    });
     assert.equal(unknown.statusCode, 404);
     assert.equal(unknown.json().code, 'SERVICE_AREA_NOT_FOUND');
   });

@@ -4,7 +4,18 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember } from '../helpers/fixtures.ts';
 import { asUser, type TokenClient } from '../helpers/token-client.ts';
 
-const AREA_KEYS = ['area_type', 'country', 'created_at', 'id', 'label', 'location_id', 'organization_id', 'radius_km', 'updated_at', 'value'];
+const AREA_KEYS = [
+  'area_type',
+  'country',
+  'created_at',
+  'id',
+  'label',
+  'location_id',
+  'organization_id',
+  'radius_km',
+  'updated_at',
+  'value',
+];
 
 describe('service areas: success paths', () => {
   let t: TestApp;
@@ -22,7 +33,12 @@ describe('service areas: success paths', () => {
     const { api, orgId } = await newUser();
     const location = (await api.post('/locations', { name: 'Hub' })).json();
     const res = await api.post('/service-areas', {
-      label: 'Greater Berlin', area_type: 'region', value: 'BE', country: 'DE', radius_km: 42.5, location_id: location.id,
+      label: 'Greater Berlin',
+      area_type: 'region',
+      value: 'BE',
+      country: 'DE',
+      radius_km: 42.5,
+      location_id: location.id,
     });
     assert.equal(res.statusCode, 201);
     const body = res.json();
@@ -30,7 +46,18 @@ describe('service areas: success paths', () => {
     assert.equal(res.headers.location, `/service-areas/${body.id}`);
     assert.deepEqual(
       { ...body, id: undefined, created_at: undefined, updated_at: undefined },
-      { id: undefined, organization_id: orgId, label: 'Greater Berlin', area_type: 'region', value: 'BE', country: 'DE', radius_km: 42.5, location_id: location.id, created_at: undefined, updated_at: undefined },
+      {
+        id: undefined,
+        organization_id: orgId,
+        label: 'Greater Berlin',
+        area_type: 'region',
+        value: 'BE',
+        country: 'DE',
+        radius_km: 42.5,
+        location_id: location.id,
+        created_at: undefined,
+        updated_at: undefined,
+      },
     );
     assert.equal(body.created_at, new Date(body.created_at).toISOString());
     assert.equal(body.updated_at, body.created_at);
@@ -54,13 +81,16 @@ describe('service areas: success paths', () => {
     }
   });
 
-  test('GET /service-areas lists the organization\'s areas by label', async () => {
+  test("GET /service-areas lists the organization's areas by label", async () => {
     const { api } = await newUser();
     assert.deepEqual((await api.get('/service-areas')).json(), []);
     for (const label of ['Munich', 'berlin', 'Aachen']) await api.post('/service-areas', { label });
     const res = await api.get('/service-areas');
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json().map((a: { label: string }) => a.label), ['Aachen', 'berlin', 'Munich']);
+    assert.deepEqual(
+      res.json().map((a: { label: string }) => a.label),
+      ['Aachen', 'berlin', 'Munich'],
+    );
   });
 
   test('GET /service-areas/{id} returns the record', async () => {

@@ -28,7 +28,7 @@ describe('service areas: organization isolation', () => {
     return (await t.db.pool.query('SELECT * FROM service_areas ORDER BY id')).rows;
   }
 
-  test('another organization\'s service area is 404 to GET, PATCH and DELETE, and stays untouched', async () => {
+  test("another organization's service area is 404 to GET, PATCH and DELETE, and stays untouched", async () => {
     const secret = (await them.post('/service-areas', { label: 'Their secret territory', radius_km: 12 })).json();
     const before = await snapshot();
     const attempts = [
@@ -45,7 +45,7 @@ describe('service areas: organization isolation', () => {
     assert.deepEqual((await me.get('/service-areas')).json(), []);
   });
 
-  test('linking to another organization\'s location is a 400 naming location_id, on create and on update', async () => {
+  test("linking to another organization's location is a 400 naming location_id, on create and on update", async () => {
     const theirLocation = (await them.post('/locations', { name: 'Their depot' })).json();
     const before = await snapshot();
     const created = await me.post('/service-areas', { label: 'Sneaky', location_id: theirLocation.id });
@@ -66,7 +66,10 @@ describe('service areas: organization isolation', () => {
   test('the composite foreign key refuses a cross-organization link even in raw SQL', async () => {
     const theirLocation = (await them.post('/locations', { name: 'Elsewhere' })).json();
     await assert.rejects(
-      t.db.pool.query("INSERT INTO service_areas (organization_id, label, location_id) VALUES ($1, 'x', $2)", [mine.org.id, theirLocation.id]),
+      t.db.pool.query("INSERT INTO service_areas (organization_id, label, location_id) VALUES ($1, 'x', $2)", [
+        mine.org.id,
+        theirLocation.id,
+      ]),
       (error: { code?: string; constraint?: string }) => error.code === '23503' && error.constraint === 'service_areas_location_fkey',
     );
   });
@@ -80,7 +83,9 @@ describe('service areas: organization isolation', () => {
 
   test('RLS: inside withOrg, a service area for another organization cannot be inserted', async () => {
     await assert.rejects(
-      withOrg(t.db.pool, mine.org.id, (db) => db.query("INSERT INTO service_areas (organization_id, label) VALUES ($1, 'planted')", [theirs.org.id])),
+      withOrg(t.db.pool, mine.org.id, (db) =>
+        db.query("INSERT INTO service_areas (organization_id, label) VALUES ($1, 'planted')", [theirs.org.id]),
+      ),
       (error: { code?: string }) => error.code === '42501',
     );
     const visible = await withOrg(t.db.pool, mine.org.id, (db) => db.query('SELECT organization_id FROM service_areas'));

@@ -66,16 +66,30 @@ describe('calls CSV export', () => {
     // [value, the text a spreadsheet honouring the quotes shows]
     const cases: [string, string][] = [
       // A formula start at the beginning of the cell.
-      ['=1+1', "'=1+1"], ['+1', "'+1"], ['-1', "'-1"], ['@SUM(A1)', "'@SUM(A1)"],
-      ['\tx', "'\tx"], ['\rx', "'\rx"], ['  =1+1', "  '=1+1"],
+      ['=1+1', "'=1+1"],
+      ['+1', "'+1"],
+      ['-1', "'-1"],
+      ['@SUM(A1)', "'@SUM(A1)"],
+      ['\tx', "'\tx"],
+      ['\rx', "'\rx"],
+      ['  =1+1', "  '=1+1"],
       // After a separator of some locale or import: the cells a splitting reader would see.
-      ['x;=1+1;y', "x;'=1+1;y"], ['x,=1+1,y', "x,'=1+1,y"], ['x\t=1+1\ty', "x\t'=1+1\ty"],
-      ['x; +1', "x; '+1"], ['x;-1', "x;'-1"], ['x,@SUM(A1)', "x,'@SUM(A1)"],
-      ['x\r\n=1+1', "x\r\n'=1+1"], ['x\n@A1', "x\n'@A1"], ['x;\t=1', "x;'\t'=1"], ['x\t\r=1', "x\t'\r'=1"],
+      ['x;=1+1;y', "x;'=1+1;y"],
+      ['x,=1+1,y', "x,'=1+1,y"],
+      ['x\t=1+1\ty', "x\t'=1+1\ty"],
+      ['x; +1', "x; '+1"],
+      ['x;-1', "x;'-1"],
+      ['x,@SUM(A1)', "x,'@SUM(A1)"],
+      ['x\r\n=1+1', "x\r\n'=1+1"],
+      ['x\n@A1', "x\n'@A1"],
+      ['x;\t=1', "x;'\t'=1"],
+      ['x\t\r=1', "x\t'\r'=1"],
       // A quote that a reader ignoring quotes could take as opening a cell.
       ['x;"=1+1', `x;"'=1+1`],
       // Inside text, not at a cell's start: left alone.
-      ['1+1=2', '1+1=2'], ['a - b', 'a - b'], ['mail@example.com', 'mail@example.com'],
+      ['1+1=2', '1+1=2'],
+      ['a - b', 'a - b'],
+      ['mail@example.com', 'mail@example.com'],
     ];
     for (const [value, shown] of cases) assert.equal(csvCell(value), `"${shown.replace(/"/g, '""')}"`, JSON.stringify(value));
     assert.equal(csvCell('=HYPERLINK("https://evil.example","click")'), `"'=HYPERLINK(""https://evil.example"",""click"")"`);
@@ -85,7 +99,8 @@ describe('calls CSV export', () => {
   test('the export over HTTP: every text cell quoted, and no separator exposes a formula', async () => {
     const org = await createMember(t.db.pool);
     const { rows: agents } = await t.db.pool.query<{ id: string }>(
-      'INSERT INTO agents (organization_id, name) SELECT $1, unnest($2::text[]) RETURNING id', [org.org.id, PAYLOADS],
+      'INSERT INTO agents (organization_id, name) SELECT $1, unnest($2::text[]) RETURNING id',
+      [org.org.id, PAYLOADS],
     );
     await t.db.pool.query(
       `INSERT INTO calls (organization_id, status, completed_at, summary, duration_seconds, agent_id)
@@ -118,13 +133,39 @@ describe('calls CSV export', () => {
 
 /** Payloads a caller could put in a summary or an agent could be named. */
 const PAYLOADS = [
-  'x;=1+1;y', 'x,=1+1,y', 'x\t=1+1\ty', '=1+1', '+1+1', '-1+1', '@SUM(1+1)', '\t=1+1', '\r=1+1', ' =1+1',
-  'ok; +cmd|" /C calc"!A0', 'a\n-2+3', 'x;"=1+1', '=HYPERLINK("https://evil.example","click")', 'Booked a visit; call back, please.',
+  'x;=1+1;y',
+  'x,=1+1,y',
+  'x\t=1+1\ty',
+  '=1+1',
+  '+1+1',
+  '-1+1',
+  '@SUM(1+1)',
+  '\t=1+1',
+  '\r=1+1',
+  ' =1+1',
+  'ok; +cmd|" /C calc"!A0',
+  'a\n-2+3',
+  'x;"=1+1',
+  '=HYPERLINK("https://evil.example","click")',
+  'Booked a visit; call back, please.',
 ];
 /** What a spreadsheet honouring the quotes shows for each payload. */
 const SHOWN = [
-  "x;'=1+1;y", "x,'=1+1,y", "x\t'=1+1\ty", "'=1+1", "'+1+1", "'-1+1", "'@SUM(1+1)", "'\t'=1+1", "'\r'=1+1", " '=1+1",
-  `ok; '+cmd|" /C calc"!A0`, "a\n'-2+3", `x;"'=1+1`, `'=HYPERLINK("https://evil.example","click")`, 'Booked a visit; call back, please.',
+  "x;'=1+1;y",
+  "x,'=1+1,y",
+  "x\t'=1+1\ty",
+  "'=1+1",
+  "'+1+1",
+  "'-1+1",
+  "'@SUM(1+1)",
+  "'\t'=1+1",
+  "'\r'=1+1",
+  " '=1+1",
+  `ok; '+cmd|" /C calc"!A0`,
+  "a\n'-2+3",
+  `x;"'=1+1`,
+  `'=HYPERLINK("https://evil.example","click")`,
+  'Booked a visit; call back, please.',
 ];
 
 /**

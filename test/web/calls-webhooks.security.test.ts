@@ -29,14 +29,20 @@ describe('calls and webhook pages: access, CSRF and organization boundaries', ()
 
   test('not signed in: the pages redirect to the login page', async () => {
     const agent = new UserAgent(t.url);
-    for (const path of ['/ui/calls', `/ui/calls/${randomUUID()}`, '/ui/webhooks', `/ui/webhooks/${randomUUID()}`, `/ui/webhooks/${randomUUID()}/delete`]) {
+    for (const path of [
+      '/ui/calls',
+      `/ui/calls/${randomUUID()}`,
+      '/ui/webhooks',
+      `/ui/webhooks/${randomUUID()}`,
+      `/ui/webhooks/${randomUUID()}/delete`,
+    ]) {
       const res = await agent.get(path);
       assert.equal(res.status, 302, path);
       assert.equal(res.location, `/login?${new URLSearchParams({ return_to: path })}`);
     }
   });
 
-  test('another organization\'s call, subscription and delivery are the 404 page, and stay untouched', async () => {
+  test("another organization's call, subscription and delivery are the 404 page, and stay untouched", async () => {
     const call = await completeCall(t, theirs.member, { summary: 'Their confidential call' });
     const hook = await subscribeHook(t, theirs, { hookUrl: 'https://127.0.0.1:9/theirs' });
     await completeCall(t, theirs.member);
@@ -55,7 +61,11 @@ describe('calls and webhook pages: access, CSRF and organization boundaries', ()
       ['POST', `/ui/webhooks/${hook.id}/recover`],
     ];
     for (const [method, path] of requests) {
-      const res = await agent.request(method, path, method === 'POST' ? { csrf, since: new Date(Date.now() - 3_600_000).toISOString().slice(0, 16) } : undefined);
+      const res = await agent.request(
+        method,
+        path,
+        method === 'POST' ? { csrf, since: new Date(Date.now() - 3_600_000).toISOString().slice(0, 16) } : undefined,
+      );
       assert.equal(res.status, 404, `${method} ${path}`);
       assert.match(res.body, /<h1>Not found<\/h1>/);
       assert.doesNotMatch(res.body, /confidential|theirs/);
@@ -77,14 +87,19 @@ describe('calls and webhook pages: access, CSRF and organization boundaries', ()
     }
   });
 
-  test('re-enable, delete, redeliver and recover need this browser\'s CSRF token', async () => {
+  test("re-enable, delete, redeliver and recover need this browser's CSRF token", async () => {
     const hook = await subscribeHook(t, mine, { hookUrl: 'https://127.0.0.1:9/csrf' });
     await completeCall(t, mine.member);
     const [delivery] = await deliveriesOf(t, hook.id);
     await t.db.pool.query("UPDATE webhook_subscriptions SET status = 'disabled', disabled_at = now() WHERE id = $1", [hook.id]);
     const agent = await signedInAgent(t.url, mine.member.email);
     const before = await snapshot();
-    for (const path of [`/ui/webhooks/${hook.id}/enable`, `/ui/webhooks/${hook.id}/delete`, `/ui/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`, `/ui/webhooks/${hook.id}/recover`]) {
+    for (const path of [
+      `/ui/webhooks/${hook.id}/enable`,
+      `/ui/webhooks/${hook.id}/delete`,
+      `/ui/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`,
+      `/ui/webhooks/${hook.id}/recover`,
+    ]) {
       const res = await agent.post(path, { since: new Date(Date.now() - 3_600_000).toISOString().slice(0, 16) });
       assert.equal(res.status, 403, path);
     }
@@ -100,7 +115,10 @@ describe('calls and webhook pages: access, CSRF and organization boundaries', ()
     const redeliver = `/ui/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`;
 
     // A worker holds the delivery's lease: an attempt is on the wire.
-    await t.db.pool.query("UPDATE webhook_deliveries SET lease_token = gen_random_uuid(), lease_expires_at = now() + interval '1 minute' WHERE id = $1", [delivery!.id]);
+    await t.db.pool.query(
+      "UPDATE webhook_deliveries SET lease_token = gen_random_uuid(), lease_expires_at = now() + interval '1 minute' WHERE id = $1",
+      [delivery!.id],
+    );
     const busy = await agent.post(redeliver, { csrf });
     assert.equal(busy.status, 303);
     assert.equal(busy.location, `/ui/webhooks/${hook.id}?problem=in_flight`);

@@ -32,9 +32,14 @@ describe('connected apps page', () => {
     assert.equal(res.location, '/login?return_to=%2Fconnected-apps');
   });
 
-  test('lists the organization\'s connected apps, and revoking one ends its tokens at once', async () => {
+  test("lists the organization's connected apps, and revoking one ends its tokens at once", async () => {
     const member = await createMember(t.db.pool);
-    const tokens = await issueTokens(t.db.pool, { client, userId: member.user.id, organizationId: member.org.id, scopes: ['calls:read', 'contacts:read'] });
+    const tokens = await issueTokens(t.db.pool, {
+      client,
+      userId: member.user.id,
+      organizationId: member.org.id,
+      scopes: ['calls:read', 'contacts:read'],
+    });
     const headers = platformHeaders(tokens, client);
     assert.equal((await t.app.inject({ url: '/test/guarded', headers })).statusCode, 200);
 
@@ -52,7 +57,7 @@ describe('connected apps page', () => {
     assert.match(after.body, /No applications are connected/);
   });
 
-  test('another organization\'s connections are neither listed nor revocable', async () => {
+  test("another organization's connections are neither listed nor revocable", async () => {
     const owner = await createMember(t.db.pool);
     const tokens = await issueTokens(t.db.pool, { client, userId: owner.user.id, organizationId: owner.org.id });
     const stranger = await createMember(t.db.pool);

@@ -31,7 +31,9 @@ describe('delivery health in headless Chromium', { skip: SKIP_WITHOUT_BROWSER },
 
   const countCalls = async (where = 'true', params: unknown[] = []) => {
     const { rows } = await rig.t.db.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM calls WHERE organization_id = $1 AND ${where}`, [tour.data.org.id, ...params]);
+      `SELECT count(*)::int AS n FROM calls WHERE organization_id = $1 AND ${where}`,
+      [tour.data.org.id, ...params],
+    );
     return rows[0]!.n;
   };
 
@@ -41,24 +43,35 @@ describe('delivery health in headless Chromium', { skip: SKIP_WITHOUT_BROWSER },
     assert.equal(await calls.count(), 1);
     const total = await countCalls("created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '29 days'");
     assert.ok(total >= 60);
-    const desc = await calls.locator('desc').textContent() ?? '';
+    const desc = (await calls.locator('desc').textContent()) ?? '';
     assert.match(desc, new RegExp(`^${total} calls in the last 30 days`));
     assert.equal(await calls.getAttribute('aria-labelledby'), 'calls-per-day-title calls-per-day-desc');
-    assert.ok(await calls.locator('rect').count() >= 20, 'one bar per day with calls');
+    assert.ok((await calls.locator('rect').count()) >= 20, 'one bar per day with calls');
     // The same numbers as a table: 30 days summing to the total.
     const cells = await page.locator('figure.chart', { has: calls }).locator('tbody td').allTextContents();
     assert.equal(cells.length, 30);
-    assert.equal(cells.reduce((a, c) => a + Number(c), 0), total);
+    assert.equal(
+      cells.reduce((a, c) => a + Number(c), 0),
+      total,
+    );
 
-    const deliveries = page.locator('svg[role=img]', { has: page.locator('title', { hasText: 'Deliveries in the last 24 hours by outcome' }) });
-    assert.equal(await deliveries.locator('desc').textContent(), '4 deliveries in the last 24 hours: 2 delivered, 0 pending or retrying, 2 failed.');
-    assert.match(await page.locator('ul.legend.counts').textContent() ?? '', /Delivered 2.*Retrying 0.*Failed 2/s);
+    const deliveries = page.locator('svg[role=img]', {
+      has: page.locator('title', { hasText: 'Deliveries in the last 24 hours by outcome' }),
+    });
+    assert.equal(
+      await deliveries.locator('desc').textContent(),
+      '4 deliveries in the last 24 hours: 2 delivered, 0 pending or retrying, 2 failed.',
+    );
+    assert.match((await page.locator('ul.legend.counts').textContent()) ?? '', /Delivered 2.*Retrying 0.*Failed 2/s);
 
     const attention = page.locator('section[aria-labelledby=attention]');
     assert.equal(await attention.locator('li').count(), 1, 'the failing subscription, not the healthy one');
     // Six 503s in a row opened its circuit (the worker's breaker), and it says so.
-    assert.match(await attention.textContent() ?? '', /failing-crm-endpoint.*Failing\s*(Circuit open|Probing).*Zap Platform.*failing since .*; circuit open since /s);
-    assert.match(await page.locator('section[aria-labelledby=apps]').textContent() ?? '', /Zap Platform/);
+    assert.match(
+      (await attention.textContent()) ?? '',
+      /failing-crm-endpoint.*Failing\s*(Circuit open|Probing).*Zap Platform.*failing since .*; circuit open since /s,
+    );
+    assert.match((await page.locator('section[aria-labelledby=apps]').textContent()) ?? '', /Zap Platform/);
     await screenshot(page, 'home');
 
     await attention.locator('a').click();
@@ -70,40 +83,60 @@ describe('delivery health in headless Chromium', { skip: SKIP_WITHOUT_BROWSER },
     await page.goto(base);
     const hourly = page.locator('svg[role=img]', { has: page.locator('title', { hasText: 'Delivery attempts per hour, last 24 hours' }) });
     // Its six failures in a row opened the circuit: over the charts, in them (a dashed line at that hour) and in their text.
-    const { rows: [circuit] } = await rig.t.db.pool.query<{ since: Date }>('SELECT circuit_changed_at AS since FROM webhook_subscriptions WHERE id = $1', [tour.failingHookId]);
+    const {
+      rows: [circuit],
+    } = await rig.t.db.pool.query<{ since: Date }>('SELECT circuit_changed_at AS since FROM webhook_subscriptions WHERE id = $1', [
+      tour.failingHookId,
+    ]);
     const hour = `${circuit!.since.toISOString().slice(0, 13).replace('T', ' ')}:00 UTC`;
-    assert.match(await hourly.locator('desc').textContent() ?? '', new RegExp(
-      `^6 attempts in the last 24 hours: 0 succeeded, 4 failed and will be retried, 2 failed for good\\. The circuit opened in the hour of ${hour} \\(marked with a dashed line\\) and is (still open|probing)\\.$`));
+    assert.match(
+      (await hourly.locator('desc').textContent()) ?? '',
+      new RegExp(
+        `^6 attempts in the last 24 hours: 0 succeeded, 4 failed and will be retried, 2 failed for good\\. The circuit opened in the hour of ${hour} \\(marked with a dashed line\\) and is (still open|probing)\\.$`,
+      ),
+    );
     assert.equal(await hourly.locator('g.mark line').count(), 1);
     assert.equal(await hourly.locator('g.mark text').textContent(), 'circuit opened');
     assert.ok(await hourly.locator('g.mark text').isVisible());
-    assert.match(await page.locator('p.circuit').textContent() ?? '', /^Circuit open since \d{4}-\d\d-\d\d [\d:]+ UTC — (next probe at|its wait ended at) /);
-    assert.match(await page.locator('dl.facts').textContent() ?? '', /Circuit\s*(Open since|Probing open since) .*Failures in a row\s*[5-9]\s*Concurrency limit\s*1 attempt at a time/s);
-    assert.match(await page.locator('h1').textContent() ?? '', /Failing\s*(Circuit open|Probing)/);
+    assert.match(
+      (await page.locator('p.circuit').textContent()) ?? '',
+      /^Circuit open since \d{4}-\d\d-\d\d [\d:]+ UTC — (next probe at|its wait ended at) /,
+    );
+    assert.match(
+      (await page.locator('dl.facts').textContent()) ?? '',
+      /Circuit\s*(Open since|Probing open since) .*Failures in a row\s*[5-9]\s*Concurrency limit\s*1 attempt at a time/s,
+    );
+    assert.match((await page.locator('h1').textContent()) ?? '', /Failing\s*(Circuit open|Probing)/);
     const daily = page.locator('svg[role=img]', { has: page.locator('title', { hasText: 'Delivery attempts per day, last 7 days' }) });
-    assert.match(await daily.locator('desc').textContent() ?? '', /^6 attempts in the last 7 days/);
+    assert.match((await daily.locator('desc').textContent()) ?? '', /^6 attempts in the last 7 days/);
     assert.equal(await page.locator('figure.chart', { has: daily }).locator('tbody tr').count(), 7);
-    assert.match(await page.locator('dl.stats').textContent() ?? '', /24 h p50\s*\d+ ms.*24 h p95\s*\d+ ms/s);
-    assert.match(await page.locator('.last-error').textContent() ?? '', /The receiver answered 503 Service Unavailable, an error on its side\..*back in five minutes/s);
-    assert.match(await page.locator('#recover-title + p').textContent() ?? '', /2 deliveries failed for good/);
+    assert.match((await page.locator('dl.stats').textContent()) ?? '', /24 h p50\s*\d+ ms.*24 h p95\s*\d+ ms/s);
+    assert.match(
+      (await page.locator('.last-error').textContent()) ?? '',
+      /The receiver answered 503 Service Unavailable, an error on its side\..*back in five minutes/s,
+    );
+    assert.match((await page.locator('#recover-title + p').textContent()) ?? '', /2 deliveries failed for good/);
 
     // A time beyond the log's retention is refused beside the field, and nothing is queued.
     await page.fill('#since', '2020-01-01T00:00');
     await page.click('button:has-text("Recover")');
     await page.waitForURL(/recover=old/);
-    assert.match(await page.locator('#since-error').textContent() ?? '', /within the last 30 days/);
+    assert.match((await page.locator('#since-error').textContent()) ?? '', /within the last 30 days/);
     assert.equal(await page.locator('#since').getAttribute('aria-invalid'), 'true');
     assert.ok((await deliveriesOf(rig.t, tour.failingHookId)).every((d) => d.status === 'failed'));
 
     // The receiver is fixed; Recover (from the suggested time, when the failures began) sends both again.
     const failed = await deliveriesOf(rig.t, tour.failingHookId);
-    const path = new URL((await rig.t.db.pool.query('SELECT callback_url FROM webhook_subscriptions WHERE id = $1', [tour.failingHookId])).rows[0].callback_url).pathname;
+    const path = new URL(
+      (await rig.t.db.pool.query('SELECT callback_url FROM webhook_subscriptions WHERE id = $1', [tour.failingHookId])).rows[0]
+        .callback_url,
+    ).pathname;
     const sentBefore = rig.target.requests.filter((r) => r.url === path).length;
     rig.target.respond(() => ({ status: 200, body: 'ok' }));
     await page.goto(base);
     await page.click('button:has-text("Recover")');
     await page.waitForURL(/recovered=2$/);
-    assert.match(await page.locator('p.notice').textContent() ?? '', /2 failed deliveries queued/);
+    assert.match((await page.locator('p.notice').textContent()) ?? '', /2 failed deliveries queued/);
     const arrived = await waitFor('both recovered deliveries at the receiver', async () => {
       const resent = rig.target.requests.filter((r) => r.url === path).slice(sentBefore);
       return resent.length >= 2 ? resent : undefined;
@@ -114,17 +147,26 @@ describe('delivery health in headless Chromium', { skip: SKIP_WITHOUT_BROWSER },
     // Nothing failed remains: a second Recover queues nothing, and the receiver gets nothing more.
     await page.click('button:has-text("Recover")');
     await page.waitForURL(/recovered=0$/);
-    assert.match(await page.locator('p.notice').textContent() ?? '', /nothing was queued/);
+    assert.match((await page.locator('p.notice').textContent()) ?? '', /nothing was queued/);
     // A later call's delivery settles: a delivery queued again would have been sent by then.
     await barrierDelivery(rig.t, tour.data, tour.failingHookId);
     const failedIds = new Set(failed.map((d) => d.id));
-    assert.equal(rig.target.requests.filter((r) => r.url === path).slice(sentBefore).filter((r) => failedIds.has(String(r.headers['x-delivery-id']))).length, 2);
+    assert.equal(
+      rig.target.requests
+        .filter((r) => r.url === path)
+        .slice(sentBefore)
+        .filter((r) => failedIds.has(String(r.headers['x-delivery-id']))).length,
+      2,
+    );
     await page.goto(base);
-    assert.match(await page.locator('#recover-title + p').textContent() ?? '', /No delivery has failed for good/);
+    assert.match((await page.locator('#recover-title + p').textContent()) ?? '', /No delivery has failed for good/);
     // The healthy answers closed the circuit: no line, no mark, and the limit climbing back.
     assert.equal(await page.locator('p.circuit').count(), 0);
     assert.equal(await page.locator('g.mark').count(), 0);
-    assert.match(await page.locator('dl.facts').textContent() ?? '', /Circuit\s*Closed\s*since .*Failures in a row\s*0\s*Concurrency limit\s*\d+ attempts? at a time/s);
+    assert.match(
+      (await page.locator('dl.facts').textContent()) ?? '',
+      /Circuit\s*Closed\s*since .*Failures in a row\s*0\s*Concurrency limit\s*\d+ attempts? at a time/s,
+    );
     await screenshot(page, 'webhook-health');
   });
 
@@ -143,8 +185,8 @@ describe('delivery health in headless Chromium', { skip: SKIP_WITHOUT_BROWSER },
         seen.push(text);
       }
       const older = page.locator('a:has-text("Older calls")');
-      if (await older.count() === 0) break;
-      assert.match(await older.getAttribute('href') ?? '', /status=completed.*cursor=|cursor=.*status=completed/);
+      if ((await older.count()) === 0) break;
+      assert.match((await older.getAttribute('href')) ?? '', /status=completed.*cursor=|cursor=.*status=completed/);
       await older.click();
       assert.equal(await page.locator('#status').inputValue(), 'completed', 'the filter stays selected on the next page');
     }
@@ -163,7 +205,7 @@ describe('delivery health in headless Chromium', { skip: SKIP_WITHOUT_BROWSER },
     await page.fill('#to', day);
     await page.click('form.filters button[type=submit]');
     const onDay = await page.locator('table > tbody > tr').allTextContents();
-    assert.equal(onDay.length, await countCalls("created_at >= $2::date AND created_at < $2::date + 1", [day]));
+    assert.equal(onDay.length, await countCalls('created_at >= $2::date AND created_at < $2::date + 1', [day]));
     assert.ok(onDay.length > 0 && onDay.every((row) => row.includes(day)));
     await screenshot(page, 'calls-filtered');
 

@@ -61,7 +61,10 @@ describe('web forms: validation messages beside the fields', () => {
     assert.equal(res.status, 303);
     const empty = await agent.post('/ui/locations', { csrf, name: 'Nowhere', latitude: '', longitude: ' ' });
     assert.equal(empty.status, 303);
-    const { rows } = await t.db.pool.query('SELECT name, latitude, longitude, address_line2 FROM locations WHERE organization_id = $1 ORDER BY name', [member.org.id]);
+    const { rows } = await t.db.pool.query(
+      'SELECT name, latitude, longitude, address_line2 FROM locations WHERE organization_id = $1 ORDER BY name',
+      [member.org.id],
+    );
     assert.deepEqual(rows, [
       { name: 'Nowhere', latitude: null, longitude: null, address_line2: null },
       { name: 'Spaced', latitude: 12.5, longitude: -0.25, address_line2: null },
@@ -78,8 +81,19 @@ describe('web forms: validation messages beside the fields', () => {
   });
 
   test('clearing coordinates and the second address line on edit stores null', async () => {
-    const location = await createLocation(t.db.pool, NO_CACHES, member.org.id, { name: 'Clearable', address_line2: 'Floor 2', latitude: 1, longitude: 2 });
-    const res = await agent.post(`/ui/locations/${location.id}`, { csrf, name: 'Clearable', address_line2: '', latitude: '', longitude: '' });
+    const location = await createLocation(t.db.pool, NO_CACHES, member.org.id, {
+      name: 'Clearable',
+      address_line2: 'Floor 2',
+      latitude: 1,
+      longitude: 2,
+    });
+    const res = await agent.post(`/ui/locations/${location.id}`, {
+      csrf,
+      name: 'Clearable',
+      address_line2: '',
+      latitude: '',
+      longitude: '',
+    });
     assert.equal(res.status, 303);
     const stored = await getLocation(t.db.pool, member.org.id, location.id);
     assert.deepEqual([stored.address_line2, stored.latitude, stored.longitude], [null, null, null]);

@@ -21,7 +21,9 @@ describe('home dashboard', () => {
     const revoked = await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/revoked' });
     await t.db.pool.query("UPDATE webhook_subscriptions SET failing_since = now() - interval '1 hour' WHERE id = $1", [failing.id]);
     await t.db.pool.query(
-      "UPDATE webhook_subscriptions SET status = 'disabled', disabled_at = now(), disabled_reason = 'grant_revoked' WHERE id = $1", [revoked.id]);
+      "UPDATE webhook_subscriptions SET status = 'disabled', disabled_at = now(), disabled_reason = 'grant_revoked' WHERE id = $1",
+      [revoked.id],
+    );
     const agent = await signedInAgent(t.url, org.member.email);
     const home = await agent.get('/');
     assert.equal(home.status, 200);

@@ -37,7 +37,7 @@ describe('locations and service areas in headless Chromium', { skip: SKIP_WITHOU
     const member = await createMember(t.db.pool);
     const { context, page } = await signedInBrowser(browser, t.url, member.email);
     await page.click('nav.sections >> text=Locations');
-    assert.match(await page.locator('main').textContent() ?? '', /No locations yet/);
+    assert.match((await page.locator('main').textContent()) ?? '', /No locations yet/);
     assert.equal(await page.locator('nav.sections a[aria-current=page]').textContent(), 'Locations');
 
     await page.click('text=New location');
@@ -74,7 +74,13 @@ describe('locations and service areas in headless Chromium', { skip: SKIP_WITHOU
     await page.waitForURL(/done=primary$/);
     assert.deepEqual(await firstCells(page), ['Downtown Office Primary', 'Warehouse']);
     const stored = await listLocations(t.db.pool, member.org.id);
-    assert.deepEqual(stored.map((l) => [l.name, l.is_primary]), [['Downtown Office', true], ['Warehouse', false]]);
+    assert.deepEqual(
+      stored.map((l) => [l.name, l.is_primary]),
+      [
+        ['Downtown Office', true],
+        ['Warehouse', false],
+      ],
+    );
     assert.deepEqual([stored[0]!.latitude, stored[0]!.longitude], [37.79, -122.39]);
     await screenshot(page, 'locations');
 
@@ -84,7 +90,7 @@ describe('locations and service areas in headless Chromium', { skip: SKIP_WITHOU
     await page.fill('#city', 'Oakland');
     await page.click('button[type=submit]:has-text("Save changes")');
     await page.waitForURL(/done=updated$/);
-    assert.match(await row(page, 'North Warehouse').textContent() ?? '', /Oakland/);
+    assert.match((await row(page, 'North Warehouse').textContent()) ?? '', /Oakland/);
 
     await row(page, 'North Warehouse').locator('text=Delete').click();
     assert.equal(await page.locator('h1').textContent(), 'Delete North Warehouse?');
@@ -92,7 +98,10 @@ describe('locations and service areas in headless Chromium', { skip: SKIP_WITHOU
     await page.click('button:has-text("Delete location")');
     await page.waitForURL(/done=deleted$/);
     assert.deepEqual(await firstCells(page), ['Downtown Office Primary']);
-    assert.deepEqual((await listLocations(t.db.pool, member.org.id)).map((l) => l.name), ['Downtown Office']);
+    assert.deepEqual(
+      (await listLocations(t.db.pool, member.org.id)).map((l) => l.name),
+      ['Downtown Office'],
+    );
     await context.close();
   });
 
@@ -100,14 +109,14 @@ describe('locations and service areas in headless Chromium', { skip: SKIP_WITHOU
     const member = await createMember(t.db.pool);
     const depot = await createLocation(t.db.pool, NO_CACHES, member.org.id, { name: 'Depot' });
     const stranger = await createMember(t.db.pool);
-    await createLocation(t.db.pool, NO_CACHES, stranger.org.id, { name: 'Someone Else\'s Office' });
+    await createLocation(t.db.pool, NO_CACHES, stranger.org.id, { name: "Someone Else's Office" });
     const { context, page } = await signedInBrowser(browser, t.url, member.email);
 
     await page.click('nav.sections >> text=Service areas');
-    assert.match(await page.locator('main').textContent() ?? '', /No service areas yet/);
+    assert.match((await page.locator('main').textContent()) ?? '', /No service areas yet/);
     await page.click('text=New service area');
     const options = await page.locator('#location_id option').allTextContents();
-    assert.deepEqual(options, ['No location', 'Depot'], 'only the organization\'s own locations');
+    assert.deepEqual(options, ['No location', 'Depot'], "only the organization's own locations");
     await page.fill('#label', 'Mission District');
     await page.fill('#area_type', 'neighborhood');
     await page.fill('#country', 'US');
@@ -122,11 +131,18 @@ describe('locations and service areas in headless Chromium', { skip: SKIP_WITHOU
     await page.click('button[type=submit]:has-text("Create service area")');
     await page.waitForURL(/\/ui\/service-areas\?done=created$/);
     const created = row(page, 'Mission District');
-    assert.match(await created.textContent() ?? '', /12\.5 km/);
+    assert.match((await created.textContent()) ?? '', /12\.5 km/);
     assert.equal(await created.locator('a:has-text("Depot")').getAttribute('href'), `/ui/locations/${depot.id}/edit`);
     const [area] = await listServiceAreas(t.db.pool, member.org.id);
     assert.deepEqual(
-      { label: area!.label, area_type: area!.area_type, value: area!.value, country: area!.country, radius_km: area!.radius_km, location_id: area!.location_id },
+      {
+        label: area!.label,
+        area_type: area!.area_type,
+        value: area!.value,
+        country: area!.country,
+        radius_km: area!.radius_km,
+        location_id: area!.location_id,
+      },
       { label: 'Mission District', area_type: 'neighborhood', value: null, country: 'US', radius_km: 12.5, location_id: depot.id },
     );
     await screenshot(page, 'service-areas');
@@ -147,7 +163,7 @@ describe('locations and service areas in headless Chromium', { skip: SKIP_WITHOU
     await context.close();
   });
 
-  test('switching organization shows the other organization\'s data only', async () => {
+  test("switching organization shows the other organization's data only", async () => {
     const member = await createMember(t.db.pool);
     const other = await createOrg(t.db.pool, 'Beta Plumbing');
     await createUser(t.db.pool, { email: member.email, password: PASSWORD, organizationId: other.id, role: 'member' });
@@ -165,10 +181,10 @@ describe('locations and service areas in headless Chromium', { skip: SKIP_WITHOU
     await page.click('form.switcher button');
     await page.waitForURL(/\/ui\/locations$/);
     assert.deepEqual(await firstCells(page), [theirs]);
-    assert.doesNotMatch(await page.locator('main').textContent() ?? '', new RegExp(mine));
+    assert.doesNotMatch((await page.locator('main').textContent()) ?? '', new RegExp(mine));
     const previous = current === member.org.id ? alpha : beta;
     const response = await page.goto(`${t.url}/ui/locations/${previous.id}/edit`);
-    assert.equal(response?.status(), 404, 'the previous organization\'s location is not found from here');
+    assert.equal(response?.status(), 404, "the previous organization's location is not found from here");
     assert.equal(await page.locator('h1').textContent(), 'Not found');
     await screenshot(page, 'not-found');
 

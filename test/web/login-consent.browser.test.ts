@@ -10,7 +10,6 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, createOrg, PASSWORD } from '../helpers/fixtures.ts';
 import { authorizationPath, createClient, pkcePair, type TestClient } from '../helpers/oauth.ts';
 
-
 // The login and consent pages in a real browser, without JavaScript on our
 // side: the platform's callback is a real server on another origin.
 describe('login and consent pages in headless Chromium', { skip: SKIP_WITHOUT_BROWSER }, () => {
@@ -34,7 +33,11 @@ describe('login and consent pages in headless Chromium', { skip: SKIP_WITHOUT_BR
     await new Promise<void>((resolve) => platform.listen(0, '127.0.0.1', resolve));
     platformUrl = `http://127.0.0.1:${(platform.address() as AddressInfo).port}`;
     t = await startTestApp({ listen: true });
-    client = await createClient(t.db.pool, { name: 'Acme Automations', redirectUris: [`${platformUrl}/callback`], scopes: ['calls:read', 'contacts:read'] });
+    client = await createClient(t.db.pool, {
+      name: 'Acme Automations',
+      redirectUris: [`${platformUrl}/callback`],
+      scopes: ['calls:read', 'contacts:read'],
+    });
     browser = await launchChromium();
   });
 
@@ -53,10 +56,18 @@ describe('login and consent pages in headless Chromium', { skip: SKIP_WITHOUT_BR
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
 
-    await page.goto(t.url + authorizationPath({
-      response_type: 'code', client_id: client.client_id, redirect_uri: `${platformUrl}/callback`,
-      scope: 'calls:read contacts:read', state: 'browser-state', code_challenge: challenge, code_challenge_method: 'S256',
-    }));
+    await page.goto(
+      t.url +
+        authorizationPath({
+          response_type: 'code',
+          client_id: client.client_id,
+          redirect_uri: `${platformUrl}/callback`,
+          scope: 'calls:read contacts:read',
+          state: 'browser-state',
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+        }),
+    );
     assert.equal(await page.locator('h1').textContent(), 'Sign in to Switchboard');
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'switchboard-login.png'), fullPage: true });
     await page.fill('#email', member.email);
@@ -64,7 +75,7 @@ describe('login and consent pages in headless Chromium', { skip: SKIP_WITHOUT_BR
     await page.click('button[type=submit]');
 
     await page.waitForURL(/\/oauth\/authorize\?/);
-    assert.match(await page.locator('h1').textContent() ?? '', /Acme Automations wants to connect/);
+    assert.match((await page.locator('h1').textContent()) ?? '', /Acme Automations wants to connect/);
     const scopes = await page.locator('ul.scopes li').allTextContents();
     assert.equal(scopes.length, 2);
     assert.match(scopes[0]!, /calls and their summaries/);
@@ -78,7 +89,10 @@ describe('login and consent pages in headless Chromium', { skip: SKIP_WITHOUT_BR
     assert.equal(callback.searchParams.get('state'), 'browser-state');
     assert.equal(callback.searchParams.get('iss'), t.url);
     const { rows } = await t.db.pool.query('SELECT organization_id FROM oauth_grants WHERE user_id = $1', [member.user.id]);
-    assert.deepEqual(rows.map((r) => r.organization_id), [second.id]);
+    assert.deepEqual(
+      rows.map((r) => r.organization_id),
+      [second.id],
+    );
 
     const cookie = (await context.cookies(t.url)).find((c) => c.name === 'sb_session')!;
     assert.equal(cookie.httpOnly, true);
@@ -109,10 +123,12 @@ describe('login and consent pages in headless Chromium', { skip: SKIP_WITHOUT_BR
   test('an unknown client shows an error page in the browser, with no redirect', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    const response = await page.goto(t.url + authorizationPath({ response_type: 'code', client_id: 'unknown', redirect_uri: `${platformUrl}/callback` }));
+    const response = await page.goto(
+      t.url + authorizationPath({ response_type: 'code', client_id: 'unknown', redirect_uri: `${platformUrl}/callback` }),
+    );
     assert.equal(response?.status(), 400);
     assert.ok(page.url().startsWith(t.url));
-    assert.match(await page.locator('.error').textContent() ?? '', /registered client/);
+    assert.match((await page.locator('.error').textContent()) ?? '', /registered client/);
     await context.close();
   });
 

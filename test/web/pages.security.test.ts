@@ -75,7 +75,12 @@ describe('web pages: access, CSRF and organization boundaries', () => {
     assert.equal(page.location, '/login?return_to=%2Fui%2Fservice-areas%2Fnew');
     const login = await agent.get(page.location!);
     const csrf = /name="csrf" value="([^"]+)"/.exec(login.body)![1]!;
-    const res = await agent.post('/login', { csrf, return_to: '/ui/service-areas/new', email: mine.email, password: 'correct horse battery staple' });
+    const res = await agent.post('/login', {
+      csrf,
+      return_to: '/ui/service-areas/new',
+      email: mine.email,
+      password: 'correct horse battery staple',
+    });
     assert.equal(res.location, '/ui/service-areas/new');
   });
 
@@ -84,8 +89,14 @@ describe('web pages: access, CSRF and organization boundaries', () => {
     const area = await createServiceArea(t.db.pool, mine.org.id, { label: 'Guarded area' });
     const agent = new UserAgent(t.url);
     for (const path of [
-      '/ui/locations', '/ui/locations/new', `/ui/locations/${location.id}/edit`, `/ui/locations/${location.id}/delete`,
-      '/ui/service-areas', '/ui/service-areas/new', `/ui/service-areas/${area.id}/edit`, `/ui/service-areas/${area.id}/delete`,
+      '/ui/locations',
+      '/ui/locations/new',
+      `/ui/locations/${location.id}/edit`,
+      `/ui/locations/${location.id}/delete`,
+      '/ui/service-areas',
+      '/ui/service-areas/new',
+      `/ui/service-areas/${area.id}/edit`,
+      `/ui/service-areas/${area.id}/delete`,
       '/connected-apps',
     ]) {
       const res = await agent.get(path);
@@ -94,8 +105,14 @@ describe('web pages: access, CSRF and organization boundaries', () => {
     }
     const before = await snapshot();
     for (const path of [
-      '/ui/locations', `/ui/locations/${location.id}`, `/ui/locations/${location.id}/primary`, `/ui/locations/${location.id}/delete`,
-      '/ui/service-areas', `/ui/service-areas/${area.id}`, `/ui/service-areas/${area.id}/delete`, '/ui/organization',
+      '/ui/locations',
+      `/ui/locations/${location.id}`,
+      `/ui/locations/${location.id}/primary`,
+      `/ui/locations/${location.id}/delete`,
+      '/ui/service-areas',
+      `/ui/service-areas/${area.id}`,
+      `/ui/service-areas/${area.id}/delete`,
+      '/ui/organization',
     ]) {
       const res = await agent.post(path, { name: 'Sneaky', label: 'Sneaky' });
       assert.equal(res.status, 303, path);
@@ -104,7 +121,7 @@ describe('web pages: access, CSRF and organization boundaries', () => {
     assert.deepEqual(await snapshot(), before);
   });
 
-  test('a form post without this browser\'s CSRF token is refused and changes nothing', async () => {
+  test("a form post without this browser's CSRF token is refused and changes nothing", async () => {
     const location = await createLocation(t.db.pool, NO_CACHES, mine.org.id, { name: 'Protected' });
     const area = await createServiceArea(t.db.pool, mine.org.id, { label: 'Protected area' });
     const agent = await signedInAgent(t.url, mine.email);
@@ -132,17 +149,22 @@ describe('web pages: access, CSRF and organization boundaries', () => {
     assert.deepEqual(await snapshot(), before);
   });
 
-  test('another organization\'s location or service area is the 404 page, and stays untouched', async () => {
+  test("another organization's location or service area is the 404 page, and stays untouched", async () => {
     const location = await createLocation(t.db.pool, NO_CACHES, theirs.org.id, { name: 'Their secret depot', is_primary: false });
     const area = await createServiceArea(t.db.pool, theirs.org.id, { label: 'Their secret area' });
     const agent = await signedInAgent(t.url, mine.email);
     const csrf = await csrfToken(agent);
     const before = await snapshot();
-    const requests: [('GET' | 'POST'), string][] = [
-      ['GET', `/ui/locations/${location.id}/edit`], ['GET', `/ui/locations/${location.id}/delete`],
-      ['POST', `/ui/locations/${location.id}`], ['POST', `/ui/locations/${location.id}/primary`], ['POST', `/ui/locations/${location.id}/delete`],
-      ['GET', `/ui/service-areas/${area.id}/edit`], ['GET', `/ui/service-areas/${area.id}/delete`],
-      ['POST', `/ui/service-areas/${area.id}`], ['POST', `/ui/service-areas/${area.id}/delete`],
+    const requests: ['GET' | 'POST', string][] = [
+      ['GET', `/ui/locations/${location.id}/edit`],
+      ['GET', `/ui/locations/${location.id}/delete`],
+      ['POST', `/ui/locations/${location.id}`],
+      ['POST', `/ui/locations/${location.id}/primary`],
+      ['POST', `/ui/locations/${location.id}/delete`],
+      ['GET', `/ui/service-areas/${area.id}/edit`],
+      ['GET', `/ui/service-areas/${area.id}/delete`],
+      ['POST', `/ui/service-areas/${area.id}`],
+      ['POST', `/ui/service-areas/${area.id}/delete`],
     ];
     for (const [method, path] of requests) {
       const res = await agent.request(method, path, method === 'POST' ? { csrf, name: 'Taken over', label: 'Taken over' } : undefined);
@@ -166,7 +188,7 @@ describe('web pages: access, CSRF and organization boundaries', () => {
     }
   });
 
-  test('a service area cannot be linked to another organization\'s location', async () => {
+  test("a service area cannot be linked to another organization's location", async () => {
     const foreign = await createLocation(t.db.pool, NO_CACHES, theirs.org.id, { name: 'Foreign' });
     const mineArea = await createServiceArea(t.db.pool, mine.org.id, { label: 'Mine' });
     const agent = await signedInAgent(t.url, mine.email);
@@ -205,7 +227,13 @@ describe('web pages: access, CSRF and organization boundaries', () => {
     const location = await createLocation(t.db.pool, NO_CACHES, member.org.id, { name, city: '<img src=x onerror=alert(2)>' });
     await createServiceArea(t.db.pool, member.org.id, { label: name, location_id: location.id });
     const agent = await signedInAgent(t.url, member.email);
-    for (const path of ['/ui/locations', `/ui/locations/${location.id}/edit`, `/ui/locations/${location.id}/delete`, '/ui/service-areas', '/ui/service-areas/new']) {
+    for (const path of [
+      '/ui/locations',
+      `/ui/locations/${location.id}/edit`,
+      `/ui/locations/${location.id}/delete`,
+      '/ui/service-areas',
+      '/ui/service-areas/new',
+    ]) {
       const res = await agent.get(path);
       assert.equal(res.status, 200, path);
       assert.doesNotMatch(res.body, /<script|<img/i, path);

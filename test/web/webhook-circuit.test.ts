@@ -27,7 +27,9 @@ describe('the circuit breaker on the webhook pages', () => {
           SET circuit_state = 'open', circuit_changed_at = now() - interval '20 minutes', circuit_retry_at = now() + $2::interval,
               circuit_opens = 1, consecutive_failures = 6, concurrency_limit = 1, failing_since = now() - interval '25 minutes'
         WHERE id = $1
-       RETURNING circuit_changed_at AS since, circuit_retry_at AS retry_at`, [id, retryIn]);
+       RETURNING circuit_changed_at AS since, circuit_retry_at AS retry_at`,
+      [id, retryIn],
+    );
     return { id, since: rows[0]!.since, retryAt: rows[0]!.retry_at };
   }
 
@@ -47,7 +49,10 @@ describe('the circuit breaker on the webhook pages', () => {
   test('an open circuit: its page says since when, the next probe and the concurrency limit, over the charts and in them', async () => {
     const page = await agent.get(`/ui/webhooks/${open.id}`);
     assert.equal(page.status, 200);
-    assert.match(page.body, /<h1>Webhook subscription <span class="badge warn"[^>]*>Failing<\/span><span class="badge bad"[^>]*>Circuit open<\/span><\/h1>/);
+    assert.match(
+      page.body,
+      /<h1>Webhook subscription <span class="badge warn"[^>]*>Failing<\/span><span class="badge bad"[^>]*>Circuit open<\/span><\/h1>/,
+    );
     const dl = facts(page.body);
     assert.ok(dl.includes(`<dt>Circuit</dt><dd>Open <span class="muted">since ${utc(open.since)}</span></dd>`), dl);
     assert.ok(dl.includes(`<dt>Next probe</dt><dd>${utc(open.retryAt)}</dd>`), dl);
@@ -55,14 +60,27 @@ describe('the circuit breaker on the webhook pages', () => {
     assert.ok(dl.includes('<dt>Concurrency limit</dt><dd>1 attempt at a time (one more per healthy answer, up to 10)</dd>'), dl);
 
     const health = /<section class="card" aria-labelledby="health-title">([\s\S]*?)<\/section>/.exec(page.body)![1]!;
-    assert.ok(health.includes(
-      `<p class="circuit error">Circuit open since ${utc(open.since)} — next probe at ${utc(open.retryAt)}. Nothing is sent to this URL until then.</p>`,
-    ), health);
+    assert.ok(
+      health.includes(
+        `<p class="circuit error">Circuit open since ${utc(open.since)} — next probe at ${utc(open.retryAt)}. Nothing is sent to this URL until then.</p>`,
+      ),
+      health,
+    );
     // The hourly chart marks the hour it opened, and its text alternative says so.
     const hourly = /<svg[^>]*aria-labelledby="attempts-hourly-title attempts-hourly-desc"[\s\S]*?<\/svg>/.exec(health)![0];
     const hour = `${open.since.toISOString().slice(0, 13).replace('T', ' ')}:00 UTC`;
-    assert.match(hourly, new RegExp(`<desc id="attempts-hourly-desc">No delivery attempts in the last 24 hours\\. The circuit opened in the hour of ${hour} \\(marked with a dashed line\\) and is still open\\.</desc>`));
-    assert.match(hourly, new RegExp(`<g class="mark"><title>Circuit opened ${utc(open.since)}</title><line [^>]*></line><text [^>]*>circuit opened</text></g>`));
+    assert.match(
+      hourly,
+      new RegExp(
+        `<desc id="attempts-hourly-desc">No delivery attempts in the last 24 hours\\. The circuit opened in the hour of ${hour} \\(marked with a dashed line\\) and is still open\\.</desc>`,
+      ),
+    );
+    assert.match(
+      hourly,
+      new RegExp(
+        `<g class="mark"><title>Circuit opened ${utc(open.since)}</title><line [^>]*></line><text [^>]*>circuit opened</text></g>`,
+      ),
+    );
     const daily = /<svg[^>]*aria-labelledby="attempts-daily-title attempts-daily-desc"[\s\S]*?<\/svg>/.exec(health)![0];
     assert.match(daily, /<g class="mark">/);
   });
@@ -73,9 +91,11 @@ describe('the circuit breaker on the webhook pages', () => {
     const dl = facts(page.body);
     assert.ok(dl.includes(`<dt>Circuit</dt><dd>Probing <span class="muted">open since ${utc(probing.since)}</span></dd>`), dl);
     assert.ok(dl.includes(`<dt>Next probe</dt><dd>Now: the wait ended at ${utc(probing.retryAt)}</dd>`), dl);
-    assert.ok(page.body.includes(
-      `<p class="circuit warning">Circuit open since ${utc(probing.since)} — its wait ended at ${utc(probing.retryAt)}: the next attempt is a probe, one at a time, and a healthy answer closes the circuit.</p>`,
-    ));
+    assert.ok(
+      page.body.includes(
+        `<p class="circuit warning">Circuit open since ${utc(probing.since)} — its wait ended at ${utc(probing.retryAt)}: the next attempt is a probe, one at a time, and a healthy answer closes the circuit.</p>`,
+      ),
+    );
     assert.match(page.body, /and is probing\.<\/desc>/);
   });
 
@@ -101,9 +121,17 @@ describe('the circuit breaker on the webhook pages', () => {
     await t.db.pool.query('UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = $1', [open.id]);
     const home = await agent.get('/');
     const attention = /<section class="card" aria-labelledby="attention">([\s\S]*?)<\/section>/.exec(home.body)![1]!;
-    assert.match(attention, new RegExp(`href="/ui/webhooks/${open.id}"[^<]*</a> <span class="badge ok">Active</span><span class="badge bad"[^>]*>Circuit open</span>`));
+    assert.match(
+      attention,
+      new RegExp(
+        `href="/ui/webhooks/${open.id}"[^<]*</a> <span class="badge ok">Active</span><span class="badge bad"[^>]*>Circuit open</span>`,
+      ),
+    );
     assert.ok(attention.includes(`Zap Platform · circuit open since ${utc(open.since)}, next probe at ${utc(open.retryAt)}`), attention);
-    assert.match(attention, new RegExp(`href="/ui/webhooks/${probing.id}"[\\s\\S]*?Probing[\\s\\S]*?failing since [^;<]*; circuit open since`));
+    assert.match(
+      attention,
+      new RegExp(`href="/ui/webhooks/${probing.id}"[\\s\\S]*?Probing[\\s\\S]*?failing since [^;<]*; circuit open since`),
+    );
     assert.doesNotMatch(attention, new RegExp(healthy));
   });
 });

@@ -18,7 +18,14 @@ import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
 import { createClient, issueTokens, platformHeaders, type TestClient } from '../helpers/oauth.ts';
 import { csrfToken, signedInAgent } from '../helpers/web.ts';
 import {
-  attemptsOf, completeCall, deliveriesOf, startTestWorker, subscribeHook, waitFor, WEBHOOK_TEST_ENV, type Connection,
+  attemptsOf,
+  completeCall,
+  deliveriesOf,
+  startTestWorker,
+  subscribeHook,
+  waitFor,
+  WEBHOOK_TEST_ENV,
+  type Connection,
 } from '../helpers/webhooks.ts';
 
 const HOUR = 3_600_000;
@@ -56,11 +63,22 @@ describe("redeliver refuses a delivery dropped when the app's access ended, as r
   const redeliver = (id: string, headers: Record<string, string>) =>
     t.app.inject({ method: 'POST', url: `/webhooks/deliveries/${id}/redeliver`, headers });
   const recover = (id: string, headers: Record<string, string>) =>
-    t.app.inject({ method: 'POST', url: `/webhooks/${id}/recover`, headers, payload: { since: new Date(Date.now() - HOUR).toISOString() } });
+    t.app.inject({
+      method: 'POST',
+      url: `/webhooks/${id}/recover`,
+      headers,
+      payload: { since: new Date(Date.now() - HOUR).toISOString() },
+    });
   const sentWithId = (deliveryId: string) => target.requests.filter((r) => r.headers['x-delivery-id'] === deliveryId);
 
   /** Both refuse the dropped delivery (redeliver as the user and as the platform), nothing changes, and a new call is delivered. */
-  async function assertNeverSentAgain(input: { hookId: string; droppedId: string; connection: Connection; path: string; sentBefore: number }) {
+  async function assertNeverSentAgain(input: {
+    hookId: string;
+    droppedId: string;
+    connection: Connection;
+    path: string;
+    sentBefore: number;
+  }) {
     const { hookId, droppedId, connection, path, sentBefore } = input;
     const subscription = await t.app.inject({ url: `/webhooks/${hookId}`, headers: { 'x-user-token': connection.member.token } });
     assert.equal(subscription.json().status, 'active', 'the app is connected again and its subscription active');
@@ -70,7 +88,10 @@ describe("redeliver refuses a delivery dropped when the app's access ended, as r
       assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
       const problem = res.json();
       assert.equal(problem.code, 'WEBHOOK_DELIVERY_ACCESS_ENDED');
-      assert.match(problem.detail, new RegExp(`${droppedId}.*dropped unsent when the app's access ended.*never sent.*redelivery or recover`));
+      assert.match(
+        problem.detail,
+        new RegExp(`${droppedId}.*dropped unsent when the app's access ended.*never sent.*redelivery or recover`),
+      );
     }
     const recovered = await recover(hookId, { 'x-user-token': connection.member.token });
     assert.equal(recovered.statusCode, 202, recovered.body);
@@ -91,11 +112,15 @@ describe("redeliver refuses a delivery dropped when the app's access ended, as r
     await startWorker();
     const fresh = await completeCall(t, connection.member, { summary: 'After the app connected again.' });
     await waitFor('the new call at the reconnected hook', async () =>
-      target.requests.some((r) => r.url === path && JSON.parse(r.body).id === fresh.id));
+      target.requests.some((r) => r.url === path && JSON.parse(r.body).id === fresh.id),
+    );
     assert.equal(sentWithId(droppedId).length, sentBefore, 'the dropped delivery was not sent again');
     // The refusal is about that delivery only: one that was sent may be sent again.
     const [delivered] = (await deliveriesOf(t, hookId)).filter((d) => d.call_id === fresh.id);
-    await waitFor('the new delivery to settle', async () => (await deliveriesOf(t, hookId)).find((d) => d.id === delivered!.id)?.status === 'succeeded');
+    await waitFor(
+      'the new delivery to settle',
+      async () => (await deliveriesOf(t, hookId)).find((d) => d.id === delivered!.id)?.status === 'succeeded',
+    );
     assert.equal((await redeliver(delivered!.id, connection.headers)).statusCode, 202);
     await waitFor('the redelivered call', async () => sentWithId(delivered!.id).length === 2);
   }
@@ -114,18 +139,31 @@ describe("redeliver refuses a delivery dropped when the app's access ended, as r
       const rows = await deliveriesOf(t, hook.id);
       return rows.length === 1 && rows[0]!.attempts === 1 && rows[0]!.lease_token === null ? rows : undefined;
     });
-    assert.deepEqual((await attemptsOf(t, dropped!.id)).map((a) => a.outcome), ['retrying']);
+    assert.deepEqual(
+      (await attemptsOf(t, dropped!.id)).map((a) => a.outcome),
+      ['retrying'],
+    );
 
     const revoked = await t.app.inject({
-      method: 'POST', url: '/oauth/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ token: first.refreshToken, client_id: client.client_id, client_secret: client.client_secret }).toString(),
+      method: 'POST',
+      url: '/oauth/revoke',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        token: first.refreshToken,
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+      }).toString(),
     });
     assert.equal(revoked.statusCode, 200);
     assert.equal((await deliveriesOf(t, hook.id))[0]!.status, 'failed', 'dropped by the revocation');
 
     healthy = true;
     const again = await connect(member, client);
-    assert.equal((await subscribeHook(t, again.connection, { hookUrl: `${target.url}${path}` })).id, hook.id, 'the same subscription, taken over');
+    assert.equal(
+      (await subscribeHook(t, again.connection, { hookUrl: `${target.url}${path}` })).id,
+      hook.id,
+      'the same subscription, taken over',
+    );
     await assertNeverSentAgain({ hookId: hook.id, droppedId: dropped!.id, connection: again.connection, path, sentBefore: 1 });
   });
 
@@ -142,7 +180,11 @@ describe("redeliver refuses a delivery dropped when the app's access ended, as r
 
       if (ended === 'user') await setUserActiveByEmail(t.db.pool, member.email, false);
       else await setOrganizationActive(t.db.pool, member.org.id, false);
-      assert.deepEqual((await deliveriesOf(t, hook.id)).map((d) => [d.status, d.attempts]), [['failed', 0]], 'dropped unsent');
+      assert.deepEqual(
+        (await deliveriesOf(t, hook.id)).map((d) => [d.status, d.attempts]),
+        [['failed', 0]],
+        'dropped unsent',
+      );
       if (ended === 'user') await setUserActiveByEmail(t.db.pool, member.email, true);
       else await setOrganizationActive(t.db.pool, member.org.id, true);
       // The grant stands again, so the subscription may be switched back on.

@@ -10,7 +10,15 @@ import { createMember } from '../helpers/fixtures.ts';
 import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
 import { createClient, issueTokens, platformHeaders, tokenRequest } from '../helpers/oauth.ts';
 import {
-  claimDueDeliveries, completeCall, connectPlatform, deliveriesOf, startTestWorker, subscribeHook, waitFor, WEBHOOK_TEST_ENV, type Connection,
+  claimDueDeliveries,
+  completeCall,
+  connectPlatform,
+  deliveriesOf,
+  startTestWorker,
+  subscribeHook,
+  waitFor,
+  WEBHOOK_TEST_ENV,
+  type Connection,
 } from '../helpers/webhooks.ts';
 import type { DeliveryWorker } from '../../src/webhooks/worker/worker.ts';
 
@@ -57,43 +65,48 @@ describe('webhook subscriptions end with their grant', () => {
   /** The control's delivery for the call arrived; nothing ever went to the disconnected path. */
   async function assertOnlyControlReceives(tag: string, callId: string) {
     await waitFor('the control delivery', async () =>
-      target.requests.some((r) => r.url === `/${tag}/kept` && JSON.parse(r.body).id === callId));
-    assert.deepEqual(target.requests.filter((r) => r.url === `/${tag}/gone`), []);
+      target.requests.some((r) => r.url === `/${tag}/kept` && JSON.parse(r.body).id === callId),
+    );
+    assert.deepEqual(
+      target.requests.filter((r) => r.url === `/${tag}/gone`),
+      [],
+    );
   }
 
-  test('revoking the app on /connected-apps in Chromium disables its subscription; the next call is not sent to it',
-    { skip: SKIP_WITHOUT_BROWSER }, async () => {
-      await ensureWorker();
-      const { gone, goneHook } = await twoApps('ui');
-      const browser: Browser = await launchChromium();
-      try {
-        const { context, page } = await signedInBrowser(browser, t.url, gone.member.email);
-        await page.goto(`${t.url}/connected-apps`);
-        await page.locator('tr', { hasText: 'Zap Platform' }).locator('button', { hasText: 'Revoke' }).click();
-        await page.waitForURL(/\/connected-apps/);
-        assert.equal(await page.locator('tr', { hasText: 'Zap Platform' }).count(), 0);
+  test('revoking the app on /connected-apps in Chromium disables its subscription; the next call is not sent to it', {
+    skip: SKIP_WITHOUT_BROWSER,
+  }, async () => {
+    await ensureWorker();
+    const { gone, goneHook } = await twoApps('ui');
+    const browser: Browser = await launchChromium();
+    try {
+      const { context, page } = await signedInBrowser(browser, t.url, gone.member.email);
+      await page.goto(`${t.url}/connected-apps`);
+      await page.locator('tr', { hasText: 'Zap Platform' }).locator('button', { hasText: 'Revoke' }).click();
+      await page.waitForURL(/\/connected-apps/);
+      assert.equal(await page.locator('tr', { hasText: 'Zap Platform' }).count(), 0);
 
-        const call = await completeCall(t, gone.member, { summary: 'Confidential: caller disputes an invoice.' });
-        await assertOnlyControlReceives('ui', call.id);
-        assert.deepEqual(await deliveriesOf(t, goneHook.id), [], 'no delivery was even queued for it');
+      const call = await completeCall(t, gone.member, { summary: 'Confidential: caller disputes an invoice.' });
+      await assertOnlyControlReceives('ui', call.id);
+      assert.deepEqual(await deliveriesOf(t, goneHook.id), [], 'no delivery was even queued for it');
 
-        // The reason shows on the webhooks pages, and there is no Re-enable button.
-        await page.goto(`${t.url}/ui/webhooks`);
-        const row = page.locator('tbody tr', { hasText: '/ui/gone' });
-        assert.match(await row.textContent() ?? '', /Disabled.*access was revoked/s);
-        assert.equal(await row.locator('button', { hasText: 'Re-enable' }).count(), 0);
-        await row.locator('text=Deliveries').click();
-        assert.match(await page.locator('dl.facts').textContent() ?? '', /Disabled because.*access was revoked/s);
-        await screenshot(page, 'webhook-grant-revoked');
-        await context.close();
+      // The reason shows on the webhooks pages, and there is no Re-enable button.
+      await page.goto(`${t.url}/ui/webhooks`);
+      const row = page.locator('tbody tr', { hasText: '/ui/gone' });
+      assert.match((await row.textContent()) ?? '', /Disabled.*access was revoked/s);
+      assert.equal(await row.locator('button', { hasText: 'Re-enable' }).count(), 0);
+      await row.locator('text=Deliveries').click();
+      assert.match((await page.locator('dl.facts').textContent()) ?? '', /Disabled because.*access was revoked/s);
+      await screenshot(page, 'webhook-grant-revoked');
+      await context.close();
 
-        const listed = await t.app.inject({ url: `/webhooks/${goneHook.id}`, headers: { 'x-user-token': gone.member.token } });
-        assert.equal(listed.json().status, 'disabled');
-        assert.equal(listed.json().disabled_reason, 'grant_revoked');
-      } finally {
-        await browser.close();
-      }
-    });
+      const listed = await t.app.inject({ url: `/webhooks/${goneHook.id}`, headers: { 'x-user-token': gone.member.token } });
+      assert.equal(listed.json().status, 'disabled');
+      assert.equal(listed.json().disabled_reason, 'grant_revoked');
+    } finally {
+      await browser.close();
+    }
+  });
 
   test('deactivating the user who connected the app stops its subscription', async () => {
     await ensureWorker();
@@ -116,7 +129,11 @@ describe('webhook subscriptions end with their grant', () => {
     // Reactivating the user does not silently resume the hook, but it can now be re-enabled.
     await setUserActiveByEmail(t.db.pool, granted.email, true);
     assert.equal((await listAs(kept)).find((s) => s.id === goneHook.id)?.status, 'disabled');
-    const enable = await t.app.inject({ method: 'POST', url: `/webhooks/${goneHook.id}/enable`, headers: { 'x-user-token': kept.member.token } });
+    const enable = await t.app.inject({
+      method: 'POST',
+      url: `/webhooks/${goneHook.id}/enable`,
+      headers: { 'x-user-token': kept.member.token },
+    });
     assert.equal(enable.statusCode, 200);
     assert.equal(enable.json().status, 'active');
     assert.equal(enable.json().disabled_reason, null);
@@ -137,14 +154,24 @@ describe('webhook subscriptions end with their grant', () => {
     const control = await connectPlatform(t);
     const controlHook = await subscribeHook(t, control, { hookUrl: `${target.url}/org/control` });
     const controlCall = await completeCall(t, control.member);
-    await waitFor('an unrelated organization\'s delivery', async () =>
-      target.requests.some((r) => r.url === '/org/control' && JSON.parse(r.body).id === controlCall.id));
-    assert.deepEqual(target.requests.filter((r) => r.url.startsWith('/org/gone') || r.url.startsWith('/org/kept')), []);
+    await waitFor("an unrelated organization's delivery", async () =>
+      target.requests.some((r) => r.url === '/org/control' && JSON.parse(r.body).id === controlCall.id),
+    );
+    assert.deepEqual(
+      target.requests.filter((r) => r.url.startsWith('/org/gone') || r.url.startsWith('/org/kept')),
+      [],
+    );
     for (const hook of [goneHook, keptHook]) {
       const rows = await deliveriesOf(t, hook.id);
-      assert.deepEqual(rows.map((r) => [r.status, r.attempts]), [['failed', 0]], 'the queued delivery was dropped unsent');
+      assert.deepEqual(
+        rows.map((r) => [r.status, r.attempts]),
+        [['failed', 0]],
+        'the queued delivery was dropped unsent',
+      );
     }
-    const { rows } = await t.db.pool.query('SELECT status, disabled_reason FROM webhook_subscriptions WHERE id = ANY ($1)', [[goneHook.id, keptHook.id]]);
+    const { rows } = await t.db.pool.query('SELECT status, disabled_reason FROM webhook_subscriptions WHERE id = ANY ($1)', [
+      [goneHook.id, keptHook.id],
+    ]);
     assert.deepEqual(rows, [
       { status: 'disabled', disabled_reason: 'organization_deactivated' },
       { status: 'disabled', disabled_reason: 'organization_deactivated' },
@@ -163,7 +190,12 @@ describe('webhook subscriptions end with their grant', () => {
     const kept = await connectPlatform(t, { member, client: controlClient });
     await subscribeHook(t, kept, { hookUrl: `${target.url}/reuse/kept` });
 
-    const form = { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: client.client_secret };
+    const form = {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    };
     assert.equal((await tokenRequest(t.app, form)).statusCode, 200);
     await new Promise((resolve) => setTimeout(resolve, 1100)); // past REFRESH_REUSE_GRACE=0
     const reused = await tokenRequest(t.app, form);
@@ -176,7 +208,11 @@ describe('webhook subscriptions end with their grant', () => {
     const listed = await listAs(gone);
     assert.equal(listed.find((s) => s.id === goneHook.id)?.disabled_reason, 'grant_revoked');
     // Neither the user nor the platform can switch it back on: the app must connect again.
-    const enable = await t.app.inject({ method: 'POST', url: `/webhooks/${goneHook.id}/enable`, headers: { 'x-user-token': member.token } });
+    const enable = await t.app.inject({
+      method: 'POST',
+      url: `/webhooks/${goneHook.id}/enable`,
+      headers: { 'x-user-token': member.token },
+    });
     assert.equal(enable.statusCode, 409);
     assert.equal(enable.json().code, 'WEBHOOK_SUBSCRIPTION_GRANT_ENDED');
   });
@@ -185,12 +221,16 @@ describe('webhook subscriptions end with their grant', () => {
     await ensureWorker();
     const gone = await connectPlatform(t);
     const hook = await subscribeHook(t, gone, { hookUrl: `${target.url}/again/hook` });
-    await t.db.pool.query(`UPDATE oauth_grants SET revoked_at = now(), revoked_reason = 'user' WHERE organization_id = $1`, [gone.member.org.id]);
+    await t.db.pool.query(`UPDATE oauth_grants SET revoked_at = now(), revoked_reason = 'user' WHERE organization_id = $1`, [
+      gone.member.org.id,
+    ]);
     const reconnected = await connectPlatform(t, { member: gone.member, client: gone.client });
     const again = await subscribeHook(t, reconnected, { hookUrl: `${target.url}/again/hook` });
     assert.equal(again.id, hook.id);
     const call = await completeCall(t, gone.member);
-    await waitFor('the delivery under the new grant', async () => target.requests.some((r) => r.url === '/again/hook' && JSON.parse(r.body).id === call.id));
+    await waitFor('the delivery under the new grant', async () =>
+      target.requests.some((r) => r.url === '/again/hook' && JSON.parse(r.body).id === call.id),
+    );
   });
 
   // The triggers disable a subscription in the revoking transaction. These two
@@ -202,7 +242,9 @@ describe('webhook subscriptions end with their grant', () => {
     const hook = await subscribeHook(t, gone, { hookUrl: `${target.url}/window/enqueue` });
     await t.db.pool.query('ALTER TABLE oauth_grants DISABLE TRIGGER oauth_grants_stop_webhooks');
     try {
-      await t.db.pool.query(`UPDATE oauth_grants SET revoked_at = now(), revoked_reason = 'user' WHERE organization_id = $1`, [gone.member.org.id]);
+      await t.db.pool.query(`UPDATE oauth_grants SET revoked_at = now(), revoked_reason = 'user' WHERE organization_id = $1`, [
+        gone.member.org.id,
+      ]);
     } finally {
       await t.db.pool.query('ALTER TABLE oauth_grants ENABLE TRIGGER oauth_grants_stop_webhooks');
     }
@@ -224,9 +266,18 @@ describe('webhook subscriptions end with their grant', () => {
       await t.db.pool.query('ALTER TABLE users ENABLE TRIGGER users_stop_webhooks');
     }
     const claimed = await claimDueDeliveries(t.db.pool, { limit: 100, leaseMs: 60_000 });
-    assert.deepEqual(claimed.filter((c) => c.subscription_id === hook.id), []);
-    assert.deepEqual((await deliveriesOf(t, hook.id)).map((d) => [d.status, d.attempts]), [['pending', 0]]);
+    assert.deepEqual(
+      claimed.filter((c) => c.subscription_id === hook.id),
+      [],
+    );
+    assert.deepEqual(
+      (await deliveriesOf(t, hook.id)).map((d) => [d.status, d.attempts]),
+      [['pending', 0]],
+    );
     // Release anything else this test's claim leased, so the shared worker can send it.
-    await t.db.pool.query('UPDATE webhook_deliveries SET lease_token = NULL, lease_expires_at = NULL, attempts = attempts - 1 WHERE id = ANY ($1)', [claimed.map((c) => c.id)]);
+    await t.db.pool.query(
+      'UPDATE webhook_deliveries SET lease_token = NULL, lease_expires_at = NULL, attempts = attempts - 1 WHERE id = ANY ($1)',
+      [claimed.map((c) => c.id)],
+    );
   });
 });

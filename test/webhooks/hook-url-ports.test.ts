@@ -3,7 +3,15 @@ import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
 import {
-  attemptsOf, completeCall, connectPlatform, deliveriesOf, startTestWorker, startWebhookApp, subscribeHook, waitFor, type Connection,
+  attemptsOf,
+  completeCall,
+  connectPlatform,
+  deliveriesOf,
+  startTestWorker,
+  startWebhookApp,
+  subscribeHook,
+  waitFor,
+  type Connection,
 } from '../helpers/webhooks.ts';
 
 // Without a port rule a hook URL could name any port, and the delivery log
@@ -29,7 +37,12 @@ describe('hook URL ports are limited to WEBHOOK_ALLOWED_PORTS', () => {
   const subscribe = (t: TestApp, org: Connection, hookUrl: string) =>
     t.app.inject({ method: 'POST', url: '/webhooks/subscribe', headers: org.headers, payload: { hookUrl } });
 
-  for (const hookUrl of ['https://93.184.215.14:22/probe', 'https://93.184.215.14:6379/', 'https://[2606:4700::1]:8080/x', 'https://93.184.215.14:80/']) {
+  for (const hookUrl of [
+    'https://93.184.215.14:22/probe',
+    'https://93.184.215.14:6379/',
+    'https://[2606:4700::1]:8080/x',
+    'https://93.184.215.14:80/',
+  ]) {
     test(`${hookUrl} is refused with 400 WEBHOOK_PORT_NOT_ALLOWED naming hookUrl and the rule`, async () => {
       const res = await subscribe(strict, strictOrg, hookUrl);
       assert.equal(res.statusCode, 400);
@@ -38,7 +51,10 @@ describe('hook URL ports are limited to WEBHOOK_ALLOWED_PORTS', () => {
       assert.equal(problem.code, 'WEBHOOK_PORT_NOT_ALLOWED');
       assert.equal(problem.errors.length, 1);
       assert.equal(problem.errors[0].field, 'hookUrl');
-      assert.match(problem.errors[0].message, /^port \d+ is not allowed: webhook targets may use port 443, 8443 \(WEBHOOK_ALLOWED_PORTS\)$/);
+      assert.match(
+        problem.errors[0].message,
+        /^port \d+ is not allowed: webhook targets may use port 443, 8443 \(WEBHOOK_ALLOWED_PORTS\)$/,
+      );
     });
   }
 
@@ -68,7 +84,10 @@ describe('hook URL ports are limited to WEBHOOK_ALLOWED_PORTS', () => {
         });
         const attempts = await attemptsOf(open, delivery!.id);
         assert.equal(attempts.length, 3, 'the first attempt and the two scheduled retries');
-        assert.ok(attempts.every((a) => a.error === 'blocked_port' && a.status_code === null), JSON.stringify(attempts));
+        assert.ok(
+          attempts.every((a) => a.error === 'blocked_port' && a.status_code === null),
+          JSON.stringify(attempts),
+        );
         const log = await open.app.inject({ url: `/webhooks/${hook.id}/deliveries`, headers: { 'x-user-token': org.member.token } });
         assert.match(log.json()[0].error_message, new RegExp(`port ${target.port} is not allowed.*WEBHOOK_ALLOWED_PORTS`));
         assert.equal(target.requests.length, 0);

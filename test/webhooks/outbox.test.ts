@@ -20,15 +20,19 @@ describe('the call.completed outbox', () => {
     'quotes " and \\ backslashes \\" and / slashes',
     'control \u0000\u0001\u0008\t\n\u000b\u000c\r\u001f\u007f end'.replace('\u0000', ''),
     'unicode é ü 中文 🎉 \u2028 \u2029 \ufeff',
-    '<script>alert(1)</script> & \'single\'',
+    "<script>alert(1)</script> & 'single'",
   ];
 
   async function bodiesOf(subscriptionId: string, callId: string) {
-    const { rows: [delivery] } = await t.db.pool.query<{ body: string }>(
-      'SELECT body FROM webhook_deliveries WHERE subscription_id = $1 AND call_id = $2',
-      [subscriptionId, callId],
-    );
-    const { rows: [call] } = await t.db.pool.query<CompletedCall>('SELECT * FROM calls WHERE id = $1', [callId]);
+    const {
+      rows: [delivery],
+    } = await t.db.pool.query<{ body: string }>('SELECT body FROM webhook_deliveries WHERE subscription_id = $1 AND call_id = $2', [
+      subscriptionId,
+      callId,
+    ]);
+    const {
+      rows: [call],
+    } = await t.db.pool.query<CompletedCall>('SELECT * FROM calls WHERE id = $1', [callId]);
     return { stored: delivery!.body, expected: JSON.stringify(callCompletedEvent(call!)) };
   }
 
@@ -55,12 +59,22 @@ describe('the call.completed outbox', () => {
     const created = await t.app.inject({ method: 'POST', url: '/calls', headers, payload: {} });
     assert.equal(created.statusCode, 201);
     const id = created.json().id as string;
-    const done = await t.app.inject({ method: 'POST', url: `/calls/${id}/complete`, headers, payload: { summary: tricky[3], duration_seconds: 0 } });
+    const done = await t.app.inject({
+      method: 'POST',
+      url: `/calls/${id}/complete`,
+      headers,
+      payload: { summary: tricky[3], duration_seconds: 0 },
+    });
     assert.equal(done.statusCode, 200);
     const { stored, expected } = await bodiesOf(hook.id, id);
     assert.equal(stored, expected);
     assert.equal(JSON.parse(stored).created_at, created.json().created_at);
-    const again = await t.app.inject({ method: 'POST', url: `/calls/${id}/complete`, headers, payload: { summary: 'again', duration_seconds: 1 } });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/calls/${id}/complete`,
+      headers,
+      payload: { summary: 'again', duration_seconds: 1 },
+    });
     assert.equal(again.statusCode, 409);
     const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE call_id = $1', [id]);
     assert.equal(rows[0].n, 1);

@@ -6,7 +6,15 @@ import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { createClient, issueTokens, platformHeaders } from '../helpers/oauth.ts';
 import {
-  barrierDelivery, completeCall, connectPlatform, deliveriesOf, settled, startDeliveryRig, startWebhookApp, subscribeHook, type DeliveryRig,
+  barrierDelivery,
+  completeCall,
+  connectPlatform,
+  deliveriesOf,
+  settled,
+  startDeliveryRig,
+  startWebhookApp,
+  subscribeHook,
+  type DeliveryRig,
 } from '../helpers/webhooks.ts';
 import { RECOVER_BATCH } from '../../src/webhooks/recovery.service.ts';
 
@@ -25,7 +33,9 @@ describe('recover failed deliveries', () => {
   test('every failed delivery since the time is sent again, once, with its X-Delivery-Id; a second call sends nothing twice', async () => {
     const path = `/hooks/${Math.random().toString(36).slice(2)}`;
     let healthy = false;
-    rig.target.respond((request) => (request.url === path && !healthy ? { status: 503 } : { status: 200, delayMs: request.url === path ? 400 : 0 }));
+    rig.target.respond((request) =>
+      request.url === path && !healthy ? { status: 503 } : { status: 200, delayMs: request.url === path ? 400 : 0 },
+    );
     const org = await connectPlatform(t);
     const hook = await subscribeHook(t, org, { hookUrl: `${rig.target.url}${path}` });
     for (let i = 0; i < 3; i++) await completeCall(t, org.member, { summary: `Call ${i}` });
@@ -36,13 +46,22 @@ describe('recover failed deliveries', () => {
 
     healthy = true;
     const first = await t.app.inject({
-      method: 'POST', url: `/webhooks/${hook.id}/recover`, headers: { 'x-user-token': org.member.token }, payload: { since: ago(HOUR) },
+      method: 'POST',
+      url: `/webhooks/${hook.id}/recover`,
+      headers: { 'x-user-token': org.member.token },
+      payload: { since: ago(HOUR) },
     });
     assert.equal(first.statusCode, 202, first.body);
-    assert.deepEqual({ ...(first.json() as object), since: undefined }, { subscription_id: hook.id, since: undefined, requeued: 3, more: false });
+    assert.deepEqual(
+      { ...(first.json() as object), since: undefined },
+      { subscription_id: hook.id, since: undefined, requeued: 3, more: false },
+    );
     // While they are queued or in flight (the receiver takes 400 ms), recovering again queues nothing.
     const second = await t.app.inject({
-      method: 'POST', url: `/webhooks/${hook.id}/recover`, headers: org.headers, payload: { since: ago(HOUR) },
+      method: 'POST',
+      url: `/webhooks/${hook.id}/recover`,
+      headers: org.headers,
+      payload: { since: ago(HOUR) },
     });
     assert.equal(second.statusCode, 202, second.body);
     assert.equal(second.json().requeued, 0);
@@ -52,10 +71,16 @@ describe('recover failed deliveries', () => {
     // A later call's delivery settles: anything queued twice would have been sent by then.
     await barrierDelivery(t, org.member, hook.id);
     const failedIds = new Set(failed.map((d) => d.id));
-    const resent = rig.target.requests.filter((r) => r.url === path).slice(before).filter((r) => failedIds.has(String(r.headers['x-delivery-id'])));
+    const resent = rig.target.requests
+      .filter((r) => r.url === path)
+      .slice(before)
+      .filter((r) => failedIds.has(String(r.headers['x-delivery-id'])));
     assert.equal(resent.length, 3, 'each failed delivery arrives exactly once more');
     assert.deepEqual(new Set(resent.map((r) => r.headers['x-delivery-id'])), new Set(failed.map((d) => d.id)));
-    assert.deepEqual(resent.map((r) => r.headers['x-delivery-attempt']), ['4', '4', '4']);
+    assert.deepEqual(
+      resent.map((r) => r.headers['x-delivery-attempt']),
+      ['4', '4', '4'],
+    );
   });
 
   test('only deliveries created since the time are recovered', async () => {
@@ -69,7 +94,10 @@ describe('recover failed deliveries', () => {
     // The first delivery was created two hours ago.
     await t.db.pool.query("UPDATE webhook_deliveries SET created_at = now() - interval '2 hours' WHERE id = $1", [older!.id]);
     const res = await t.app.inject({
-      method: 'POST', url: `/webhooks/${hook.id}/recover`, headers: { 'x-user-token': org.member.token }, payload: { since: ago(HOUR) },
+      method: 'POST',
+      url: `/webhooks/${hook.id}/recover`,
+      headers: { 'x-user-token': org.member.token },
+      payload: { since: ago(HOUR) },
     });
     assert.equal(res.json().requeued, 1);
     const rows = await deliveriesOf(t, hook.id);
@@ -113,7 +141,9 @@ describe('recover is bounded and refuses what it cannot do', () => {
     assert.equal(first.json().requeued, RECOVER_BATCH);
     assert.equal(first.json().more, true);
     const { rows } = await t.db.pool.query<{ status: string }>(
-      'SELECT status FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY created_at LIMIT 1', [hook.id]);
+      'SELECT status FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY created_at LIMIT 1',
+      [hook.id],
+    );
     assert.equal(rows[0]!.status, 'pending', 'the oldest went first');
     const second = await recover(hook.id, { 'x-user-token': org.member.token }, { since: ago(HOUR) });
     assert.deepEqual([second.json().requeued, second.json().more], [1, false]);
@@ -145,7 +175,10 @@ describe('recover is bounded and refuses what it cannot do', () => {
       const res = await recover(hook.id, { 'x-user-token': org.member.token }, { since });
       assert.equal(res.statusCode, 400, res.body);
       assert.equal(res.json().code, 'REQUEST_VALIDATION');
-      assert.deepEqual(res.json().errors.map((e: { field: string }) => e.field), ['since']);
+      assert.deepEqual(
+        res.json().errors.map((e: { field: string }) => e.field),
+        ['since'],
+      );
     });
   }
 
@@ -163,18 +196,26 @@ describe('recover is bounded and refuses what it cannot do', () => {
     assert.equal(res.json().code, 'WEBHOOK_SUBSCRIPTION_DISABLED');
   });
 
-  test('another organization\'s subscription, another platform\'s, or none: 404; no credentials: 401', async () => {
+  test("another organization's subscription, another platform's, or none: 404; no credentials: 401", async () => {
     const { hook } = await failedHook();
     const stranger = await connectPlatform(t);
     assert.equal((await recover(hook.id, { 'x-user-token': stranger.member.token }, { since: ago(HOUR) })).statusCode, 404);
     assert.equal((await recover(hook.id, stranger.headers, { since: ago(HOUR) })).statusCode, 404);
     const { org, hook: mine } = await failedHook();
     const otherClient = await createClient(t.db.pool, { name: 'Other platform', scopes: ['calls:read'] });
-    const tokens = await issueTokens(t.db.pool, { client: otherClient, userId: org.member.user.id, organizationId: org.member.org.id, scopes: ['calls:read'] });
+    const tokens = await issueTokens(t.db.pool, {
+      client: otherClient,
+      userId: org.member.user.id,
+      organizationId: org.member.org.id,
+      scopes: ['calls:read'],
+    });
     const other = await recover(mine.id, platformHeaders(tokens, otherClient), { since: ago(HOUR) });
     assert.equal(other.statusCode, 404, 'a platform sees only its own subscriptions');
     assert.equal(other.json().code, 'WEBHOOK_SUBSCRIPTION_NOT_FOUND');
-    assert.equal((await recover('00000000-0000-4000-8000-000000000000', { 'x-user-token': org.member.token }, { since: ago(HOUR) })).statusCode, 404);
+    assert.equal(
+      (await recover('00000000-0000-4000-8000-000000000000', { 'x-user-token': org.member.token }, { since: ago(HOUR) })).statusCode,
+      404,
+    );
     assert.equal((await recover(mine.id, {}, { since: ago(HOUR) })).statusCode, 401);
   });
 });

@@ -18,7 +18,7 @@ interface HealthRow {
   concurrency_limit: number | null;
 }
 
-describe('a subscription\'s circuit in the API', () => {
+describe("a subscription's circuit in the API", () => {
   let t: TestApp;
   before(async () => {
     t = await startWebhookApp();
@@ -26,16 +26,23 @@ describe('a subscription\'s circuit in the API', () => {
   after(() => t.close());
 
   const health = async (id: string) =>
-    (await t.db.pool.query<HealthRow>(
-      `SELECT circuit_state, circuit_changed_at, circuit_retry_at, circuit_opens, consecutive_failures, slow, concurrency_limit
-         FROM webhook_subscriptions WHERE id = $1`, [id])).rows[0]!;
+    (
+      await t.db.pool.query<HealthRow>(
+        `SELECT circuit_state, circuit_changed_at, circuit_retry_at, circuit_opens, consecutive_failures, slow, concurrency_limit
+         FROM webhook_subscriptions WHERE id = $1`,
+        [id],
+      )
+    ).rows[0]!;
 
   /** Opens the circuit as the recorder does after a run of failures; `retryIn` negative: the wait is over (probing). */
-  const trip = (id: string, retryIn: string, extra = '') => t.db.pool.query(
-    `UPDATE webhook_subscriptions
+  const trip = (id: string, retryIn: string, extra = '') =>
+    t.db.pool.query(
+      `UPDATE webhook_subscriptions
         SET circuit_state = 'open', circuit_changed_at = now() - interval '10 minutes', circuit_retry_at = now() + $2::interval,
             circuit_opens = 2, consecutive_failures = 7, slow = true, concurrency_limit = 1 ${extra}
-      WHERE id = $1`, [id, retryIn]);
+      WHERE id = $1`,
+      [id, retryIn],
+    );
 
   const view = async (org: Connection, id: string) => {
     const one = await t.app.inject({ url: `/webhooks/${id}`, headers: { 'x-user-token': org.member.token } });
@@ -51,7 +58,11 @@ describe('a subscription\'s circuit in the API', () => {
     const org = await connectPlatform(t);
     const hook = await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/new' });
     assert.deepEqual((await view(org, hook.id)).circuit, {
-      state: 'closed', since: null, next_probe_at: null, consecutive_failures: 0, concurrency_limit: 10,
+      state: 'closed',
+      since: null,
+      next_probe_at: null,
+      consecutive_failures: 0,
+      concurrency_limit: 10,
     });
   });
 
@@ -69,7 +80,10 @@ describe('a subscription\'s circuit in the API', () => {
       concurrency_limit: 1,
     });
 
-    await t.db.pool.query("UPDATE webhook_subscriptions SET circuit_retry_at = now() - interval '1 second', concurrency_limit = 3 WHERE id = $1", [hook.id]);
+    await t.db.pool.query(
+      "UPDATE webhook_subscriptions SET circuit_retry_at = now() - interval '1 second', concurrency_limit = 3 WHERE id = $1",
+      [hook.id],
+    );
     row = await health(hook.id);
     assert.deepEqual((await view(org, hook.id)).circuit, {
       state: 'probing',
@@ -82,10 +96,16 @@ describe('a subscription\'s circuit in the API', () => {
     // What the recorder leaves after a healthy probe: closed, now; the limit climbing back.
     await t.db.pool.query(
       `UPDATE webhook_subscriptions SET circuit_state = 'closed', circuit_changed_at = now(), circuit_retry_at = NULL,
-              circuit_opens = 0, consecutive_failures = 0, concurrency_limit = 2 WHERE id = $1`, [hook.id]);
+              circuit_opens = 0, consecutive_failures = 0, concurrency_limit = 2 WHERE id = $1`,
+      [hook.id],
+    );
     row = await health(hook.id);
     assert.deepEqual((await view(org, hook.id)).circuit, {
-      state: 'closed', since: row.circuit_changed_at!.toISOString(), next_probe_at: null, consecutive_failures: 0, concurrency_limit: 2,
+      state: 'closed',
+      since: row.circuit_changed_at!.toISOString(),
+      next_probe_at: null,
+      consecutive_failures: 0,
+      concurrency_limit: 2,
     });
   });
 
@@ -108,7 +128,11 @@ describe('a subscription\'s circuit in the API', () => {
     assert.equal(row.concurrency_limit, 1);
     assert.ok(row.circuit_changed_at! > tripped.circuit_changed_at!, 'it closed when subscribed again');
     assert.deepEqual((await view(org, hook.id)).circuit, {
-      state: 'closed', since: row.circuit_changed_at!.toISOString(), next_probe_at: null, consecutive_failures: 0, concurrency_limit: 1,
+      state: 'closed',
+      since: row.circuit_changed_at!.toISOString(),
+      next_probe_at: null,
+      consecutive_failures: 0,
+      concurrency_limit: 1,
     });
 
     // A closed circuit keeps its time: it did not change state.
@@ -122,21 +146,41 @@ describe('a subscription\'s circuit in the API', () => {
   test('re-enabling a disabled subscription resets the endpoint health and answers with it; enabling an active one changes nothing', async () => {
     const org = await connectPlatform(t);
     const hook = await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/re-enable' });
-    await trip(hook.id, '1 hour', `, status = 'disabled', disabled_at = now(), disabled_reason = 'delivery_failures',
-                                     failing_since = now() - interval '5 days'`);
+    await trip(
+      hook.id,
+      '1 hour',
+      `, status = 'disabled', disabled_at = now(), disabled_reason = 'delivery_failures',
+                                     failing_since = now() - interval '5 days'`,
+    );
     const tripped = await health(hook.id);
 
-    const enabled = await t.app.inject({ method: 'POST', url: `/webhooks/${hook.id}/enable`, headers: { 'x-user-token': org.member.token } });
+    const enabled = await t.app.inject({
+      method: 'POST',
+      url: `/webhooks/${hook.id}/enable`,
+      headers: { 'x-user-token': org.member.token },
+    });
     assert.equal(enabled.statusCode, 200, enabled.body);
     const row = await health(hook.id);
     assert.deepEqual(
       { ...row, circuit_changed_at: undefined },
-      { circuit_state: 'closed', circuit_changed_at: undefined, circuit_retry_at: null, circuit_opens: 0, consecutive_failures: 0, slow: false, concurrency_limit: 1 },
+      {
+        circuit_state: 'closed',
+        circuit_changed_at: undefined,
+        circuit_retry_at: null,
+        circuit_opens: 0,
+        consecutive_failures: 0,
+        slow: false,
+        concurrency_limit: 1,
+      },
     );
     assert.ok(row.circuit_changed_at! > tripped.circuit_changed_at!);
     assert.equal(enabled.json().status, 'active');
     assert.deepEqual(enabled.json().circuit, {
-      state: 'closed', since: row.circuit_changed_at!.toISOString(), next_probe_at: null, consecutive_failures: 0, concurrency_limit: 1,
+      state: 'closed',
+      since: row.circuit_changed_at!.toISOString(),
+      next_probe_at: null,
+      consecutive_failures: 0,
+      concurrency_limit: 1,
     });
 
     // Active, with its circuit open again: enable is a no-op, the breaker keeps counting.

@@ -42,7 +42,9 @@ describe('webhook endpoints: credentials and organization boundaries', () => {
     const org = await connectPlatform(t);
     const other = await createClient(t.db.pool, { name: 'Other Platform' });
     const res = await t.app.inject({
-      method: 'POST', url: '/webhooks/subscribe', payload,
+      method: 'POST',
+      url: '/webhooks/subscribe',
+      payload,
       headers: { ...org.headers, 'x-client-id': other.client_id, 'x-client-secret': other.client_secret },
     });
     assert.equal(res.statusCode, 401);
@@ -62,7 +64,9 @@ describe('webhook endpoints: credentials and organization boundaries', () => {
     const tokens = await issueTokens(t.db.pool, { client: org.client, userId: org.member.user.id, organizationId: org.member.org.id });
     await t.db.pool.query('UPDATE oauth_grants SET revoked_at = now() WHERE id = $1', [tokens.grant_id]);
     const res = await t.app.inject({
-      method: 'POST', url: '/webhooks/subscribe', payload,
+      method: 'POST',
+      url: '/webhooks/subscribe',
+      payload,
       headers: { ...org.headers, authorization: `Bearer ${tokens.access_token}` },
     });
     assert.equal(res.statusCode, 401);
@@ -98,7 +102,10 @@ describe('webhook endpoints: credentials and organization boundaries', () => {
     const hook = await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/bearer' });
     const platform = await t.app.inject({ url: '/webhooks', headers: org.headers });
     assert.equal(platform.statusCode, 200);
-    assert.deepEqual(platform.json().map((s: { id: string }) => s.id), [hook.id]);
+    assert.deepEqual(
+      platform.json().map((s: { id: string }) => s.id),
+      [hook.id],
+    );
     const bearer = await t.app.inject({ url: '/webhooks', headers: { authorization: `Bearer ${org.accessToken}` } });
     assert.equal(bearer.statusCode, 401);
     assert.equal(bearer.json().code, 'OAUTH_CLIENT_MISSING');

@@ -69,7 +69,10 @@ describe('POST and DELETE /webhooks/subscribe, GET and DELETE /webhooks', () => 
     const never = await unsubscribe(org.headers, { hookUrl: 'https://127.0.0.1:9/never-subscribed' });
     assert.deepEqual(never.json(), { success: true });
     const list = await t.app.inject({ url: '/webhooks', headers: { 'x-user-token': org.member.token } });
-    assert.deepEqual(list.json().map((s: { callback_url: string }) => s.callback_url), ['https://127.0.0.1:9/b']);
+    assert.deepEqual(
+      list.json().map((s: { callback_url: string }) => s.callback_url),
+      ['https://127.0.0.1:9/b'],
+    );
   });
 
   test('GET /webhooks lists the subscriptions with their status; DELETE /webhooks/{id} removes one', async () => {
@@ -94,7 +97,7 @@ describe('POST and DELETE /webhooks/subscribe, GET and DELETE /webhooks', () => 
     assert.equal(gone.json().code, 'WEBHOOK_SUBSCRIPTION_NOT_FOUND');
   });
 
-  test('a user sees every client\'s subscriptions of the organization, a platform only its own', async () => {
+  test("a user sees every client's subscriptions of the organization, a platform only its own", async () => {
     const first = await connectPlatform(t);
     const second = await connectPlatform(t, { member: first.member });
     const a = (await subscribe(first.headers, { hookUrl: 'https://127.0.0.1:9/first' })).json();
@@ -103,13 +106,19 @@ describe('POST and DELETE /webhooks/subscribe, GET and DELETE /webhooks', () => 
     const asUser = await t.app.inject({ url: '/webhooks', headers: { 'x-user-token': first.member.token } });
     assert.deepEqual(new Set(asUser.json().map((s: { id: string }) => s.id)), new Set([a.id, b.id]));
     const asFirst = await t.app.inject({ url: '/webhooks', headers: first.headers });
-    assert.deepEqual(asFirst.json().map((s: { id: string }) => s.id), [a.id]);
+    assert.deepEqual(
+      asFirst.json().map((s: { id: string }) => s.id),
+      [a.id],
+    );
     const foreign = await t.app.inject({ url: `/webhooks/${b.id}`, headers: first.headers });
     assert.equal(foreign.statusCode, 404);
     // Unsubscribing by URL only touches the caller's own client.
     await unsubscribe(first.headers, { hookUrl: 'https://127.0.0.1:9/first' });
     const left = await t.app.inject({ url: '/webhooks', headers: { 'x-user-token': first.member.token } });
-    assert.deepEqual(left.json().map((s: { id: string }) => s.id), [b.id]);
+    assert.deepEqual(
+      left.json().map((s: { id: string }) => s.id),
+      [b.id],
+    );
   });
 
   test('the platform may send its JSON body without Content-Type (docs/interface.md §5.1 marks it optional)', async () => {
@@ -119,7 +128,10 @@ describe('POST and DELETE /webhooks/subscribe, GET and DELETE /webhooks', () => 
     assert.equal(bare.statusCode, 201, bare.body);
     // What `curl -d` sends by default.
     const form = await t.app.inject({
-      method: 'POST', url: '/webhooks/subscribe', headers: { ...org.headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: body,
+      method: 'POST',
+      url: '/webhooks/subscribe',
+      headers: { ...org.headers, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: body,
     });
     assert.equal(form.statusCode, 200, form.body);
     assert.equal(form.json().id, bare.json().id);

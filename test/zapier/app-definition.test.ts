@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { App, invoke, useSwitchboard, validateApp, zapier, zapierPackage } from '../helpers/zapier.ts';
 
-const rootPackage = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { devDependencies: Record<string, string> };
+const rootPackage = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  devDependencies: Record<string, string>;
+};
 
 describe('Zapier app definition', () => {
   test('passes the platform schema validation (the check `zapier validate` runs)', async () => {
@@ -13,7 +15,10 @@ describe('Zapier app definition', () => {
   test('the validation does catch a broken definition, so the check above can fail', async () => {
     const broken = { ...App, triggers: { call_completed: { ...App.triggers.call_completed, display: { label: 'Call Completed' } } } };
     const errors = (await validateApp(broken)) as { property: string }[];
-    assert.ok(errors.some((e) => e.property === 'instance.triggers.call_completed.display'), JSON.stringify(errors));
+    assert.ok(
+      errors.some((e) => e.property === 'instance.triggers.call_completed.display'),
+      JSON.stringify(errors),
+    );
   });
 
   test('declares its own version and the version of the installed platform core', () => {
@@ -53,7 +58,8 @@ describe('Zapier app definition', () => {
     assert.equal(trigger.key, 'call_completed');
     const op = trigger.operation;
     assert.equal(op.type, 'hook');
-    for (const name of ['perform', 'performList', 'performSubscribe', 'performUnsubscribe']) assert.equal(typeof op[name], 'function', name);
+    for (const name of ['perform', 'performList', 'performSubscribe', 'performUnsubscribe'])
+      assert.equal(typeof op[name], 'function', name);
     const fields = ['id', 'organization_id', 'created_at', 'summary', 'duration_seconds', 'agent_id'];
     assert.deepEqual(Object.keys(op.sample).sort(), [...fields].sort());
     assert.deepEqual(op.outputFields.map((f: { key: string }) => f.key).sort(), [...fields].sort());
@@ -77,7 +83,10 @@ describe('Zapier app definition', () => {
     const saved = process.env.BASE_URL;
     delete process.env.BASE_URL;
     try {
-      await assert.rejects(invoke(App.triggers.call_completed.operation.performList, { authData: { access_token: 'x' } }), /BASE_URL is not set/);
+      await assert.rejects(
+        invoke(App.triggers.call_completed.operation.performList, { authData: { access_token: 'x' } }),
+        /BASE_URL is not set/,
+      );
     } finally {
       if (saved !== undefined) process.env.BASE_URL = saved;
     }

@@ -64,7 +64,10 @@ describe('Zapier Call Completed trigger against Switchboard', () => {
     await completeCall(t, other.member, { summary: 'Another organization', duration_seconds: 5 });
 
     const calls = await invoke<Record<string, unknown>[]>(trigger.performList, { authData });
-    assert.deepEqual(calls.map((c) => c.id), [second.id, first.id]);
+    assert.deepEqual(
+      calls.map((c) => c.id),
+      [second.id, first.id],
+    );
     for (const call of calls) assert.deepEqual(Object.keys(call).sort(), SAMPLE_FIELDS);
     assert.deepEqual(calls[1], {
       id: first.id,
@@ -84,7 +87,10 @@ describe('Zapier Call Completed trigger against Switchboard', () => {
     assert.deepEqual(Object.keys(subscribeData).sort(), ['callback_url', 'event', 'id']);
     assert.equal(subscribeData.event, 'call.completed');
     assert.equal(subscribeData.callback_url, targetUrl);
-    assert.deepEqual((await subscriptionsOf(authData)).map((s) => s.id), [subscribeData.id]);
+    assert.deepEqual(
+      (await subscriptionsOf(authData)).map((s) => s.id),
+      [subscribeData.id],
+    );
 
     const before = target.requests.length;
     const call = await completeCall(t, member, { summary: 'Booked a visit for Tuesday', duration_seconds: 73, agent_id: agentId });
@@ -94,7 +100,14 @@ describe('Zapier Call Completed trigger against Switchboard', () => {
     assert.equal(delivery!.headers['x-event'], 'call.completed');
     assert.match(String(delivery!.headers['content-type']), /^application\/json/);
     const body = JSON.parse(delivery!.body) as Record<string, unknown>;
-    const expected = { id: call.id, organization_id: member.org.id, created_at: call.created_at, summary: 'Booked a visit for Tuesday', duration_seconds: 73, agent_id: agentId };
+    const expected = {
+      id: call.id,
+      organization_id: member.org.id,
+      created_at: call.created_at,
+      summary: 'Booked a visit for Tuesday',
+      duration_seconds: 73,
+      agent_id: agentId,
+    };
     assert.deepEqual(body, expected);
 
     // The platform parses the delivery and runs perform with it.
@@ -113,8 +126,17 @@ describe('Zapier Call Completed trigger against Switchboard', () => {
   });
 
   test('perform accepts the wrapped form of a parsed request ({content: call})', async () => {
-    const call = { id: 'c1', organization_id: 'o1', created_at: '2026-01-01T00:00:00.000Z', summary: 's', duration_seconds: 1, agent_id: null };
-    assert.deepEqual(await invoke(trigger.perform, { cleanedRequest: { method: 'POST', headers: {}, querystring: {}, content: call } }), [call]);
+    const call = {
+      id: 'c1',
+      organization_id: 'o1',
+      created_at: '2026-01-01T00:00:00.000Z',
+      summary: 's',
+      duration_seconds: 1,
+      agent_id: null,
+    };
+    assert.deepEqual(await invoke(trigger.perform, { cleanedRequest: { method: 'POST', headers: {}, querystring: {}, content: call } }), [
+      call,
+    ]);
   });
 
   test('performUnsubscribe falls back to bundle.targetUrl when subscribeData has no callback_url', async () => {

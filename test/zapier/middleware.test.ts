@@ -65,13 +65,16 @@ describe('Zapier app request middleware', () => {
   });
 
   test('a token without calls:read gets a readable insufficient_scope error, not a refresh', async () => {
-    await assert.rejects(invoke(App.triggers.call_completed.operation.performList, { authData: await authData(['contacts:read']) }), (err: Error) => {
-      assert.equal(err.name, 'AppError');
-      const detail = JSON.parse(err.message) as { message: string; code: string; status: number };
-      assert.equal(detail.status, 403);
-      assert.equal(detail.code, 'OAUTH_INSUFFICIENT_SCOPE');
-      assert.match(detail.message, /calls:read/);
-      return true;
-    });
+    await assert.rejects(
+      invoke(App.triggers.call_completed.operation.performList, { authData: await authData(['contacts:read']) }),
+      (err: Error) => {
+        assert.equal(err.name, 'AppError');
+        const detail = JSON.parse(err.message) as { message: string; code: string; status: number };
+        assert.equal(detail.status, 403);
+        assert.equal(detail.code, 'OAUTH_INSUFFICIENT_SCOPE');
+        assert.match(detail.message, /calls:read/);
+        return true;
+      },
+    );
   });
 });

@@ -94,7 +94,10 @@ describe("Zapier's OAuth2 template (Bearer on every request) against Switchboard
     );
     assert.equal(didRefresh, true, 'the expired token was refused, so the platform had to refresh');
     assert.notEqual(bundle.authData.access_token, refreshed.access_token);
-    assert.deepEqual(result.map((item) => item.id), [call.id]);
+    assert.deepEqual(
+      result.map((item) => item.id),
+      [call.id],
+    );
   });
 
   test('the refresh with a Bearer header and wrong body credentials is still invalid_client (the body decides)', async () => {

@@ -4,7 +4,15 @@ import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
-import { attemptsOf, claimDueDeliveries, completeCall, connectPlatform, deliveriesOf, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
+import {
+  attemptsOf,
+  claimDueDeliveries,
+  completeCall,
+  connectPlatform,
+  deliveriesOf,
+  startWebhookApp,
+  subscribeHook,
+} from '../../helpers/webhooks.ts';
 import { attemptDelivery, type AttemptDeps } from '../../../src/webhooks/worker/attempt.ts';
 import { createSecretBox } from '../../../src/crypto/secret-box.ts';
 
@@ -61,7 +69,10 @@ describe('one attempt under a lease', () => {
       { attempt: 2, status_code: 200, error: null, outcome: 'succeeded' },
     ]);
     const requests = target.requests.filter((r) => r.url === '/lease');
-    assert.deepEqual(requests.map((r) => r.headers['x-delivery-attempt']), ['1', '2']);
+    assert.deepEqual(
+      requests.map((r) => r.headers['x-delivery-attempt']),
+      ['1', '2'],
+    );
     assert.equal((await deliveriesOf(t, hook.id))[0]!.status, 'succeeded');
   });
 

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
-import { completeCall, connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook, type Connection } from '../../helpers/webhooks.ts';
+import {
+  completeCall,
+  connectPlatform,
+  settled,
+  startTestWorker,
+  startWebhookApp,
+  subscribeHook,
+  type Connection,
+} from '../../helpers/webhooks.ts';
 import type { Pool } from '../../../src/db/pool.ts';
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../../src/webhooks/worker/endpoint-health.ts';
 import type { DeliveryWorker } from '../../../src/webhooks/worker/worker.ts';
@@ -76,7 +84,10 @@ describe('a notification for a subscription this worker holds at its cap', () =>
     // held subscription's due work and looks once more (then once a second
     // while it stays blocked); each of the twenty notifications before it
     // cost a claim before (22 in all, measured with the skip disabled).
-    assert.ok(claims - before < more / 4, `${claims - before} claims for ${more} notifications of a capped subscription and one of a free one`);
+    assert.ok(
+      claims - before < more / 4,
+      `${claims - before} claims for ${more} notifications of a capped subscription and one of a free one`,
+    );
     assert.equal(slow.requests.length, MAX_IN_FLIGHT_PER_SUBSCRIPTION, 'the cap still holds');
 
     release();

@@ -136,10 +136,17 @@ describe('a claim whose commit fails', () => {
       await disarm();
       const [row] = await deliveriesOf(t, hook.id);
       assert.equal(row!.id, leased!.id);
-      assert.deepEqual({ status: row!.status, attempts: row!.attempts, lease_token: row!.lease_token }, { status: 'pending', attempts: 0, lease_token: null });
+      assert.deepEqual(
+        { status: row!.status, attempts: row!.attempts, lease_token: row!.lease_token },
+        { status: 'pending', attempts: 0, lease_token: null },
+      );
       const again = await claimBatch(t.db.pool, { limit: 10, leaseMs: 60_000 });
       await again.committed;
-      assert.deepEqual(again.claimed.filter((c) => c.subscription_id === hook.id).map((c) => [c.id, c.attempt]), [[row!.id, 1]], 'the same delivery, same attempt number');
+      assert.deepEqual(
+        again.claimed.filter((c) => c.subscription_id === hook.id).map((c) => [c.id, c.attempt]),
+        [[row!.id, 1]],
+        'the same delivery, same attempt number',
+      );
     } finally {
       await disarm();
       worker = await startTestWorker(t);

@@ -58,7 +58,18 @@ describe('the claim plan', () => {
       await client.query('BEGIN');
       await client.query('SET LOCAL enable_seqscan = off');
       await client.query('SET LOCAL enable_bitmapscan = off');
-      const statements = claimStatements({ limit: 64, slowLimit: 16, maxSubscriptions: 50, maxInFlight: 10, leaseMs: 60_000, slowMs: 1000, hints: [], cursor: null, walk: 100, slow: [] }).split(/;\n\n/);
+      const statements = claimStatements({
+        limit: 64,
+        slowLimit: 16,
+        maxSubscriptions: 50,
+        maxInFlight: 10,
+        leaseMs: 60_000,
+        slowMs: 1000,
+        hints: [],
+        cursor: null,
+        walk: 100,
+        slow: [],
+      }).split(/;\n\n/);
       assert.equal(statements.length, 3);
       const plans: PlanNode[][] = [];
       for (const statement of statements) {
@@ -69,25 +80,41 @@ describe('the claim plan', () => {
         const onDeliveries = plan.filter((node) => node['Relation Name'] === 'webhook_deliveries');
         assert.ok(onDeliveries.length > 0, `statement ${i + 1} reads webhook_deliveries`);
         for (const node of onDeliveries) {
-          assert.ok(['Index Scan', 'Index Only Scan', 'Tid Scan', 'ModifyTable'].includes(node['Node Type']), `statement ${i + 1}: ${node['Node Type']} on webhook_deliveries`);
+          assert.ok(
+            ['Index Scan', 'Index Only Scan', 'Tid Scan', 'ModifyTable'].includes(node['Node Type']),
+            `statement ${i + 1}: ${node['Node Type']} on webhook_deliveries`,
+          );
         }
       }
       const leasing = plans[1]!;
       // The leasing UPDATE reaches the picked rows by tuple id, a plan no statistics can change
       // (a join let a generic plan walk the due index once per picked row).
-      const updated = leasing.filter((node) => node['Relation Name'] === 'webhook_deliveries' && node['Node Type'] !== 'ModifyTable'
-        && !(node['Index Name'] ?? '').startsWith('webhook_deliveries_due') && node['Index Name'] !== 'webhook_deliveries_live_leases_idx');
+      const updated = leasing.filter(
+        (node) =>
+          node['Relation Name'] === 'webhook_deliveries' &&
+          node['Node Type'] !== 'ModifyTable' &&
+          !(node['Index Name'] ?? '').startsWith('webhook_deliveries_due') &&
+          node['Index Name'] !== 'webhook_deliveries_live_leases_idx',
+      );
       // (Twice: locked, skipping rows another transaction is writing, then updated.)
-      assert.deepEqual(updated.map((node) => node['Node Type']), ['Tid Scan', 'Tid Scan'], 'the leased rows are found by tuple id');
+      assert.deepEqual(
+        updated.map((node) => node['Node Type']),
+        ['Tid Scan', 'Tid Scan'],
+        'the leased rows are found by tuple id',
+      );
       const dueScans = leasing.filter((node) => node['Index Name'] === 'webhook_deliveries_due_idx');
       assert.ok(dueScans.length > 0, 'leasing walks webhook_deliveries_due_idx');
       // The per-subscription walk stops at the cap: a Limit directly above the index scan, no Sort below it.
-      const walks = leasing.filter((node) => node['Node Type'] === 'Limit'
-        && (node.Plans ?? []).some((child) => child['Index Name'] === 'webhook_deliveries_due_idx'));
+      const walks = leasing.filter(
+        (node) => node['Node Type'] === 'Limit' && (node.Plans ?? []).some((child) => child['Index Name'] === 'webhook_deliveries_due_idx'),
+      );
       assert.ok(walks.length > 0, 'the due index walk is cut by the per-subscription limit');
       // A limit the planner can read (the cap, and one more to tell whether more is due), not a
       // parameter it guesses at 10 % of the backlog: that guess made it sort every due row of a subscription at scale.
-      assert.ok(walks.every((node) => node['Plan Rows'] <= 11), `per-subscription walk estimated at ${walks.map((n) => n['Plan Rows'])} rows`);
+      assert.ok(
+        walks.every((node) => node['Plan Rows'] <= 11),
+        `per-subscription walk estimated at ${walks.map((n) => n['Plan Rows'])} rows`,
+      );
       await client.query('ROLLBACK');
     } finally {
       client.release();
@@ -106,16 +133,34 @@ describe('the claim plan', () => {
                             AND id NOT IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' LIMIT 10)`);
       await client.query('ANALYZE webhook_deliveries');
       await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      const leasing = claimStatements({ limit: 64, slowLimit: 16, maxSubscriptions: 50, maxInFlight: 10, leaseMs: 60_000, slowMs: 1000, hints: [], cursor: null, walk: 100, slow: [] }).split(/;\n\n/)[1]!;
+      const leasing = claimStatements({
+        limit: 64,
+        slowLimit: 16,
+        maxSubscriptions: 50,
+        maxInFlight: 10,
+        leaseMs: 60_000,
+        slowMs: 1000,
+        hints: [],
+        cursor: null,
+        walk: 100,
+        slow: [],
+      }).split(/;\n\n/)[1]!;
       await client.query(`PREPARE plan_test_leasing AS ${leasing.replace(/;\s*$/, '')}`);
       const { rows } = await client.query('EXPLAIN (FORMAT JSON) EXECUTE plan_test_leasing');
       const plan = nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode);
       const update = plan.find((node) => node['Node Type'] === 'ModifyTable')!;
       assert.ok(update, 'the leasing statement updates webhook_deliveries');
       const target = (update.Plans ?? []).flatMap(nodes).filter((node) => node['Relation Name'] === 'webhook_deliveries');
-      assert.deepEqual(target.map((node) => node['Node Type']), ['Tid Scan'], 'the leased rows are found by tuple id');
+      assert.deepEqual(
+        target.map((node) => node['Node Type']),
+        ['Tid Scan'],
+        'the leased rows are found by tuple id',
+      );
       // Live leases are counted on the index that ranges over their expiry, not the whole leased set.
-      assert.ok(plan.some((node) => node['Index Name'] === 'webhook_deliveries_live_leases_idx'), 'live leases counted through webhook_deliveries_live_leases_idx');
+      assert.ok(
+        plan.some((node) => node['Index Name'] === 'webhook_deliveries_live_leases_idx'),
+        'live leases counted through webhook_deliveries_live_leases_idx',
+      );
       await client.query('ROLLBACK');
     } finally {
       client.release();

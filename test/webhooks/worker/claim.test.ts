@@ -36,9 +36,8 @@ describe('claiming deliveries', () => {
     const slow = '/slow';
     const release: (() => void)[] = [];
     target.respond((request) =>
-      request.url === slow
-        ? new Promise((resolve) => release.push(() => resolve({ status: 200 })))
-        : { status: 200 });
+      request.url === slow ? new Promise((resolve) => release.push(() => resolve({ status: 200 }))) : { status: 200 },
+    );
     const org = await connectPlatform(t);
     const slowHook = await subscribeHook(t, org, { hookUrl: `${target.url}${slow}` });
     for (let i = 0; i < 15; i++) await completeCall(t, org.member);

@@ -6,7 +6,14 @@ import { closeDeliveryAgents, deliver, type DeliveryOutcome } from '../../../src
 import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.ts';
 
 const send = (url: string, allowPrivate: boolean) =>
-  deliver({ url, body: '{"id":"call-1"}', headers: { 'content-type': 'application/json' }, timeoutMs: 5000, allowPrivate, allowedPorts: '*' });
+  deliver({
+    url,
+    body: '{"id":"call-1"}',
+    headers: { 'content-type': 'application/json' },
+    timeoutMs: 5000,
+    allowPrivate,
+    allowedPorts: '*',
+  });
 
 function errorOf(outcome: DeliveryOutcome): string {
   assert.equal(outcome.kind, 'error', JSON.stringify(outcome));
@@ -26,7 +33,10 @@ describe('deliver with private targets forbidden', () => {
   test('blocks a name that resolves to 127.0.0.1 when dialling, and the target receives nothing', async () => {
     const outcome = await send(`https://localhost:${target.port}/hook`, false);
     assert.equal(errorOf(outcome), 'blocked_address');
-    assert.match(outcome.kind === 'error' ? outcome.message : '', /localhost resolves to (127\.0\.0\.1|::1), which is not a public address/);
+    assert.match(
+      outcome.kind === 'error' ? outcome.message : '',
+      /localhost resolves to (127\.0\.0\.1|::1), which is not a public address/,
+    );
     assert.equal(target.requests.length, 0);
   });
 

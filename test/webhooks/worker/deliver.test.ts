@@ -10,7 +10,12 @@ import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.t
 import { generateTestTls } from '../../helpers/tls-certificates.ts';
 
 const body = JSON.stringify({ id: 'call-1', summary: 'Booked — “Tuesday” ✓' });
-const headers = { 'content-type': 'application/json', 'x-event': 'call.completed', 'x-delivery-id': 'd-1', 'user-agent': 'Switchboard-Webhooks/test' };
+const headers = {
+  'content-type': 'application/json',
+  'x-event': 'call.completed',
+  'x-delivery-id': 'd-1',
+  'user-agent': 'Switchboard-Webhooks/test',
+};
 const send = (url: string, extra: { timeoutMs?: number; allowPrivate?: boolean } = {}) =>
   deliver({ url, body, headers, timeoutMs: extra.timeoutMs ?? 5000, allowPrivate: extra.allowPrivate ?? true, allowedPorts: '*' });
 
@@ -45,7 +50,10 @@ describe('deliver to a real HTTPS target', () => {
     assert.equal(outcome.bodyExcerpt, '{"accepted":true}');
     assert.equal(outcome.retryAfter, undefined);
     // A timer may fire up to a millisecond early; the latency is rounded.
-    assert.ok(outcome.latencyMs >= delayMs - 1 && outcome.latencyMs <= Math.ceil(tookMs), `latency ${outcome.latencyMs} ms, call ${tookMs.toFixed(1)} ms`);
+    assert.ok(
+      outcome.latencyMs >= delayMs - 1 && outcome.latencyMs <= Math.ceil(tookMs),
+      `latency ${outcome.latencyMs} ms, call ${tookMs.toFixed(1)} ms`,
+    );
     const received = target.requests.slice(before);
     assert.equal(received.length, 1);
     const [request] = received;

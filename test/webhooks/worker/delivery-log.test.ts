@@ -30,7 +30,9 @@ describe('delivery log, redelivery, unsubscribe and organization boundaries', ()
     const path = '/log';
     let seen = 0;
     // The first answer comes 150 ms late: its logged latency shows that wait.
-    target.respond((request) => (request.url === path && ++seen === 1 ? { status: 500, body: 'x'.repeat(5000), delayMs: 150 } : { status: 201, body: 'thanks' }));
+    target.respond((request) =>
+      request.url === path && ++seen === 1 ? { status: 500, body: 'x'.repeat(5000), delayMs: 150 } : { status: 201, body: 'thanks' },
+    );
     const org = await connectPlatform(t);
     const hook = await subscribeHook(t, org, { hookUrl: `${target.url}${path}` });
     const call = await completeCall(t, org.member);
@@ -41,7 +43,10 @@ describe('delivery log, redelivery, unsubscribe and organization boundaries', ()
       assert.equal(res.statusCode, 200);
       const log = res.json();
       assert.equal(log.length, 2);
-      assert.deepEqual(log.map((a: { attempt: number }) => a.attempt), [2, 1]);
+      assert.deepEqual(
+        log.map((a: { attempt: number }) => a.attempt),
+        [2, 1],
+      );
       const [second, first] = log;
       assert.equal(first.delivery_id, delivery!.id);
       assert.equal(first.call_id, call.id);
@@ -85,13 +90,23 @@ describe('delivery log, redelivery, unsubscribe and organization boundaries', ()
     await completeCall(t, org.member);
     const [delivery] = await settled(t, hook.id, 1);
 
-    const res = await t.app.inject({ method: 'POST', url: `/webhooks/deliveries/${delivery!.id}/redeliver`, headers: { 'x-user-token': org.member.token } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/webhooks/deliveries/${delivery!.id}/redeliver`,
+      headers: { 'x-user-token': org.member.token },
+    });
     assert.equal(res.statusCode, 202);
     assert.equal(res.json().id, delivery!.id);
     assert.equal(res.json().status, 'pending');
     const received = await waitFor('the redelivery', async () => (requestsTo(path).length === 2 ? requestsTo(path) : undefined));
-    assert.deepEqual(received.map((r) => r.headers['x-delivery-id']), [delivery!.id, delivery!.id]);
-    assert.deepEqual(received.map((r) => r.headers['x-delivery-attempt']), ['1', '2']);
+    assert.deepEqual(
+      received.map((r) => r.headers['x-delivery-id']),
+      [delivery!.id, delivery!.id],
+    );
+    assert.deepEqual(
+      received.map((r) => r.headers['x-delivery-attempt']),
+      ['1', '2'],
+    );
     assert.equal(received[0]!.body, received[1]!.body);
     const [again] = await settled(t, hook.id, 1);
     assert.equal(again!.status, 'succeeded');
@@ -106,7 +121,12 @@ describe('delivery log, redelivery, unsubscribe and organization boundaries', ()
     const org = await connectPlatform(t);
     await subscribeHook(t, org, { hookUrl: `${target.url}/stopped` });
     const kept = await subscribeHook(t, org, { hookUrl: `${target.url}/kept` });
-    const res = await t.app.inject({ method: 'DELETE', url: '/webhooks/subscribe', headers: org.headers, payload: { hookUrl: `${target.url}/stopped` } });
+    const res = await t.app.inject({
+      method: 'DELETE',
+      url: '/webhooks/subscribe',
+      headers: org.headers,
+      payload: { hookUrl: `${target.url}/stopped` },
+    });
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), { success: true });
     const call = await completeCall(t, org.member);
@@ -148,7 +168,9 @@ describe('delivery log, redelivery, unsubscribe and organization boundaries', ()
     const foreignLog = await t.app.inject({ url: `/webhooks/${theirHook.id}/deliveries`, headers: { 'x-user-token': mine.member.token } });
     assert.equal(foreignLog.statusCode, 404);
     const foreignRedeliver = await t.app.inject({
-      method: 'POST', url: `/webhooks/deliveries/${theirDelivery!.id}/redeliver`, headers: { 'x-user-token': mine.member.token },
+      method: 'POST',
+      url: `/webhooks/deliveries/${theirDelivery!.id}/redeliver`,
+      headers: { 'x-user-token': mine.member.token },
     });
     assert.equal(foreignRedeliver.statusCode, 404);
     assert.equal(foreignRedeliver.json().code, 'WEBHOOK_DELIVERY_NOT_FOUND');

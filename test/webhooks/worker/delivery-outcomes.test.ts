@@ -15,7 +15,7 @@ import {
   type Connection,
 } from '../../helpers/webhooks.ts';
 
-describe('what a delivery attempt\'s result leads to', () => {
+describe("what a delivery attempt's result leads to", () => {
   let t: TestApp;
   let target: HttpsTarget;
   let rig: DeliveryRig;
@@ -48,7 +48,10 @@ describe('what a delivery attempt\'s result leads to', () => {
 
     const received = requestsTo(path);
     assert.equal(received.length, 3);
-    assert.deepEqual(received.map((r) => r.headers['x-delivery-attempt']), ['1', '2', '3']);
+    assert.deepEqual(
+      received.map((r) => r.headers['x-delivery-attempt']),
+      ['1', '2', '3'],
+    );
     assert.deepEqual(new Set(received.map((r) => r.headers['x-delivery-id'])), new Set([delivery!.id]));
     assert.ok(received.every((r) => r.body === received[0]!.body && JSON.parse(r.body).id === call.id));
     assert.deepEqual(await attemptsOf(t, delivery!.id), [
@@ -71,7 +74,10 @@ describe('what a delivery attempt\'s result leads to', () => {
     const [delivery] = await settled(t, hookId, 1);
     assert.equal(delivery!.status, 'failed');
     const attempts = await attemptsOf(t, delivery!.id);
-    assert.deepEqual(attempts.map((a) => a.outcome), ['retrying', 'retrying', 'failed']);
+    assert.deepEqual(
+      attempts.map((a) => a.outcome),
+      ['retrying', 'retrying', 'failed'],
+    );
     assert.equal(requestsTo(path).length, 3);
     const { rows } = await t.db.pool.query('SELECT status, failing_since FROM webhook_subscriptions WHERE id = $1', [hookId]);
     assert.equal(rows[0].status, 'active', 'a few hours of failures do not disable a hook');
@@ -99,12 +105,17 @@ describe('what a delivery attempt\'s result leads to', () => {
     const elsewhere = await startHttpsTarget();
     try {
       const path = '/moved';
-      target.respond((request) => (request.url === path ? { status: 302, headers: { location: `${elsewhere.url}/stolen` } } : { status: 200 }));
+      target.respond((request) =>
+        request.url === path ? { status: 302, headers: { location: `${elsewhere.url}/stolen` } } : { status: 200 },
+      );
       const { org, hookId } = await hooked(path);
       await completeCall(t, org.member);
       const [delivery] = await settled(t, hookId, 1);
       assert.equal(delivery!.status, 'failed');
-      assert.deepEqual((await attemptsOf(t, delivery!.id)).map((a) => a.status_code), [302, 302, 302]);
+      assert.deepEqual(
+        (await attemptsOf(t, delivery!.id)).map((a) => a.status_code),
+        [302, 302, 302],
+      );
       assert.equal(elsewhere.requests.length, 0);
     } finally {
       await elsewhere.close();
@@ -123,7 +134,9 @@ describe('what a delivery attempt\'s result leads to', () => {
     const [fastDelivery] = await settled(t, fastHook.id, 1);
     assert.equal(fastDelivery!.status, 'succeeded');
     // Delivered while the slow attempt is still open at the target: the fast hook did not wait for it.
-    const [slowRequest] = await waitFor('the slow attempt at the target', async () => (requestsTo(slow).length > 0 ? requestsTo(slow) : undefined));
+    const [slowRequest] = await waitFor('the slow attempt at the target', async () =>
+      requestsTo(slow).length > 0 ? requestsTo(slow) : undefined,
+    );
     assert.equal(slowRequest!.closedAt, undefined, 'the slow attempt is still open');
     const [slowDelivery] = await deliveriesOf(t, slowHook.id);
     assert.deepEqual(await attemptsOf(t, slowDelivery!.id), [], 'the slow attempt is not recorded yet');
@@ -136,7 +149,9 @@ describe('what a delivery attempt\'s result leads to', () => {
   test('429 with Retry-After waits at least that long before the next attempt', async () => {
     const path = '/throttled';
     let seen = 0;
-    target.respond((request) => (request.url === path && ++seen === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
+    target.respond((request) =>
+      request.url === path && ++seen === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 },
+    );
     const { org, hookId } = await hooked(path);
     await completeCall(t, org.member);
     const [delivery] = await settled(t, hookId, 1);

@@ -32,11 +32,14 @@ describe('the call.completed delivery request', () => {
   test('body is exactly the completed call and headers are exactly docs/interface.md §6.1, with a secret', async () => {
     const secret = 'zap-shared secret!~';
     const hook = await subscribeHook(t, connection, { hookUrl: `${target.url}/hooks/signed?zap=1`, secret });
-    const agent = await t.db.pool.query<{ id: string }>(
-      "INSERT INTO agents (organization_id, name) VALUES ($1, 'Ava') RETURNING id",
-      [connection.member.org.id],
-    );
-    const call = await completeCall(t, connection.member, { summary: 'Booked — “Tuesday” ✓', duration_seconds: 317, agent_id: agent.rows[0]!.id });
+    const agent = await t.db.pool.query<{ id: string }>("INSERT INTO agents (organization_id, name) VALUES ($1, 'Ava') RETURNING id", [
+      connection.member.org.id,
+    ]);
+    const call = await completeCall(t, connection.member, {
+      summary: 'Booked — “Tuesday” ✓',
+      duration_seconds: 317,
+      agent_id: agent.rows[0]!.id,
+    });
     const [request] = await target.waitForRequests(1);
     assert.ok(request);
 
@@ -50,7 +53,14 @@ describe('the call.completed delivery request', () => {
       duration_seconds: 317,
       agent_id: agent.rows[0]!.id,
     });
-    assert.deepEqual(Object.keys(JSON.parse(request.body)), ['id', 'organization_id', 'created_at', 'summary', 'duration_seconds', 'agent_id']);
+    assert.deepEqual(Object.keys(JSON.parse(request.body)), [
+      'id',
+      'organization_id',
+      'created_at',
+      'summary',
+      'duration_seconds',
+      'agent_id',
+    ]);
     assert.match(JSON.parse(request.body).created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
     const [delivery] = await settled(t, hook.id, 1);
@@ -64,9 +74,23 @@ describe('the call.completed delivery request', () => {
     assert.match(String(request.headers['webhook-timestamp']), /^\d{10}$/);
     assert.ok(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000) < 60);
     assert.match(String(request.headers['webhook-signature']), /^v1,[A-Za-z0-9+/]+=*$/);
-    const unexpected = Object.keys(request.headers).filter((name) =>
-      !['host', 'connection', 'content-length', 'content-type', 'x-event', 'x-signature', 'x-delivery-id', 'x-delivery-attempt',
-        'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature'].includes(name));
+    const unexpected = Object.keys(request.headers).filter(
+      (name) =>
+        ![
+          'host',
+          'connection',
+          'content-length',
+          'content-type',
+          'x-event',
+          'x-signature',
+          'x-delivery-id',
+          'x-delivery-attempt',
+          'user-agent',
+          'webhook-id',
+          'webhook-timestamp',
+          'webhook-signature',
+        ].includes(name),
+    );
     assert.deepEqual(unexpected, []);
   });
 
@@ -86,11 +110,13 @@ describe('the call.completed delivery request', () => {
     }) as { id: string };
     assert.equal(payload.id, call.id);
     const forged = new Webhook(Buffer.from('another secret', 'utf8').toString('base64'));
-    assert.throws(() => forged.verify(request.body, {
-      'webhook-id': String(request.headers['webhook-id']),
-      'webhook-timestamp': String(request.headers['webhook-timestamp']),
-      'webhook-signature': String(request.headers['webhook-signature']),
-    }));
+    assert.throws(() =>
+      forged.verify(request.body, {
+        'webhook-id': String(request.headers['webhook-id']),
+        'webhook-timestamp': String(request.headers['webhook-timestamp']),
+        'webhook-signature': String(request.headers['webhook-signature']),
+      }),
+    );
   });
 
   test('without a secret there is no X-Signature and no Standard Webhooks headers', async () => {

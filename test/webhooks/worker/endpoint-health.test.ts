@@ -5,7 +5,15 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import { startHttpsTarget, type HttpsTarget, type TargetResponse } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
 import { capturingLogger, healthOf, sleep, type SubscriptionHealth } from '../../helpers/delivery-health.ts';
-import { completeCall, connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook, waitFor } from '../../helpers/webhooks.ts';
+import {
+  completeCall,
+  connectPlatform,
+  settled,
+  startTestWorker,
+  startWebhookApp,
+  subscribeHook,
+  waitFor,
+} from '../../helpers/webhooks.ts';
 import { BREAKER_THRESHOLD, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../../src/webhooks/worker/endpoint-health.ts';
 import type { DeliveryWorker } from '../../../src/webhooks/worker/worker.ts';
 
@@ -49,10 +57,14 @@ describe('endpoint health', () => {
   }
   const health = (id: string) => healthOf(t.db.pool, id);
   const until = (what: string, id: string, test: (h: SubscriptionHealth) => boolean, timeoutMs = 10_000) =>
-    waitFor(what, async () => {
-      const h = await health(id);
-      return test(h) ? h : undefined;
-    }, timeoutMs);
+    waitFor(
+      what,
+      async () => {
+        const h = await health(id);
+        return test(h) ? h : undefined;
+      },
+      timeoutMs,
+    );
 
   /**
    * A subscription whose first attempt failed: one attempt at a time from
@@ -75,7 +87,12 @@ describe('endpoint health', () => {
     const PROBE_HOLD_MS = 600;
     // One of each kind of unhealthy attempt, then the probe, answered after a while.
     const plan: TargetResponse[] = [
-      { status: 500 }, { status: 503 }, { status: 429 }, { destroy: true }, { hang: true }, { delayMs: PROBE_HOLD_MS, status: 200 },
+      { status: 500 },
+      { status: 503 },
+      { status: 429 },
+      { destroy: true },
+      { hang: true },
+      { delayMs: PROBE_HOLD_MS, status: 200 },
     ];
     const receiver = await target((_request, index) => plan[index] ?? { status: 204 });
     const { hook } = await failedOnce(`${receiver.url}/breaker`, 10);
@@ -83,7 +100,13 @@ describe('endpoint health', () => {
     const opened = await until('the circuit to open', hook.id, (h) => h.circuit_state === 'open');
     assert.equal(receiver.requests.length, BREAKER_THRESHOLD, 'it opens on the fifth unhealthy attempt');
     assert.deepEqual(
-      { failures: opened.consecutive_failures, opens: opened.circuit_opens, wait: opened.wait_ms, limit: opened.concurrency_limit, shown: opened.shown },
+      {
+        failures: opened.consecutive_failures,
+        opens: opened.circuit_opens,
+        wait: opened.wait_ms,
+        limit: opened.concurrency_limit,
+        shown: opened.shown,
+      },
       { failures: BREAKER_THRESHOLD, opens: 1, wait: WAITS_MS[0], limit: 1, shown: 'open' },
     );
     const { rows: kinds } = await t.db.pool.query(
@@ -91,15 +114,21 @@ describe('endpoint health', () => {
       [hook.id],
     );
     assert.deepEqual(kinds, [
-      { status_code: 500, error: null }, { status_code: 503, error: null }, { status_code: 429, error: null },
-      { status_code: null, error: 'connection' }, { status_code: null, error: 'timeout' },
+      { status_code: 500, error: null },
+      { status_code: 503, error: null },
+      { status_code: 429, error: null },
+      { status_code: null, error: 'connection' },
+      { status_code: null, error: 'timeout' },
     ]);
 
     // Nine deliveries are due (and soon the first one's retry), yet nothing goes out before the wait is over.
     await receiver.waitForRequests(BREAKER_THRESHOLD + 1, 5000);
     const probe = receiver.requests[BREAKER_THRESHOLD]!;
     const retryAt = opened.circuit_retry_at!.getTime();
-    assert.ok(probe.receivedAt.getTime() >= retryAt - 1, `the probe came ${retryAt - probe.receivedAt.getTime()} ms before the wait was over`);
+    assert.ok(
+      probe.receivedAt.getTime() >= retryAt - 1,
+      `the probe came ${retryAt - probe.receivedAt.getTime()} ms before the wait was over`,
+    );
     // The worker looks again when the wait ends (the safety poll is 30 s away).
     assert.ok(probe.receivedAt.getTime() - retryAt < 1000, `the probe came ${probe.receivedAt.getTime() - retryAt} ms after the wait`);
 
@@ -121,8 +150,11 @@ describe('endpoint health', () => {
     assert.ok(deliveries.every((d) => d.status === 'succeeded'));
     // Until the probe was answered, every attempt was the only one in flight.
     const serial = receiver.requests.slice(0, BREAKER_THRESHOLD + 2);
-    assert.deepEqual(serial.map((r) => r.openAtArrival), serial.map(() => 1));
-    assert.ok(receiver.requests[BREAKER_THRESHOLD + 1]!.receivedAt >= probe.closedAt!, 'the next attempt waited for the probe\'s answer');
+    assert.deepEqual(
+      serial.map((r) => r.openAtArrival),
+      serial.map(() => 1),
+    );
+    assert.ok(receiver.requests[BREAKER_THRESHOLD + 1]!.receivedAt >= probe.closedAt!, "the next attempt waited for the probe's answer");
     assert.equal((await health(hook.id)).concurrency_limit, null, 'ten healthy answers lift the limit');
     await stopWorker();
   });
@@ -142,9 +174,17 @@ describe('endpoint health', () => {
       // The failed probe was the one attempt made since the last opening, and it waited for the wait's end.
       assert.equal(receiver.requests.length, BREAKER_THRESHOLD + opening - 1);
       const probe = receiver.requests.at(-1)!;
-      assert.ok(probe.receivedAt.getTime() >= previous.circuit_retry_at!.getTime() - 1, `probe ${opening - 1} came before the wait was over`);
+      assert.ok(
+        probe.receivedAt.getTime() >= previous.circuit_retry_at!.getTime() - 1,
+        `probe ${opening - 1} came before the wait was over`,
+      );
       assert.deepEqual(
-        { state: reopened.circuit_state, failures: reopened.consecutive_failures, wait: reopened.wait_ms, limit: reopened.concurrency_limit },
+        {
+          state: reopened.circuit_state,
+          failures: reopened.consecutive_failures,
+          wait: reopened.wait_ms,
+          limit: reopened.concurrency_limit,
+        },
         { state: 'open', failures: BREAKER_THRESHOLD + opening - 1, wait: WAITS_MS[opening - 1], limit: 1 },
       );
       assert.ok(reopened.circuit_changed_at! > previous.circuit_changed_at!);
@@ -203,12 +243,19 @@ describe('endpoint health', () => {
     assert.deepEqual(overLimit, [], 'never more in flight than one plus the healthy answers so far');
     const healthy = receiver.requests.slice(phase);
     assert.equal(healthy[0]!.openAtArrival, 1);
-    assert.equal(Math.max(...healthy.map((r) => r.openAtArrival)), MAX_IN_FLIGHT_PER_SUBSCRIPTION, 'it grows back to the cap, never past it');
+    assert.equal(
+      Math.max(...healthy.map((r) => r.openAtArrival)),
+      MAX_IN_FLIGHT_PER_SUBSCRIPTION,
+      'it grows back to the cap, never past it',
+    );
     // 1, rising step by step, then lifted (NULL) once back at the cap.
     assert.equal(limits[0], 1);
     assert.equal(limits.at(-1), null);
     const rising = limits.slice(0, -1) as number[];
-    assert.ok(rising.every((limit, i) => limit !== null && (i === 0 || limit > rising[i - 1]!)), `limits seen: ${limits.join(', ')}`);
+    assert.ok(
+      rising.every((limit, i) => limit !== null && (i === 0 || limit > rising[i - 1]!)),
+      `limits seen: ${limits.join(', ')}`,
+    );
     assert.ok(rising.length >= 3, `the limit rose gradually (seen: ${limits.join(', ')})`);
     const final = await health(hook.id);
     assert.deepEqual([final.consecutive_failures, final.circuit_state, final.slow], [0, 'closed', false]);
@@ -234,14 +281,19 @@ describe('endpoint health', () => {
     for (let i = 0; i < BREAKER_THRESHOLD; i++) await completeCall(t, org.member);
     await startWorker();
 
-    for (const [name, error] of [['refused', 'connection'], ['tls', 'tls']] as const) {
+    for (const [name, error] of [
+      ['refused', 'connection'],
+      ['tls', 'tls'],
+    ] as const) {
       const h = await until(`${name}: the circuit to open`, hooks[name].id, (row) => row.circuit_state === 'open');
       assert.deepEqual([h.consecutive_failures, h.circuit_opens, h.concurrency_limit], [BREAKER_THRESHOLD, 1, 1], name);
       const { rows } = await t.db.pool.query('SELECT DISTINCT error FROM webhook_attempts WHERE subscription_id = $1', [hooks[name].id]);
       assert.deepEqual(rows, [{ error }], name);
     }
     await waitFor('five 404s recorded', async () => {
-      const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE subscription_id = $1', [hooks.notFound.id]);
+      const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE subscription_id = $1', [
+        hooks.notFound.id,
+      ]);
       return rows[0].n >= BREAKER_THRESHOLD;
     });
     const answered = await health(hooks.notFound.id);
@@ -257,7 +309,8 @@ describe('endpoint health', () => {
   test('failures of attempts sent before the circuit opened, recorded during its wait, do not extend it', async () => {
     // Ten attempts at once: five answered 500 at once open the circuit, five answered 500 a second later.
     const burst = await target((_request, index) =>
-      index < BREAKER_THRESHOLD ? { delayMs: 100, status: 500 } : index < 10 ? { delayMs: 1000, status: 500 } : { status: 204 });
+      index < BREAKER_THRESHOLD ? { delayMs: 100, status: 500 } : index < 10 ? { delayMs: 1000, status: 500 } : { status: 204 },
+    );
     const org = await connectPlatform(t);
     const hook = await subscribeHook(t, org, { hookUrl: `${burst.url}/burst` });
     for (let i = 0; i < 10; i++) await completeCall(t, org.member);
@@ -274,7 +327,12 @@ describe('endpoint health', () => {
     assert.equal(burst.requests.length, 10);
     const later = await health(hook.id);
     assert.deepEqual(
-      { failures: later.consecutive_failures, opens: later.circuit_opens, changed: later.circuit_changed_at, retryAt: later.circuit_retry_at },
+      {
+        failures: later.consecutive_failures,
+        opens: later.circuit_opens,
+        changed: later.circuit_changed_at,
+        retryAt: later.circuit_retry_at,
+      },
       { failures: 10, opens: 1, changed: opened.circuit_changed_at, retryAt: opened.circuit_retry_at },
       'the five late failures counted, but the circuit opened once, for the first wait',
     );
@@ -288,7 +346,8 @@ describe('endpoint health', () => {
   test('attempts sent before the circuit opened that time out after its wait do not open it again', async () => {
     // Ten attempts at once: five answered 500 open the circuit for 1 s; five hang until their 2.5 s time-out.
     const receiver = await target((_request, index) =>
-      index < BREAKER_THRESHOLD ? { delayMs: 100, status: 500 } : index < 10 ? { hang: true } : { status: 204 });
+      index < BREAKER_THRESHOLD ? { delayMs: 100, status: 500 } : index < 10 ? { hang: true } : { status: 204 },
+    );
     const org = await connectPlatform(t);
     const hook = await subscribeHook(t, org, { hookUrl: `${receiver.url}/late` });
     for (let i = 0; i < 10; i++) await completeCall(t, org.member);
@@ -301,7 +360,9 @@ describe('endpoint health', () => {
         const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE subscription_id = $1', [hook.id]);
         return rows[0].n >= 10;
       });
-      const { rows: [last] } = await t.db.pool.query<{ at: Date }>('SELECT max(attempted_at) AS at FROM webhook_attempts WHERE subscription_id = $1', [hook.id]);
+      const {
+        rows: [last],
+      } = await t.db.pool.query<{ at: Date }>('SELECT max(attempted_at) AS at FROM webhook_attempts WHERE subscription_id = $1', [hook.id]);
       assert.ok(last!.at < opened.circuit_changed_at!, 'every attempt was sent before the circuit opened');
       const ended = await health(hook.id);
       assert.deepEqual(

@@ -54,13 +54,19 @@ describe('the claim', () => {
   }
 
   async function claim(limit: number, slowLimit?: number): Promise<ClaimedDelivery[]> {
-    const { claimed, committed } = await claimBatch(t.db.pool, { limit, ...(slowLimit === undefined ? {} : { slowLimit }), leaseMs: 60_000 });
+    const { claimed, committed } = await claimBatch(t.db.pool, {
+      limit,
+      ...(slowLimit === undefined ? {} : { slowLimit }),
+      leaseMs: 60_000,
+    });
     await committed;
     return claimed;
   }
   /** Gives every lease back, as if the attempts had never been made. */
   async function giveBack() {
-    await t.db.pool.query('UPDATE webhook_deliveries SET lease_token = NULL, lease_expires_at = NULL, attempts = 0 WHERE lease_token IS NOT NULL');
+    await t.db.pool.query(
+      'UPDATE webhook_deliveries SET lease_token = NULL, lease_expires_at = NULL, attempts = 0 WHERE lease_token IS NOT NULL',
+    );
   }
   const of = (claimed: ClaimedDelivery[], org: Organization) => claimed.filter((d) => d.organization_id === org.id);
   /** How many claimed deliveries each subscription got, for the subscriptions that got any. */
@@ -70,7 +76,7 @@ describe('the claim', () => {
     return [...counts.values()];
   };
 
-  test('an organization\'s one fresh delivery is in a claim of two or four, behind another organization\'s 500 due over 20 subscriptions', async () => {
+  test("an organization's one fresh delivery is in a claim of two or four, behind another organization's 500 due over 20 subscriptions", async () => {
     const a = await organization(20, 25, 3600, 60);
     const b = await organization(1, 1, 0);
     const { rows } = await t.db.pool.query<{ n: number }>(
@@ -81,15 +87,15 @@ describe('the claim', () => {
 
     const four = await claim(4);
     assert.equal(four.length, 4);
-    assert.equal(of(four, b).length, 1, 'B\'s delivery is in the claim');
-    assert.equal(new Set(of(four, a).map((d) => d.subscription_id)).size, 3, 'A\'s three come from three of its subscriptions');
+    assert.equal(of(four, b).length, 1, "B's delivery is in the claim");
+    assert.equal(new Set(of(four, a).map((d) => d.subscription_id)).size, 3, "A's three come from three of its subscriptions");
 
     await giveBack();
     const two = await claim(2);
     assert.deepEqual([of(two, a).length, of(two, b).length], [1, 1], 'one turn each');
   });
 
-  test('a claim\'s deliveries are shared out by organization, then within one by subscription', async () => {
+  test("a claim's deliveries are shared out by organization, then within one by subscription", async () => {
     const a = await organization(20, 25, 3600, 60); // a backlog
     const b = await organization(1, 1, 0); // one fresh delivery
     const c = await organization(3, 5, 600, 60); // a few due over three subscriptions
@@ -100,9 +106,12 @@ describe('the claim', () => {
     assert.equal(counts.b, 1, 'B gets all it has');
     assert.equal(counts.a + counts.c, 11);
     assert.ok(Math.abs(counts.a - counts.c) <= 1, `A and C take turns: ${JSON.stringify(counts)}`);
-    assert.ok(perSubscription(of(claimed, a)).every((n) => n === 1), 'none of A\'s subscriptions gets a second turn while others wait');
+    assert.ok(
+      perSubscription(of(claimed, a)).every((n) => n === 1),
+      "none of A's subscriptions gets a second turn while others wait",
+    );
     const cTurns = perSubscription(of(claimed, c));
-    assert.equal(cTurns.length, 3, 'each of C\'s subscriptions gets a turn');
+    assert.equal(cTurns.length, 3, "each of C's subscriptions gets a turn");
     assert.ok(Math.max(...cTurns) - Math.min(...cTurns) <= 1, `C's subscriptions take turns: ${cTurns.join(', ')}`);
   });
 
@@ -112,7 +121,11 @@ describe('the claim', () => {
     const batches: { a: number; c: number; aHooks: number }[] = [];
     for (let i = 0; i < 4; i++) {
       const claimed = await claim(4);
-      batches.push({ a: of(claimed, a).length, c: of(claimed, c).length, aHooks: new Set(of(claimed, a).map((d) => d.subscription_id)).size });
+      batches.push({
+        a: of(claimed, a).length,
+        c: of(claimed, c).length,
+        aHooks: new Set(of(claimed, a).map((d) => d.subscription_id)).size,
+      });
     }
     assert.deepEqual(batches, [
       { a: 2, c: 2, aHooks: 2 },
@@ -130,17 +143,24 @@ describe('the claim', () => {
 
     const one = await claim(4, 1);
     assert.deepEqual([of(one, a).length, of(one, b).length], [1, 3]);
-    assert.ok(one.every((d) => d.degraded === (d.organization_id === a.id)), 'the claim says which attempts hold a slow slot');
+    assert.ok(
+      one.every((d) => d.degraded === (d.organization_id === a.id)),
+      'the claim says which attempts hold a slow slot',
+    );
     await giveBack();
     const none = await claim(4, 0);
     assert.deepEqual([of(none, a).length, of(none, b).length], [0, 4]);
     await giveBack();
     const shared = await claim(4, 4);
-    assert.deepEqual([of(shared, a).length, of(shared, b).length], [2, 2], 'within its share, a degraded organization still takes its turns');
+    assert.deepEqual(
+      [of(shared, a).length, of(shared, b).length],
+      [2, 2],
+      'within its share, a degraded organization still takes its turns',
+    );
   });
 });
 
-describe('the claim follows each endpoint\'s health', () => {
+describe("the claim follows each endpoint's health", () => {
   let t: TestApp;
 
   before(async () => {
@@ -169,7 +189,7 @@ describe('the claim follows each endpoint\'s health', () => {
     return { claimed, nextDueAt: (await committed).nextDueAt };
   }
 
-  test('a subscription\'s concurrency limit caps its attempts in flight', async () => {
+  test("a subscription's concurrency limit caps its attempts in flight", async () => {
     const hook = await hookWithDue(8);
     await t.db.pool.query('UPDATE webhook_subscriptions SET concurrency_limit = 3, consecutive_failures = 1 WHERE id = $1', [hook]);
     assert.equal((await claim()).claimed.length, 3);
@@ -181,18 +201,28 @@ describe('the claim follows each endpoint\'s health', () => {
   test('an endpoint that has never answered is degraded (a slow slot) until its first answer in time', async () => {
     const hook = await hookWithDue(3);
     const { claimed } = await claimBatch(t.db.pool, { limit: 10, slowLimit: 1, leaseMs: 60_000 });
-    assert.deepEqual(claimed.map((d) => d.degraded), [true], 'one attempt, in the slow share');
+    assert.deepEqual(
+      claimed.map((d) => d.degraded),
+      [true],
+      'one attempt, in the slow share',
+    );
     const { claimed: none } = await claimBatch(t.db.pool, { limit: 10, slowLimit: 0, leaseMs: 60_000 });
     assert.equal(none.length, 0, 'no slow slot free: nothing');
 
     await t.db.pool.query('UPDATE webhook_subscriptions SET answered = true WHERE id = $1', [hook]);
     const { claimed: healthy } = await claimBatch(t.db.pool, { limit: 10, slowLimit: 0, leaseMs: 60_000 });
-    assert.deepEqual(healthy.map((d) => d.degraded), [false, false], 'answered once: healthy slots');
+    assert.deepEqual(
+      healthy.map((d) => d.degraded),
+      [false, false],
+      'answered once: healthy slots',
+    );
   });
 
   test('an open circuit: nothing before its wait is over, the worker told to look again then; after it, one probe at a time', async () => {
     const hook = await hookWithDue(5);
-    const { rows: [opened] } = await t.db.pool.query<{ retry_at: Date }>(
+    const {
+      rows: [opened],
+    } = await t.db.pool.query<{ retry_at: Date }>(
       `UPDATE webhook_subscriptions SET circuit_state = 'open', circuit_changed_at = now(), circuit_opens = 1,
               circuit_retry_at = now() + interval '1 hour', consecutive_failures = 5, concurrency_limit = 1
         WHERE id = $1 RETURNING circuit_retry_at AS retry_at`,

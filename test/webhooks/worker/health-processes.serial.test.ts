@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startHttpsTarget, type HttpsTarget, type TargetResponse } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
-import { answeredBefore, assertNeighbourDelivered, errorLines, healthOf, sleep, type SubscriptionHealth } from '../../helpers/delivery-health.ts';
+import {
+  answeredBefore,
+  assertNeighbourDelivered,
+  errorLines,
+  healthOf,
+  sleep,
+  type SubscriptionHealth,
+} from '../../helpers/delivery-health.ts';
 import { completeCall, connectPlatform, settled, startWebhookApp, subscribeHook, waitFor } from '../../helpers/webhooks.ts';
 import { spawnWorker, type WorkerProcess } from '../../helpers/worker-process.ts';
 import { BREAKER_THRESHOLD } from '../../../src/webhooks/worker/endpoint-health.ts';
@@ -46,7 +53,7 @@ describe('two worker processes: an organization whose endpoints hang does not ho
     await t.close();
   });
 
-  test('sixteen endpoints that never answer, calls queued: the other organization\'s deliveries arrive within a second', async (context) => {
+  test("sixteen endpoints that never answer, calls queued: the other organization's deliveries arrive within a second", async (context) => {
     // Sixteen subscriptions at ten attempts each could hold both workers' 128 slots.
     const hanging = await Promise.all(Array.from({ length: 16 }, () => startHttpsTarget(() => ({ hang: true }))));
     const receiver = await startHttpsTarget(() => ({ status: 204 }));
@@ -69,7 +76,10 @@ describe('two worker processes: an organization whose endpoints hang does not ho
     });
     const sent = await assertNeighbourDelivered(context, { t, member: b.member, receiver, fullAt: Date.now() });
     assert.ok((await settled(t, bHook.id, sent.length)).every((d) => d.status === 'succeeded'));
-    assert.ok(hanging.every((target) => target.requests.length > 0), 'every hanging endpoint was tried');
+    assert.ok(
+      hanging.every((target) => target.requests.length > 0),
+      'every hanging endpoint was tried',
+    );
     assert.deepEqual(await stopAll(workers), [], 'no error-level log line');
   });
 });
@@ -91,17 +101,25 @@ describe('two worker processes share one circuit breaker per subscription', () =
   test('five unhealthy attempts across both open it; one probe at a time; a failed probe reopens it for longer; a healthy one closes it', async () => {
     const PROBE_HOLD_MS = 600;
     const plan: TargetResponse[] = [
-      { status: 500 }, { status: 502 }, { status: 503 }, { status: 429 }, { status: 500 },
+      { status: 500 },
+      { status: 502 },
+      { status: 503 },
+      { status: 429 },
+      { status: 500 },
       { delayMs: PROBE_HOLD_MS, status: 500 }, // the first probe fails
       { delayMs: PROBE_HOLD_MS, status: 200 }, // the second is answered
     ];
     receiver = await startHttpsTarget((_request, index) => plan[index] ?? { status: 204 });
     const health = (id: string) => healthOf(t.db.pool, id);
     const until = (what: string, id: string, check: (h: SubscriptionHealth) => boolean, timeoutMs = 10_000) =>
-      waitFor(what, async () => {
-        const h = await health(id);
-        return check(h) ? h : undefined;
-      }, timeoutMs);
+      waitFor(
+        what,
+        async () => {
+          const h = await health(id);
+          return check(h) ? h : undefined;
+        },
+        timeoutMs,
+      );
 
     workers = await twoWorkers(t);
     const org = await connectPlatform(t);
@@ -138,7 +156,11 @@ describe('two worker processes share one circuit breaker per subscription', () =
 
     assert.ok((await settled(t, hook.id, 10, 15_000)).every((d) => d.status === 'succeeded'));
     const serial = receiver.requests.slice(0, BREAKER_THRESHOLD + 3);
-    assert.deepEqual(serial.map((r) => r.openAtArrival), serial.map(() => 1), 'one attempt at a time until the circuit closed');
+    assert.deepEqual(
+      serial.map((r) => r.openAtArrival),
+      serial.map(() => 1),
+      'one attempt at a time until the circuit closed',
+    );
     assert.deepEqual(await stopAll(workers), [], 'no error-level log line');
   });
 });

@@ -3,14 +3,25 @@ import { after, before, describe, test } from 'node:test';
 import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
 import { adminQuery } from '../../helpers/db.ts';
-import { completeCall, connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook, waitFor } from '../../helpers/webhooks.ts';
+import {
+  completeCall,
+  connectPlatform,
+  settled,
+  startTestWorker,
+  startWebhookApp,
+  subscribeHook,
+  waitFor,
+} from '../../helpers/webhooks.ts';
 import type { DeliveryWorker } from '../../../src/webhooks/worker/worker.ts';
 import { WORKER_LISTENER_NAME } from '../../../src/webhooks/worker/listener.ts';
 import { startSilentProxy, type SilentProxy } from '../../helpers/silent-proxy.ts';
 
 /** The backends of the worker's LISTEN connections to the app's database. */
 async function workerListenerPids(t: TestApp): Promise<number[]> {
-  const { rows } = await adminQuery('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2', [t.db.name, WORKER_LISTENER_NAME]);
+  const { rows } = await adminQuery('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2', [
+    t.db.name,
+    WORKER_LISTENER_NAME,
+  ]);
   return rows.map((r) => r.pid as number);
 }
 
@@ -94,6 +105,9 @@ describe('the worker notices a LISTEN connection that went silent', () => {
     const [delivery] = await settled(t, hook.id, 1, 10_000);
     assert.equal(delivery!.status, 'succeeded');
     // The server never learns that the silent one went away (its backend stays until the server's own keepalive).
-    await waitFor('a new LISTEN connection beside the silent one', async () => (await listening()).some((pid) => pid !== silenced) && proxy.open === 1);
+    await waitFor(
+      'a new LISTEN connection beside the silent one',
+      async () => (await listening()).some((pid) => pid !== silenced) && proxy.open === 1,
+    );
   });
 });

@@ -3,7 +3,15 @@ import { after, before, describe, test } from 'node:test';
 import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
 import { answeredBefore, assertNeighbourDelivered, capturingLogger, healthOf, sleep } from '../../helpers/delivery-health.ts';
-import { completeCall, connectPlatform, settled, startTestWorker, startWebhookApp, subscribeHook, waitFor } from '../../helpers/webhooks.ts';
+import {
+  completeCall,
+  connectPlatform,
+  settled,
+  startTestWorker,
+  startWebhookApp,
+  subscribeHook,
+  waitFor,
+} from '../../helpers/webhooks.ts';
 import { SLOW_ATTEMPT_MS, slowSlots } from '../../../src/webhooks/worker/endpoint-health.ts';
 
 /** The default worker's slots (worker.ts), all taken by the first round of attempts to the hanging endpoints. */
@@ -25,7 +33,7 @@ describe('an organization whose endpoints hang does not hold up another organiza
     await t.close();
   });
 
-  test('eight endpoints that accept the connection and never answer, calls queued: the other organization\'s deliveries arrive within a second', async (context) => {
+  test("eight endpoints that accept the connection and never answer, calls queued: the other organization's deliveries arrive within a second", async (context) => {
     const hanging = await Promise.all(Array.from({ length: 8 }, () => startHttpsTarget(() => ({ hang: true }))));
     const receiver = await startHttpsTarget(() => ({ status: 204 }));
     targets.push(...hanging, receiver);
@@ -52,14 +60,17 @@ describe('an organization whose endpoints hang does not hold up another organiza
       // B's calls, from the moment every slot hangs and for five seconds (past the time-outs, the circuits opening and their probes).
       const sent = await assertNeighbourDelivered(context, { t, member: b.member, receiver, fullAt: Date.now() });
       assert.ok((await settled(t, bHook.id, sent.length)).every((d) => d.status === 'succeeded'));
-      assert.ok(hanging.every((target) => target.requests.length > 0), 'every hanging endpoint was tried');
+      assert.ok(
+        hanging.every((target) => target.requests.length > 0),
+        'every hanging endpoint was tried',
+      );
     } finally {
       await worker.stop();
     }
     assert.deepEqual(errors(), [], 'no error-level log line');
   });
 
-  test('eight new endpoints that never answer: they share the slow slots from their first attempt, and the other organization\'s deliveries arrive within a second', async (context) => {
+  test("eight new endpoints that never answer: they share the slow slots from their first attempt, and the other organization's deliveries arrive within a second", async (context) => {
     const hanging = await Promise.all(Array.from({ length: 8 }, () => startHttpsTarget(() => ({ hang: true }))));
     const receiver = await startHttpsTarget(() => ({ status: 204 }));
     targets.push(...hanging, receiver);
@@ -88,7 +99,7 @@ describe('an organization whose endpoints hang does not hold up another organiza
   });
 });
 
-describe('degraded endpoints hold at most their share of a worker\'s slots', () => {
+describe("degraded endpoints hold at most their share of a worker's slots", () => {
   let t: TestApp;
   const targets: HttpsTarget[] = [];
 
@@ -100,7 +111,7 @@ describe('degraded endpoints hold at most their share of a worker\'s slots', () 
     await t.close();
   });
 
-  test('a worker of eight slots: at most two attempts to degraded endpoints at once, while a healthy endpoint\'s deliveries flow', async () => {
+  test("a worker of eight slots: at most two attempts to degraded endpoints at once, while a healthy endpoint's deliveries flow", async () => {
     const SLOW_ANSWER_MS = SLOW_ATTEMPT_MS + 100;
     // One target for all degraded endpoints, so its open requests are theirs together: two answer
     // slowly (healthy but slow), one fails slowly (500), one hangs until the time-out.
@@ -115,7 +126,8 @@ describe('degraded endpoints hold at most their share of a worker\'s slots', () 
     const a = await connectPlatform(t);
     const b = await connectPlatform(t);
     const aHooks: { id: string }[] = [];
-    for (const path of ['/slow-1', '/slow-2', '/failing', '/hanging']) aHooks.push(await subscribeHook(t, a, { hookUrl: `${degraded.url}${path}` }));
+    for (const path of ['/slow-1', '/slow-2', '/failing', '/hanging'])
+      aHooks.push(await subscribeHook(t, a, { hookUrl: `${degraded.url}${path}` }));
     const bHook = await subscribeHook(t, b, { hookUrl: `${healthy.url}/b` });
     await answeredBefore(t.db.pool, [bHook.id]);
 
@@ -140,7 +152,7 @@ describe('degraded endpoints hold at most their share of a worker\'s slots', () 
         "SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = ANY($1) AND status = 'pending'",
         [aHooks.map((h) => h.id)],
       );
-      assert.ok(rows[0].n > 0, 'B\'s deliveries went through while the degraded endpoints still had a backlog');
+      assert.ok(rows[0].n > 0, "B's deliveries went through while the degraded endpoints still had a backlog");
       assert.ok(Math.max(...healthy.requests.map((r) => r.openAtArrival)) > 2, 'the healthy endpoint had more than the slow share');
       // Keep watching the degraded endpoints for a while longer.
       await sleep(2000);

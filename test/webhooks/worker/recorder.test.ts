@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../../helpers/app.ts';
-import { attemptsOf, claimDueDeliveries, completeCall, connectPlatform, deliveriesOf, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
+import {
+  attemptsOf,
+  claimDueDeliveries,
+  completeCall,
+  connectPlatform,
+  deliveriesOf,
+  startWebhookApp,
+  subscribeHook,
+} from '../../helpers/webhooks.ts';
 import type { Pool } from '../../../src/db/pool.ts';
 import type { ClaimedDelivery } from '../../../src/webhooks/worker/claim.queries.ts';
 import type { OutcomeRecord } from '../../../src/webhooks/worker/record.queries.ts';
@@ -50,14 +58,21 @@ describe('recording attempt outcomes in batches', () => {
     const [a, b, c, d] = claimed as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
 
     let statements = 0;
-    const counting = { query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)) } as unknown as Pool;
+    const counting = {
+      query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)),
+    } as unknown as Pool;
     // b's receiver refused it with a 400: the endpoint works, so its concurrency stays (endpoint-health.ts).
     const recorded = await writeOutcomes(counting, [outcome(a, 'succeeded'), outcome(b, 'retrying', new Date(), 400)]);
     assert.equal(statements, 1, 'two outcomes, one statement');
-    assert.deepEqual(recorded.map((r) => r.held), [true, true]);
+    assert.deepEqual(
+      recorded.map((r) => r.held),
+      [true, true],
+    );
 
     // The worker dies here: c and d were sent (or not), their outcomes never written. Their leases run out.
-    await t.db.pool.query("UPDATE webhook_deliveries SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1)", [[c.id, d.id]]);
+    await t.db.pool.query("UPDATE webhook_deliveries SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1)", [
+      [c.id, d.id],
+    ]);
     const again = await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 });
     assert.deepEqual(new Set(again.map((x) => x.id)), new Set([c.id, d.id]), 'only the unrecorded deliveries come back');
     assert.ok(again.every((x) => x.attempt === 2 && x.lost_attempt === 1));
@@ -76,7 +91,10 @@ describe('recording attempt outcomes in batches', () => {
     assert.deepEqual(await attemptsOf(t, c.id), [{ attempt: 1, status_code: 200, error: null, outcome: 'superseded' }]);
     const renewed = again.find((x) => x.id === c.id)!;
     assert.equal((await deliveriesOf(t, hook.id)).find((row) => row.id === c.id)!.lease_token, renewed.lease_token);
-    await writeOutcomes(t.db.pool, again.map((x) => outcome(x, 'succeeded')));
+    await writeOutcomes(
+      t.db.pool,
+      again.map((x) => outcome(x, 'succeeded')),
+    );
     assert.ok((await deliveriesOf(t, hook.id)).every((row) => row.lease_token === null));
   });
 
@@ -87,13 +105,24 @@ describe('recording attempt outcomes in batches', () => {
     const of = (hookId: string) => claimed.filter((x) => x.subscription_id === hookId);
     const [goneFirst, goneSecond] = of(gone.id) as [ClaimedDelivery, ClaimedDelivery];
     const [keptOne] = of(kept.id) as [ClaimedDelivery];
-    const removal: OutcomeRecord = { ...outcome(goneFirst, 'succeeded'), statusCode: 410, responseBody: '', outcome: 'subscription_removed', status: 'failed' };
+    const removal: OutcomeRecord = {
+      ...outcome(goneFirst, 'succeeded'),
+      statusCode: 410,
+      responseBody: '',
+      outcome: 'subscription_removed',
+      status: 'failed',
+    };
 
     let statements = 0;
-    const counting = { query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)) } as unknown as Pool;
+    const counting = {
+      query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)),
+    } as unknown as Pool;
     const recorded = await writeOutcomes(counting, [removal, outcome(goneSecond, 'succeeded'), outcome(keptOne, 'succeeded')]);
     assert.equal(statements, 1, 'the removal is part of the one statement');
-    assert.deepEqual(recorded.map((r) => r.held), [true, true, true]);
+    assert.deepEqual(
+      recorded.map((r) => r.held),
+      [true, true, true],
+    );
 
     const { rows: subscriptions } = await t.db.pool.query('SELECT id FROM webhook_subscriptions WHERE id = ANY($1)', [[gone.id, kept.id]]);
     assert.deepEqual(subscriptions, [{ id: kept.id }]);
@@ -110,7 +139,8 @@ describe('recording attempt outcomes in batches', () => {
     const base = Date.now() - 10_000;
     const at = (ms: number) => new Date(base + ms);
     await writeOutcomes(t.db.pool, [outcome(first!, 'retrying', at(0)), outcome(second!, 'succeeded', at(1))]);
-    const streak = async () => (await t.db.pool.query('SELECT failing_since FROM webhook_subscriptions WHERE id = $1', [hook.id])).rows[0].failing_since;
+    const streak = async () =>
+      (await t.db.pool.query('SELECT failing_since FROM webhook_subscriptions WHERE id = $1', [hook.id])).rows[0].failing_since;
     assert.equal(await streak(), null);
     await writeOutcomes(t.db.pool, [outcome(third!, 'retrying', at(2))]);
     assert.equal((await streak()).getTime(), at(2).getTime());
@@ -120,7 +150,9 @@ describe('recording attempt outcomes in batches', () => {
     await hookWithCalls('/group', 5);
     const claimed = await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 });
     let statements = 0;
-    const counting = { query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)) } as unknown as Pool;
+    const counting = {
+      query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)),
+    } as unknown as Pool;
     const recorder = createOutcomeRecorder(counting);
     const results = await Promise.all(claimed.map((x) => recorder.record(outcome(x, 'succeeded'))));
     assert.ok(results.every((r) => r.held));
@@ -132,7 +164,9 @@ describe('recording attempt outcomes in batches', () => {
     const hook = await hookWithCalls('/refused', 3);
     const [first, bad, good] = (await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 })) as ClaimedDelivery[];
     let statements = 0;
-    const counting = { query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)) } as unknown as Pool;
+    const counting = {
+      query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)),
+    } as unknown as Pool;
     const recorder = createOutcomeRecorder(counting);
     // The first is written at once; the other two wait for it and go together,
     // in a statement the status CHECK constraint refuses because of one of them.
@@ -147,7 +181,8 @@ describe('recording attempt outcomes in batches', () => {
     assert.equal(results[1].status, 'rejected');
     assert.match(String((results[1] as PromiseRejectedResult).reason), /check constraint/);
     assert.deepEqual(results[2], {
-      status: 'fulfilled', value: { deliveryId: good!.id, held: true, subscriptionId: hook.id, disabledNow: false, circuitRetryAt: null, dropped: false },
+      status: 'fulfilled',
+      value: { deliveryId: good!.id, held: true, subscriptionId: hook.id, disabledNow: false, circuitRetryAt: null, dropped: false },
     });
     assert.equal(statements, 4, 'the first alone, the refused pair, then each of the pair alone');
 
@@ -180,7 +215,10 @@ describe('recording attempt outcomes in batches', () => {
       assert.equal(firstDone, false, 'the first batch is still waiting for its row');
       const statuses = new Map((await deliveriesOf(t, hook.id)).map((row) => [row.id, row.status]));
       assert.equal(statuses.get(held!.id), 'pending', 'nothing of the held batch is committed');
-      assert.ok(rest.every((x) => statuses.get(x.id) === 'succeeded'), 'the second batch is committed');
+      assert.ok(
+        rest.every((x) => statuses.get(x.id) === 'succeeded'),
+        'the second batch is committed',
+      );
       await blocker.query('COMMIT');
       assert.equal((await first).held, true);
       await recorder.idle();

@@ -15,10 +15,17 @@ const schedule = [10_000, 60_000, 300_000];
 const now = new Date('2026-01-01T00:00:00Z');
 const middle = () => 0.5; // no jitter
 const response = (status: number, retryAfter?: string): AttemptResult => ({
-  kind: 'response', status, bodyExcerpt: '', latencyMs: 5, ...(retryAfter !== undefined ? { retryAfter } : {}),
+  kind: 'response',
+  status,
+  bodyExcerpt: '',
+  latencyMs: 5,
+  ...(retryAfter !== undefined ? { retryAfter } : {}),
 });
 const error = (kind: 'timeout' | 'connection' | 'tls' | 'blocked_address' | 'invalid_url'): AttemptResult => ({
-  kind: 'error', error: kind, message: kind, latencyMs: 5,
+  kind: 'error',
+  error: kind,
+  message: kind,
+  latencyMs: 5,
 });
 const run = (result: AttemptResult, attemptInSchedule = 1): Decision =>
   decide(result, { attemptInSchedule, scheduleMs: schedule, now, random: middle });
@@ -45,10 +52,20 @@ describe('retry policy', () => {
     ['a time-out on the last attempt fails', error('timeout'), 4, { outcome: 'failed' }],
     ['429 with Retry-After seconds waits that long', response(429, '120'), 1, { outcome: 'retrying', delayMs: 120_000 }],
     ['503 with Retry-After seconds waits that long', response(503, '7'), 2, { outcome: 'retrying', delayMs: 7_000 }],
-    ['429 with an HTTP-date waits until then', response(429, 'Thu, 01 Jan 2026 00:05:00 GMT'), 1, { outcome: 'retrying', delayMs: 300_000 }],
+    [
+      '429 with an HTTP-date waits until then',
+      response(429, 'Thu, 01 Jan 2026 00:05:00 GMT'),
+      1,
+      { outcome: 'retrying', delayMs: 300_000 },
+    ],
     ['Retry-After is capped', response(429, '999999'), 1, { outcome: 'retrying', delayMs: RETRY_AFTER_CAP_MS }],
     ['Retry-After 0 still waits the floor', response(503, '0'), 1, { outcome: 'retrying', delayMs: RETRY_AFTER_FLOOR_MS }],
-    ['a past HTTP-date waits the floor', response(503, 'Wed, 31 Dec 2025 00:00:00 GMT'), 1, { outcome: 'retrying', delayMs: RETRY_AFTER_FLOOR_MS }],
+    [
+      'a past HTTP-date waits the floor',
+      response(503, 'Wed, 31 Dec 2025 00:00:00 GMT'),
+      1,
+      { outcome: 'retrying', delayMs: RETRY_AFTER_FLOOR_MS },
+    ],
     ['429 without Retry-After uses the schedule', response(429), 1, { outcome: 'retrying', delayMs: 10_000 }],
     ['429 with garbage Retry-After uses the schedule', response(429, 'soon'), 1, { outcome: 'retrying', delayMs: 10_000 }],
     ['Retry-After on another status is ignored', response(500, '120'), 1, { outcome: 'retrying', delayMs: 10_000 }],
@@ -63,14 +80,26 @@ describe('retry policy', () => {
   });
 
   test('jitter stays within ±10 % and spreads', () => {
-    assert.equal(withJitter(10_000, () => 0), 9_000);
-    assert.equal(withJitter(10_000, () => 0.999999), 11_000);
-    assert.equal(withJitter(10_000, () => 0.5), 10_000);
+    assert.equal(
+      withJitter(10_000, () => 0),
+      9_000,
+    );
+    assert.equal(
+      withJitter(10_000, () => 0.999999),
+      11_000,
+    );
+    assert.equal(
+      withJitter(10_000, () => 0.5),
+      10_000,
+    );
     const values = [0.1, 0.3, 0.7, 0.9].map((r) => {
       const decision = decide(response(500), { attemptInSchedule: 1, scheduleMs: schedule, now, random: () => r });
       return decision.outcome === 'retrying' ? decision.delayMs : NaN;
     });
-    assert.ok(values.every((v) => v >= 9_000 && v <= 11_000), String(values));
+    assert.ok(
+      values.every((v) => v >= 9_000 && v <= 11_000),
+      String(values),
+    );
     assert.equal(new Set(values).size, 4);
   });
 
@@ -85,6 +114,9 @@ describe('retry policy', () => {
   test('the lease outlasts the attempt time-out with room to record', () => {
     assert.equal(leaseMsFor(10_000), 15_000);
     assert.equal(leaseMsFor(1_000), 3_000);
-    assert.ok(leaseMsFor(120_000) < 2 * 60_000 + 60_000 + 1, 'a dead worker\'s delivery is retried within about two minutes at the largest time-out');
+    assert.ok(
+      leaseMsFor(120_000) < 2 * 60_000 + 60_000 + 1,
+      "a dead worker's delivery is retried within about two minutes at the largest time-out",
+    );
   });
 });

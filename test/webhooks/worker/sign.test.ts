@@ -32,7 +32,10 @@ describe('Standard Webhooks signature headers', () => {
     assert.throws(() => verifierFor('another secret').verify(body, { ...headers }), WebhookVerificationError);
     assert.throws(() => verifierFor(secret).verify(`${body} `, { ...headers }), WebhookVerificationError);
     assert.throws(() => verifierFor(secret).verify(body, { ...headers, 'webhook-id': 'msg_4' }), WebhookVerificationError);
-    assert.throws(() => verifierFor(secret).verify(body, { ...headers, 'webhook-timestamp': String(timestamp - 1) }), WebhookVerificationError);
+    assert.throws(
+      () => verifierFor(secret).verify(body, { ...headers, 'webhook-timestamp': String(timestamp - 1) }),
+      WebhookVerificationError,
+    );
   });
 
   test('reject a timestamp that is not whole seconds', () => {

@@ -82,7 +82,9 @@ describe('delivery worker processes', () => {
     assert.equal(received.length, calls * hooks.length);
     assert.equal(new Set(received.map((r) => r.headers['x-delivery-id'])).size, calls * hooks.length);
     assert.ok(received.every((r) => r.headers['x-delivery-attempt'] === '1'));
-    const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE subscription_id = ANY($1)', [hooks.map((h) => h.id)]);
+    const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE subscription_id = ANY($1)', [
+      hooks.map((h) => h.id),
+    ]);
     assert.equal(rows[0].n, calls * hooks.length);
     // Every worker was alive throughout (none crashed and left work to the others).
     assert.ok(workers.every((worker) => worker.child.exitCode === null));
