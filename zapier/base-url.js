@@ -7,7 +7,7 @@ const baseUrl = () => {
   const value = (process.env.BASE_URL || '').trim().replace(/\/+$/, '');
   if (!value) {
     throw new Error(
-      'BASE_URL is not set: set it to the public URL of the Switchboard instance (for example `zapier env:set 1.0.0 BASE_URL=https://switchboard.example.com`).',
+      'BASE_URL is not set: set it to the public URL of the Switchboard instance (for example `zapier-platform env:set 1.0.0 BASE_URL=https://switchboard.example.com`).',
     );
   }
   return value;

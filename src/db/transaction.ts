@@ -45,7 +45,7 @@ async function abandon(client: PoolClient, failure: unknown): Promise<void> {
  * trip costs the wait for two processes to be scheduled, not the network, so
  * group commit's batches (src/db/group-commit.ts) spend less time per batch
  * between statements: docs/performance.md, "`POST /calls`: one round trip per
- * batch".
+ * batch, planned once".
  *
  * Same outcome as withTransaction: the result is returned once COMMIT has
  * answered (the commit is flushed). When BEGIN or the statement fails, the

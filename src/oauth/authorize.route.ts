@@ -32,7 +32,9 @@ const AUTHORIZE_QUERY_DOC = {
     redirect_uri: optionalText('exactly one of the registered redirect URIs; optional when the client has exactly one'),
     scope: optionalText('space-separated scopes; default calls:read'),
     state: optionalText('returned unchanged with the code or the error'),
-    code_challenge: optionalText('PKCE (RFC 7636): BASE64URL(SHA-256(code_verifier)); required from public clients'),
+    code_challenge: optionalText(
+      'PKCE (RFC 7636), optional: BASE64URL(SHA-256(code_verifier)); with it, code_challenge_method S256 and a code_verifier at the token endpoint',
+    ),
     code_challenge_method: { type: 'string', enum: ['S256'], description: 'S256 (plain is refused)' },
   },
 };

@@ -1,6 +1,6 @@
 'use strict';
 
-// `zapier test` (or `npm test` in this folder) against a live Switchboard.
+// `zapier-platform test` (or `npm test` in this folder) against a live Switchboard.
 // Configuration comes from the environment or a .env file beside package.json:
 //   BASE_URL, CLIENT_ID, CLIENT_SECRET         the instance and the app's OAuth client
 //   ACCESS_TOKEN                                the access token of a connected account (optional)
@@ -9,7 +9,7 @@
 const assert = require('node:assert/strict');
 const { describe, test } = require('node:test');
 
-// As under `zapier test`: the SDK's output checks (arrays, ids) throw instead of logging.
+// As under `zapier-platform test`: the SDK's output checks (arrays, ids) throw instead of logging.
 process.env.NODE_ENV = process.env.NODE_ENV || 'test';
 const zapier = require('zapier-platform-core');
 
