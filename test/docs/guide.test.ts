@@ -93,7 +93,12 @@ export interface DocRun {
  * appears in the output (the reader watches the target's terminal as long)
  * or 60 s pass, and are then stopped.
  */
-async function runDocument(file: string, db: TestDatabase, until?: RegExp): Promise<DocRun> {
+/**
+ * Runs `file`'s shell blocks. Once the shell is done, the server and the
+ * target run on until the output matches `until` and `recorded()` holds (the
+ * worker has written the outcome of what the target printed), up to 60 s.
+ */
+async function runDocument(file: string, db: TestDatabase, until?: RegExp, recorded?: () => Promise<boolean>): Promise<DocRun> {
   const work = await mkdtemp(path.join(os.tmpdir(), 'switchboard-doc-'));
   const tlsDir = path.join(work, 'tls');
   const dataDir = await tempDataDir();
@@ -160,7 +165,11 @@ async function runDocument(file: string, db: TestDatabase, until?: RegExp): Prom
   shell.stdout.on('data', (chunk) => (output += chunk));
   shell.stderr.on('data', (chunk) => (output += chunk));
   const code = await new Promise<number | null>((resolve) => shell.on('exit', resolve));
-  for (const deadline = Date.now() + 60_000; code === 0 && until && !until.test(output) && Date.now() < deadline; ) {
+  const deadline = Date.now() + 60_000;
+  while (code === 0 && until && !until.test(output) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  while (code === 0 && recorded && !(await recorded()) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   // Then the shell's background jobs (the target) and the server stop, whatever state the run left.
@@ -227,12 +236,13 @@ describe('the documents run as written, each against a fresh server on a databas
 
   test('README.md: the five-minute path reaches a first delivery', { timeout: RUN_TIMEOUT_MS }, async () => {
     const db = await freshDatabase();
-    const run = await runDocument('README.md', db, README_DELIVERY);
+    const delivered = async () => (await deliveredSummaries(db)).includes('My first delivered call');
+    const run = await runDocument('README.md', db, README_DELIVERY, delivered);
     assert.equal(run.code, 0, explain(run));
     assert.match(run.output, /doc-test: done/);
     assert.ok(run.blocksRun >= 3, `README blocks run: ${run.blocksRun}`);
     assert.match(run.output, README_DELIVERY, explain(run));
-    assert.ok((await deliveredSummaries(db)).includes('My first delivered call'));
+    assert.ok(await delivered(), 'the database records the delivery as succeeded');
   });
 
   test('the block reader: markers, languages and unclosed blocks', () => {
