@@ -14,6 +14,7 @@ import {
   WEBHOOK_TEST_ENV,
 } from '../helpers/webhooks.ts';
 import type { DeliveryWorker } from '../../src/webhooks/worker/worker.ts';
+import { answeredBefore } from '../helpers/delivery-health.ts';
 
 const CALLS = 4;
 
@@ -145,6 +146,8 @@ describe('a receiver that hangs', () => {
     const org = await connectPlatform(t);
     const hangHook = await subscribeHook(t, org, { hookUrl: `${target.url}${hang}` });
     const fastHook = await subscribeHook(t, org, { hookUrl: `${target.url}${fast}` });
+    // Endpoints that answered before: a new one would share the slow slots from its first attempt.
+    await answeredBefore(t.db.pool, [hangHook.id, fastHook.id]);
     const calls = 15;
     for (let i = 0; i < calls; i++) await completeCall(t, org.member, { summary: `hang ${i}` });
 
