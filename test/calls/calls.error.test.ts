@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { Problem } from '../../src/http/problem-details.plugin.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { createMember, type Member } from '../helpers/fixtures.ts';
 import { startWebhookApp } from '../helpers/webhooks.ts';
@@ -16,10 +17,10 @@ describe('calls refuse bad input with 400 naming the field', () => {
   const post = (url: string, payload: unknown) =>
     t.app.inject({ method: 'POST', url, headers: { 'x-user-token': member.token }, payload: payload as object });
 
-  function assertField(res: { statusCode: number; json(): any }, field: string) {
+  function assertField(res: { statusCode: number; json(): Problem }, field: string) {
     assert.equal(res.statusCode, 400, JSON.stringify(res.json()));
     assert.ok(
-      res.json().errors.some((e: { field: string }) => e.field === field),
+      res.json().errors?.some((e) => e.field === field),
       JSON.stringify(res.json()),
     );
   }

@@ -44,11 +44,13 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<Worker
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const deadline = Date.now() + 60_000;
-  let match: RegExpExecArray | null;
-  while (!(match = /Switchboard worker running; health and metrics on (\S+)/.exec(output))) {
+  const running = () => /Switchboard worker running; health and metrics on (\S+)/.exec(output);
+  let match = running();
+  while (!match) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`worker exited before starting:\n${output}`);
     if (Date.now() > deadline) throw new Error(`worker did not start within 60 s:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
+    match = running();
   }
   return { child, url: match[1]!, output: () => output, exited };
 }

@@ -14,12 +14,58 @@ process.env.NODE_ENV = 'test';
 const require = createRequire(import.meta.url);
 
 type ZapierCore = typeof import('zapier-platform-core');
+type Bundle = import('zapier-platform-core').Bundle;
+type ZObject = import('zapier-platform-core').ZObject;
 
-export const zapier = require('zapier-platform-core') as ZapierCore;
+/**
+ * A function of the app the platform calls with its z object and a bundle. The
+ * app is plain JavaScript, so what it returns is whatever the caller of
+ * invoke() says it expects.
+ */
+export type AppMethod = (z: ZObject, bundle: Bundle) => unknown;
+
+/** The parts of the app definition (zapier/index.js) the tests read or run. */
+export interface ZapierApp {
+  version: string;
+  platformVersion: string;
+  authentication: {
+    type: string;
+    connectionLabel: string;
+    test: AppMethod;
+    oauth2Config: {
+      authorizeUrl: AppMethod;
+      getAccessToken: AppMethod;
+      refreshAccessToken: AppMethod;
+      autoRefresh: boolean;
+      enablePkce: boolean;
+    };
+  };
+  beforeRequest: import('zapier-platform-core').BeforeRequestMiddleware[];
+  afterResponse: import('zapier-platform-core').AfterResponseMiddleware[];
+  triggers: {
+    call_completed: {
+      key: string;
+      display: { label: string; description: string };
+      operation: {
+        type: string;
+        perform: AppMethod;
+        performList: AppMethod;
+        performSubscribe: AppMethod;
+        performUnsubscribe: AppMethod;
+        sample: Record<string, unknown> & { created_at: string };
+        outputFields: { key: string }[];
+      };
+    };
+  };
+}
+
+/** The platform's Lambda entry point, which zapier-platform-core exports but does not declare. */
+type AppHandler = (app: object) => (event: { command: 'validate'; calledFromCli: boolean }) => Promise<{ results: unknown[] }>;
+
+export const zapier = require('zapier-platform-core') as ZapierCore & { createAppHandler: AppHandler };
 export const zapierAppPath = require.resolve('../../zapier/index.js');
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- the app is plain CommonJS */
-export const App = require(zapierAppPath) as any;
+export const App = require(zapierAppPath) as ZapierApp;
 export const zapierPackage = require('../../zapier/package.json') as {
   name: string;
   version: string;
@@ -27,18 +73,25 @@ export const zapierPackage = require('../../zapier/package.json') as {
   dependencies: Record<string, string>;
 };
 
-export const appTester = zapier.createAppTester(App);
+/**
+ * Runs methods of `app` the way the platform does (zapier-platform-core's app
+ * tester); T is the answer the caller expects, unchecked, as the app is plain
+ * JavaScript.
+ */
+export function appInvoker(app: object) {
+  const tester = zapier.createAppTester(app);
+  return <T = unknown>(method: AppMethod, bundle: Record<string, unknown> = {}): Promise<T> =>
+    tester(method, bundle as Partial<Bundle>) as Promise<T>;
+}
 
 /** Invokes one method of the app by its path in the definition, as the platform does. */
-export function invoke<T = any>(method: (z: any, bundle: any) => T | Promise<T>, bundle: Record<string, unknown> = {}): Promise<T> {
-  return appTester(method, bundle as any) as Promise<T>;
-}
+export const invoke = appInvoker(App);
 
 /** The schema errors the platform reports for the app (empty when valid). */
 export async function validateApp(app: object = App): Promise<unknown[]> {
-  const handler = (zapier as any).createAppHandler(app);
+  const handler = zapier.createAppHandler(app);
   const output = await handler({ command: 'validate', calledFromCli: true });
-  return output.results as unknown[];
+  return output.results;
 }
 
 /** Points the app at a Switchboard instance with an OAuth client's credentials (Zapier's env). */

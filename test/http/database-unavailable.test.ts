@@ -5,6 +5,7 @@ import pg from 'pg';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../../src/db/availability.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { withTransaction } from '../../src/db/transaction.ts';
+import type { Problem } from '../../src/http/problem-details.plugin.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createMember } from '../helpers/fixtures.ts';
@@ -18,7 +19,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-function assertUnavailableProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string; json(): any }) {
+function assertUnavailableProblem(res: { statusCode: number; headers: Record<string, unknown>; body: string; json(): Problem }) {
   assert.equal(res.statusCode, 503, res.body);
   assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
   assert.equal(res.headers['retry-after'], String(DATABASE_RETRY_AFTER_SECONDS));

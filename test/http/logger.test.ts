@@ -12,8 +12,8 @@ describe('the logger censors secrets', () => {
   });
   after(() => t.close());
 
-  /** The line written for `marker` (its message), parsed. */
-  function lineOf(marker: string): Record<string, any> {
+  /** The line written for `marker` (its message), parsed; T names the fields the caller reads. */
+  function lineOf<T>(marker: string): T {
     const lines = t.logs
       .join('')
       .split('\n')
@@ -29,7 +29,7 @@ describe('the logger censors secrets', () => {
       count: 3,
     };
     t.app.log.info(given, 'fields line');
-    const line = lineOf('fields line');
+    const line = lineOf<{ body: unknown; client: unknown; count: number }>('fields line');
     assert.deepEqual(line.body, { user: 'ana', password: '[redacted]', token: '[redacted]' });
     assert.deepEqual(line.client, { client_id: 'c1', client_secret: '[redacted]', Secret: '[redacted]' });
     assert.equal(line.count, 3);
@@ -54,7 +54,13 @@ describe('the logger censors secrets', () => {
       },
       'headers line',
     );
-    const line = lineOf('headers line');
+    const line = lineOf<{
+      req: unknown;
+      res: unknown;
+      request: { headers: unknown };
+      response: { headers: unknown };
+      forwarded: unknown;
+    }>('headers line');
     assert.deepEqual(line.req, { method: 'POST', url: '/calls?code=[redacted]', remoteAddress: '127.0.0.1' });
     assert.deepEqual(line.res, { statusCode: 201 });
     const censored = {
@@ -77,7 +83,7 @@ describe('the logger censors secrets', () => {
       status: 401,
     });
     t.app.log.error({ err: error }, 'error line');
-    const line = lineOf('error line');
+    const line = lineOf<{ err: { message: string; status: number; token: string; headers: unknown; stack?: string } }>('error line');
     assert.equal(line.err.message, 'upstream refused');
     assert.equal(line.err.status, 401);
     assert.equal(line.err.token, '[redacted]');
@@ -87,7 +93,7 @@ describe('the logger censors secrets', () => {
 
   test("a child logger's bindings", () => {
     t.app.log.child({ component: 'test', session: { token: 'sk-token-5' } }).info('child line');
-    const line = lineOf('child line');
+    const line = lineOf<{ component: string; session: unknown }>('child line');
     assert.equal(line.component, 'test');
     assert.deepEqual(line.session, { token: '[redacted]' });
   });

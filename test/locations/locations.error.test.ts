@@ -2,6 +2,7 @@
 // input is a 400 problem+json that names the field, and nothing is written.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { Problem } from '../../src/http/problem-details.plugin.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember } from '../helpers/fixtures.ts';
 import { asUser, type TokenClient } from '../helpers/token-client.ts';
@@ -56,14 +57,14 @@ const CREATE_ONLY_CASES: Case[] = [
 
 const PATCH_ONLY_CASES: Case[] = [{ rule: 'empty patch', body: {}, field: 'body' }];
 
-function assertNamesField(res: { statusCode: number; headers: Record<string, unknown>; json(): any }, field: string, rule: string) {
+function assertNamesField(res: { statusCode: number; headers: Record<string, unknown>; json(): Problem }, field: string, rule: string) {
   assert.equal(res.statusCode, 400, rule);
   assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8', rule);
   const problem = res.json();
   assert.equal(problem.code, 'REQUEST_VALIDATION', rule);
   assert.equal(problem.status, 400, rule);
   assert.ok(
-    problem.errors.some((e: { field: string }) => e.field === field),
+    problem.errors?.some((e) => e.field === field),
     `${rule}: expected field ${field}, got ${JSON.stringify(problem.errors)}`,
   );
 }

@@ -84,10 +84,16 @@ describe('locations: success paths', () => {
 
   test('coordinates are double precision and accept the exact range limits', async () => {
     const { api } = await newUser();
-    const precise = await api.post('/locations', { name: 'Precise', latitude: -33.868819999999996, longitude: 151.20929000000001 });
+    // Fifteen significant digits: a double keeps them, a real (float4) column
+    // would answer -33.86882 and 151.20929.
+    const sydney = { latitude: -33.8688197123456, longitude: 151.209290123456 };
+    assert.notEqual(Math.fround(sydney.latitude), sydney.latitude, 'single precision would round the latitude');
+    assert.notEqual(Math.fround(sydney.longitude), sydney.longitude, 'single precision would round the longitude');
+    const precise = await api.post('/locations', { name: 'Precise', ...sydney });
     assert.equal(precise.statusCode, 201);
-    assert.equal(precise.json().latitude, -33.868819999999996);
-    assert.equal(precise.json().longitude, 151.20929000000001);
+    assert.deepEqual({ latitude: precise.json().latitude, longitude: precise.json().longitude }, sydney);
+    const read = (await api.get(`/locations/${precise.json().id}`)).json();
+    assert.deepEqual({ latitude: read.latitude, longitude: read.longitude }, sydney, 'read back unchanged');
     for (const [latitude, longitude] of [
       [90, 180],
       [-90, -180],

@@ -190,8 +190,10 @@ function splitRecords(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (c === '"') quoted = !quoted;
-    else if (!quoted && c === ',') record.push(text.slice(start, i)), (start = i + 1);
-    else if (!quoted && c === '\r' && text[i + 1] === '\n') {
+    else if (!quoted && c === ',') {
+      record.push(text.slice(start, i));
+      start = i + 1;
+    } else if (!quoted && c === '\r' && text[i + 1] === '\n') {
       record.push(text.slice(start, i));
       records.push(record);
       record = [];

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { Problem } from '../../src/http/problem-details.plugin.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { connectPlatform, startWebhookApp, type Connection } from '../helpers/webhooks.ts';
 
@@ -20,11 +21,11 @@ describe('subscribe and unsubscribe refuse bad input with 400 naming the field',
     await publicOnly.close();
   });
 
-  function assertFieldProblem(res: { statusCode: number; headers: Record<string, unknown>; json(): any }, field: string) {
+  function assertFieldProblem(res: { statusCode: number; headers: Record<string, unknown>; json(): Problem }, field: string) {
     assert.equal(res.statusCode, 400, JSON.stringify(res.json()));
     assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
     assert.ok(
-      res.json().errors.some((e: { field: string }) => e.field === field),
+      res.json().errors?.some((e) => e.field === field),
       JSON.stringify(res.json()),
     );
   }

@@ -58,11 +58,11 @@ describe('Zapier app definition', () => {
     assert.equal(trigger.key, 'call_completed');
     const op = trigger.operation;
     assert.equal(op.type, 'hook');
-    for (const name of ['perform', 'performList', 'performSubscribe', 'performUnsubscribe'])
+    for (const name of ['perform', 'performList', 'performSubscribe', 'performUnsubscribe'] as const)
       assert.equal(typeof op[name], 'function', name);
     const fields = ['id', 'organization_id', 'created_at', 'summary', 'duration_seconds', 'agent_id'];
     assert.deepEqual(Object.keys(op.sample).sort(), [...fields].sort());
-    assert.deepEqual(op.outputFields.map((f: { key: string }) => f.key).sort(), [...fields].sort());
+    assert.deepEqual(op.outputFields.map((f) => f.key).sort(), [...fields].sort());
     assert.equal(Number.isInteger(op.sample.duration_seconds), true);
     assert.equal(new Date(op.sample.created_at).toISOString(), op.sample.created_at);
   });

@@ -1,20 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { BeforeRequestMiddleware } from 'zapier-platform-core';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, PASSWORD, type Member } from '../helpers/fixtures.ts';
 import { createClient, type TestClient } from '../helpers/oauth.ts';
 import { completeCall } from '../helpers/webhooks.ts';
-import { App, authorizeAccount, useSwitchboard, zapier, ZAPIER_REDIRECT_URI } from '../helpers/zapier.ts';
+import { App, type AppMethod, appInvoker, authorizeAccount, useSwitchboard, ZAPIER_REDIRECT_URI } from '../helpers/zapier.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- Zapier apps are plain objects */
-
-// Verbatim the beforeRequest of Zapier's OAuth2 example app and CLI template
-// (zapier-platform example-apps/oauth2): the bearer token goes on EVERY
-// request, the token endpoint's refresh call included, where it is the old
-// (expired) access token next to client_id/client_secret in the body.
-const includeBearerToken = (request: any, z: any, bundle: any) => {
+// The beforeRequest of Zapier's OAuth2 example app and CLI template
+// (zapier-platform example-apps/oauth2), with types: the bearer token goes on
+// EVERY request, the token endpoint's refresh call included, where it is the
+// old (expired) access token next to client_id/client_secret in the body.
+const includeBearerToken: BeforeRequestMiddleware = (request, _z, bundle) => {
   if (bundle.authData.access_token) {
-    request.headers.Authorization = `Bearer ${bundle.authData.access_token}`;
+    request.headers = { ...request.headers, Authorization: `Bearer ${bundle.authData.access_token}` };
   }
   return request;
 };
@@ -24,9 +23,8 @@ const includeBearerToken = (request: any, z: any, bundle: any) => {
 // platform endpoints need (docs/interface.md §5.1), as it leaves an Authorization
 // header that is already there alone.
 const TemplateApp = { ...App, beforeRequest: [includeBearerToken, ...App.beforeRequest] };
-const tester = zapier.createAppTester(TemplateApp);
 const oauth2 = TemplateApp.authentication.oauth2Config;
-const invoke = <T = any>(method: any, bundle: Record<string, unknown>) => tester(method, bundle as any) as Promise<T>;
+const invoke = appInvoker(TemplateApp);
 
 type AuthData = { access_token: string; refresh_token: string };
 
@@ -35,7 +33,7 @@ type AuthData = { access_token: string; refresh_token: string };
  * run refreshAccessToken with the stored authData (old access token included),
  * store the answer and run the method once more.
  */
-async function invokeWithAutoRefresh<T>(method: any, bundle: { authData: AuthData }): Promise<{ result: T; refreshed: boolean }> {
+async function invokeWithAutoRefresh<T>(method: AppMethod, bundle: { authData: AuthData }): Promise<{ result: T; refreshed: boolean }> {
   try {
     return { result: await invoke<T>(method, bundle), refreshed: false };
   } catch (err) {

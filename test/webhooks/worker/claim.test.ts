@@ -53,9 +53,9 @@ describe('claiming deliveries', () => {
     const waiting = (await deliveriesOf(t, slowHook.id)).filter((d) => d.attempts === 0);
     assert.equal(waiting.length, 5);
 
-    release.splice(0).forEach((answer) => answer());
+    for (const answer of release.splice(0)) answer();
     const done = await waitFor('the slow hook to drain', async () => {
-      release.splice(0).forEach((answer) => answer());
+      for (const answer of release.splice(0)) answer();
       const rows = await deliveriesOf(t, slowHook.id);
       return rows.every((d) => d.status === 'succeeded') ? rows : undefined;
     });

@@ -44,6 +44,16 @@ describe('recording attempt outcomes in batches', () => {
     };
   }
 
+  /** The app's pool behind a stand-in that counts the statements sent through query(). */
+  function countingPool(): { pool: Pool; statements: () => number } {
+    let statements = 0;
+    const query = (...args: unknown[]) => {
+      statements++;
+      return (t.db.pool.query as (...a: unknown[]) => unknown).apply(t.db.pool, args);
+    };
+    return { pool: { query } as unknown as Pool, statements: () => statements };
+  }
+
   async function hookWithCalls(path: string, calls: number) {
     const org = await connectPlatform(t);
     const hook = await subscribeHook(t, org, { hookUrl: `https://127.0.0.1:9${path}` });
@@ -57,13 +67,10 @@ describe('recording attempt outcomes in batches', () => {
     assert.equal(claimed.length, 4);
     const [a, b, c, d] = claimed as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
 
-    let statements = 0;
-    const counting = {
-      query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)),
-    } as unknown as Pool;
+    const counting = countingPool();
     // b's receiver refused it with a 400: the endpoint works, so its concurrency stays (endpoint-health.ts).
-    const recorded = await writeOutcomes(counting, [outcome(a, 'succeeded'), outcome(b, 'retrying', new Date(), 400)]);
-    assert.equal(statements, 1, 'two outcomes, one statement');
+    const recorded = await writeOutcomes(counting.pool, [outcome(a, 'succeeded'), outcome(b, 'retrying', new Date(), 400)]);
+    assert.equal(counting.statements(), 1, 'two outcomes, one statement');
     assert.deepEqual(
       recorded.map((r) => r.held),
       [true, true],
@@ -113,12 +120,9 @@ describe('recording attempt outcomes in batches', () => {
       status: 'failed',
     };
 
-    let statements = 0;
-    const counting = {
-      query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)),
-    } as unknown as Pool;
-    const recorded = await writeOutcomes(counting, [removal, outcome(goneSecond, 'succeeded'), outcome(keptOne, 'succeeded')]);
-    assert.equal(statements, 1, 'the removal is part of the one statement');
+    const counting = countingPool();
+    const recorded = await writeOutcomes(counting.pool, [removal, outcome(goneSecond, 'succeeded'), outcome(keptOne, 'succeeded')]);
+    assert.equal(counting.statements(), 1, 'the removal is part of the one statement');
     assert.deepEqual(
       recorded.map((r) => r.held),
       [true, true, true],
@@ -149,25 +153,19 @@ describe('recording attempt outcomes in batches', () => {
   test('outcomes that finish while a batch is being written go together in the next statement', async () => {
     await hookWithCalls('/group', 5);
     const claimed = await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 });
-    let statements = 0;
-    const counting = {
-      query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)),
-    } as unknown as Pool;
-    const recorder = createOutcomeRecorder(counting);
+    const counting = countingPool();
+    const recorder = createOutcomeRecorder(counting.pool);
     const results = await Promise.all(claimed.map((x) => recorder.record(outcome(x, 'succeeded'))));
     assert.ok(results.every((r) => r.held));
-    assert.equal(statements, 2, 'the first outcome alone, then the four that arrived meanwhile');
+    assert.equal(counting.statements(), 2, 'the first outcome alone, then the four that arrived meanwhile');
     await recorder.idle();
   });
 
   test('a batch PostgreSQL refuses is written again one outcome at a time: only the outcome it will not take fails', async () => {
     const hook = await hookWithCalls('/refused', 3);
     const [first, bad, good] = (await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 })) as ClaimedDelivery[];
-    let statements = 0;
-    const counting = {
-      query: (...args: unknown[]) => (statements++, (t.db.pool.query as (...a: unknown[]) => unknown)(...args)),
-    } as unknown as Pool;
-    const recorder = createOutcomeRecorder(counting);
+    const counting = countingPool();
+    const recorder = createOutcomeRecorder(counting.pool);
     // The first is written at once; the other two wait for it and go together,
     // in a statement the status CHECK constraint refuses because of one of them.
     const refused = { ...outcome(bad!, 'succeeded'), status: 'bogus' } as unknown as OutcomeRecord;
@@ -184,7 +182,7 @@ describe('recording attempt outcomes in batches', () => {
       status: 'fulfilled',
       value: { deliveryId: good!.id, held: true, subscriptionId: hook.id, disabledNow: false, circuitRetryAt: null, dropped: false },
     });
-    assert.equal(statements, 4, 'the first alone, the refused pair, then each of the pair alone');
+    assert.equal(counting.statements(), 4, 'the first alone, the refused pair, then each of the pair alone');
 
     const rows = new Map((await deliveriesOf(t, hook.id)).map((row) => [row.id, row]));
     assert.equal(rows.get(first!.id)!.status, 'succeeded');
@@ -205,7 +203,10 @@ describe('recording attempt outcomes in batches', () => {
       await blocker.query('SELECT 1 FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [held!.id]);
       const recorder = createOutcomeRecorder(t.db.pool);
       let firstDone = false;
-      const first = recorder.record(outcome(held!, 'succeeded')).then((r) => ((firstDone = true), r));
+      const first = recorder.record(outcome(held!, 'succeeded')).then((r) => {
+        firstDone = true;
+        return r;
+      });
       const others = await Promise.race([
         Promise.all(rest.map((x) => recorder.record(outcome(x, 'succeeded')))),
         new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 5000)),
