@@ -3,7 +3,7 @@
 // new rows take that organization from app_current_org().
 import type { ActiveSession } from '../auth/sessions.queries.ts';
 import type { Queryable } from '../db/pool.ts';
-import type { Location } from './locations.schemas.ts';
+import { LOCATION_FIELDS, type Location } from './locations.schemas.ts';
 
 export interface LocationFields {
   name: string;
@@ -19,18 +19,7 @@ export interface LocationFields {
 }
 
 /** The columns an update may set; the keys of a patch are checked against this list. */
-const UPDATABLE: readonly (keyof LocationFields)[] = [
-  'name',
-  'address_line1',
-  'address_line2',
-  'city',
-  'state',
-  'postal_code',
-  'country',
-  'latitude',
-  'longitude',
-  'is_primary',
-];
+const UPDATABLE: readonly (keyof LocationFields)[] = LOCATION_FIELDS;
 
 const COLUMNS = `id, organization_id, name, address_line1, address_line2, city, state, postal_code, country,
   latitude, longitude, is_primary, created_at, updated_at`;

@@ -1,7 +1,7 @@
 // SQL for service areas; run inside withOrg (row-level security), new rows
 // take their organization from app_current_org().
 import type { Queryable } from '../db/pool.ts';
-import type { ServiceArea } from './service-areas.schemas.ts';
+import { SERVICE_AREA_FIELDS, type ServiceArea } from './service-areas.schemas.ts';
 
 export interface ServiceAreaFields {
   label: string;
@@ -13,7 +13,7 @@ export interface ServiceAreaFields {
 }
 
 /** The columns an update may set; the keys of a patch are checked against this list. */
-const UPDATABLE: readonly (keyof ServiceAreaFields)[] = ['label', 'area_type', 'value', 'country', 'radius_km', 'location_id'];
+const UPDATABLE: readonly (keyof ServiceAreaFields)[] = SERVICE_AREA_FIELDS;
 
 const COLUMNS = 'id, organization_id, label, area_type, value, country, radius_km, location_id, created_at, updated_at';
 

@@ -2,7 +2,7 @@
 // confirmation page), make primary. Everything goes through the locations
 // service, and forms are validated with the API's own schemas.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { LocationCreateBody, LocationPatchBody, type Location } from '../locations/locations.schemas.ts';
+import { LOCATION_FIELDS, LocationCreateBody, LocationPatchBody, type Location } from '../locations/locations.schemas.ts';
 import { createLocation, deleteLocation, getLocation, listLocations, makePrimary, updateLocation } from '../locations/locations.service.ts';
 import type { Csrf } from '../crypto/csrf.ts';
 import {
@@ -22,18 +22,6 @@ import { locationFormPage } from './pages/location-form.page.ts';
 import { locationsPage } from './pages/locations.page.ts';
 import { sectionAccess, type SignedIn } from './signed-in.ts';
 
-const FIELDS = [
-  'name',
-  'address_line1',
-  'address_line2',
-  'city',
-  'state',
-  'postal_code',
-  'country',
-  'latitude',
-  'longitude',
-  'is_primary',
-] as const;
 const LABELS = { name: 'Name', latitude: 'Latitude', longitude: 'Longitude' };
 const NOTICES = {
   created: 'Location created.',
@@ -97,7 +85,7 @@ export function locationPages(csrf: Csrf) {
     app.post<{ Body: FormBody }>('/ui/locations', hide, async (request, reply) => {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
-      const values = formValues(request.body, FIELDS);
+      const values = formValues(request.body, LOCATION_FIELDS);
       const body = { ...editableFields(values), is_primary: values.is_primary === 'on' };
       const result = validateCreate(body);
       if (!result.ok) return showForm(reply, ctx, values, result.errors);
@@ -117,7 +105,7 @@ export function locationPages(csrf: Csrf) {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
       const id = pathId(request.params.id, 'location');
-      const values = formValues(request.body, FIELDS);
+      const values = formValues(request.body, LOCATION_FIELDS);
       const result = validatePatch(editableFields(values));
       if (!result.ok) return showForm(reply, ctx, values, result.errors, id);
       const failed = await fieldErrorsOf(() => updateLocation(app.db, app.caches, ctx.organizationId, id, result.value), LABELS);

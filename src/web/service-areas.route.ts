@@ -3,7 +3,12 @@
 // radius. Everything goes through the service-areas service and the API's schemas.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { listLocations } from '../locations/locations.service.ts';
-import { ServiceAreaCreateBody, ServiceAreaPatchBody, type ServiceArea } from '../service-areas/service-areas.schemas.ts';
+import {
+  SERVICE_AREA_FIELDS,
+  ServiceAreaCreateBody,
+  ServiceAreaPatchBody,
+  type ServiceArea,
+} from '../service-areas/service-areas.schemas.ts';
 import {
   createServiceArea,
   deleteServiceArea,
@@ -29,7 +34,6 @@ import { serviceAreaFormPage } from './pages/service-area-form.page.ts';
 import { serviceAreasPage } from './pages/service-areas.page.ts';
 import { sectionAccess, type SignedIn } from './signed-in.ts';
 
-const FIELDS = ['label', 'area_type', 'value', 'country', 'radius_km', 'location_id'] as const;
 const LABELS = { location_id: 'The location', radius_km: 'Radius' };
 const NOTICES = { created: 'Service area created.', updated: 'Service area saved.', deleted: 'Service area deleted.' };
 
@@ -96,7 +100,7 @@ export function serviceAreaPages(csrf: Csrf) {
     app.post<{ Body: FormBody }>('/ui/service-areas', hide, async (request, reply) => {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
-      const values = formValues(request.body, FIELDS);
+      const values = formValues(request.body, SERVICE_AREA_FIELDS);
       const result = validateCreate(editableFields(values));
       if (!result.ok) return showForm(reply, ctx, values, result.errors);
       const failed = await fieldErrorsOf(() => createServiceArea(app.db, ctx.organizationId, result.value), LABELS);
@@ -116,7 +120,7 @@ export function serviceAreaPages(csrf: Csrf) {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
       const id = pathId(request.params.id, 'service area');
-      const values = formValues(request.body, FIELDS);
+      const values = formValues(request.body, SERVICE_AREA_FIELDS);
       const result = validatePatch(editableFields(values));
       if (!result.ok) return showForm(reply, ctx, values, result.errors, id);
       const failed = await fieldErrorsOf(() => updateServiceArea(app.db, ctx.organizationId, id, result.value), LABELS);
