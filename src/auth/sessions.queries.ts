@@ -1,14 +1,9 @@
 import type { Queryable } from '../db/pool.ts';
-import type { Role } from '../organizations/users.queries.ts';
+import type { Role, UserInOrganization } from '../organizations/users.queries.ts';
 
-export interface ActiveSession {
+export interface ActiveSession extends UserInOrganization {
   session_id: string;
   expires_at: Date;
-  user_id: string;
-  email: string;
-  user_name: string | null;
-  organization_id: string;
-  organization_name: string;
   role: Role;
 }
 

@@ -2,8 +2,9 @@
 // security limits each statement to the organization of the transaction, and
 // new rows take that organization from app_current_org().
 import type { ActiveSession } from '../auth/sessions.queries.ts';
+import { patchAssignments } from '../db/patch.queries.ts';
 import type { Queryable } from '../db/pool.ts';
-import type { Location } from './locations.schemas.ts';
+import { LOCATION_FIELDS, type Location } from './locations.schemas.ts';
 
 export interface LocationFields {
   name: string;
@@ -19,18 +20,7 @@ export interface LocationFields {
 }
 
 /** The columns an update may set; the keys of a patch are checked against this list. */
-const UPDATABLE: readonly (keyof LocationFields)[] = [
-  'name',
-  'address_line1',
-  'address_line2',
-  'city',
-  'state',
-  'postal_code',
-  'country',
-  'latitude',
-  'longitude',
-  'is_primary',
-];
+const UPDATABLE: readonly (keyof LocationFields)[] = LOCATION_FIELDS;
 
 const COLUMNS = `id, organization_id, name, address_line1, address_line2, city, state, postal_code, country,
   latitude, longitude, is_primary, created_at, updated_at`;
@@ -81,12 +71,11 @@ export async function insertLocation(db: Queryable, fields: LocationFields): Pro
 
 /** Sets only the columns present in the patch; an empty patch reads the row unchanged. */
 export async function updateLocation(db: Queryable, id: string, patch: Partial<LocationFields>): Promise<Location | undefined> {
-  const columns = UPDATABLE.filter((column) => patch[column] !== undefined);
-  if (columns.length === 0) return findLocation(db, id);
-  const assignments = columns.map((column, index) => `${column} = $${index + 2}`).join(', ');
-  const { rows } = await db.query<LocationRow>(`UPDATE locations SET ${assignments} WHERE id = $1 RETURNING ${COLUMNS}`, [
+  const set = patchAssignments(UPDATABLE, patch);
+  if (!set) return findLocation(db, id);
+  const { rows } = await db.query<LocationRow>(`UPDATE locations SET ${set.assignments} WHERE id = $1 RETURNING ${COLUMNS}`, [
     id,
-    ...columns.map((column) => patch[column]),
+    ...set.values,
   ]);
   return rows[0] && toLocation(rows[0]);
 }

@@ -59,6 +59,20 @@ export const Location = Type.Object(
 );
 export type Location = Static<typeof Location>;
 
+/** The fields a client writes, in the form's order: the columns an update may set and the web form's inputs. */
+export const LOCATION_FIELDS = [
+  'name',
+  'address_line1',
+  'address_line2',
+  'city',
+  'state',
+  'postal_code',
+  'country',
+  'latitude',
+  'longitude',
+  'is_primary',
+] as const;
+
 const writableFields = {
   name: Label('Label of the location, trimmed'),
   address_line1: Text('Street address'),
@@ -70,7 +84,7 @@ const writableFields = {
   latitude: NullableNumber({ minimum: -LATITUDE_MAX, maximum: LATITUDE_MAX }, 'Degrees north; given together with longitude'),
   longitude: NullableNumber({ minimum: -LONGITUDE_MAX, maximum: LONGITUDE_MAX }, 'Degrees east; given together with latitude'),
   is_primary: Type.Boolean({ description: "Make this the organization's primary location (clears the previous one)" }),
-};
+} satisfies Record<(typeof LOCATION_FIELDS)[number], TSchema>;
 
 /** A number on one side of the pair requires a number on the other; `dependentRequired` makes them travel together. */
 function numberRequiresNumber(given: string, other: string): TSchema {

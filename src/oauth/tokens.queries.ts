@@ -1,5 +1,6 @@
 // Access and refresh tokens, stored as SHA-256 hashes. System queries (owner role).
 import type { Queryable } from '../db/pool.ts';
+import type { UserInOrganization } from '../organizations/users.queries.ts';
 
 export async function insertAccessToken(
   db: Queryable,
@@ -34,15 +35,10 @@ export async function insertRefreshToken(
 }
 
 /** What a valid access token stands for: the one row behind every bearer request. */
-export interface ActiveAccessToken {
+export interface ActiveAccessToken extends UserInOrganization {
   grant_id: string;
   scopes: string[];
   expires_at: Date;
-  user_id: string;
-  email: string;
-  user_name: string | null;
-  organization_id: string;
-  organization_name: string;
   client_id: string;
   client_secret_hash: Buffer;
 }

@@ -14,6 +14,15 @@ export interface UserWithPassword extends User {
   password_hash: string;
 }
 
+/** Who a web session or an access token stands for, as the reads that check them return it. */
+export interface UserInOrganization {
+  user_id: string;
+  email: string;
+  user_name: string | null;
+  organization_id: string;
+  organization_name: string;
+}
+
 export interface OrganizationMembership {
   id: string;
   name: string;

@@ -1,7 +1,8 @@
 // SQL for service areas; run inside withOrg (row-level security), new rows
 // take their organization from app_current_org().
+import { patchAssignments } from '../db/patch.queries.ts';
 import type { Queryable } from '../db/pool.ts';
-import type { ServiceArea } from './service-areas.schemas.ts';
+import { SERVICE_AREA_FIELDS, type ServiceArea } from './service-areas.schemas.ts';
 
 export interface ServiceAreaFields {
   label: string;
@@ -13,7 +14,7 @@ export interface ServiceAreaFields {
 }
 
 /** The columns an update may set; the keys of a patch are checked against this list. */
-const UPDATABLE: readonly (keyof ServiceAreaFields)[] = ['label', 'area_type', 'value', 'country', 'radius_km', 'location_id'];
+const UPDATABLE: readonly (keyof ServiceAreaFields)[] = SERVICE_AREA_FIELDS;
 
 const COLUMNS = 'id, organization_id, label, area_type, value, country, radius_km, location_id, created_at, updated_at';
 
@@ -49,12 +50,11 @@ export async function insertServiceArea(db: Queryable, fields: ServiceAreaFields
 
 /** Sets only the columns present in the patch; an empty patch reads the row unchanged. */
 export async function updateServiceArea(db: Queryable, id: string, patch: Partial<ServiceAreaFields>): Promise<ServiceArea | undefined> {
-  const columns = UPDATABLE.filter((column) => patch[column] !== undefined);
-  if (columns.length === 0) return findServiceArea(db, id);
-  const assignments = columns.map((column, index) => `${column} = $${index + 2}`).join(', ');
-  const { rows } = await db.query<ServiceAreaRow>(`UPDATE service_areas SET ${assignments} WHERE id = $1 RETURNING ${COLUMNS}`, [
+  const set = patchAssignments(UPDATABLE, patch);
+  if (!set) return findServiceArea(db, id);
+  const { rows } = await db.query<ServiceAreaRow>(`UPDATE service_areas SET ${set.assignments} WHERE id = $1 RETURNING ${COLUMNS}`, [
     id,
-    ...columns.map((column) => patch[column]),
+    ...set.values,
   ]);
   return rows[0] && toServiceArea(rows[0]);
 }

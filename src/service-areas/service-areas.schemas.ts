@@ -1,6 +1,6 @@
 // Service areas (docs/interface.md §2.5). The only validation of request
 // bodies; the OpenAPI document is generated from these same schemas.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { UUID_PATTERN } from '../http/schemas.ts';
 import { Label, NullableNumber, NullableText } from '../locations/locations.schemas.ts';
 
@@ -27,6 +27,9 @@ export const ServiceArea = Type.Object(
 );
 export type ServiceArea = Static<typeof ServiceArea>;
 
+/** The fields a client writes, in the form's order: the columns an update may set and the web form's inputs. */
+export const SERVICE_AREA_FIELDS = ['label', 'area_type', 'value', 'country', 'radius_km', 'location_id'] as const;
+
 const writableFields = {
   label: Label('Human-readable name (a city, a region, a postal code), trimmed'),
   area_type: NullableText('Free convention, for example city, postal_code or region'),
@@ -42,7 +45,7 @@ const writableFields = {
     pattern: UUID_PATTERN,
     description: 'A location of the same organization, or null; cleared when that location is deleted',
   }),
-};
+} satisfies Record<(typeof SERVICE_AREA_FIELDS)[number], TSchema>;
 
 export const ServiceAreaCreateBody = Type.Object(
   {

@@ -2,38 +2,16 @@
 // confirmation page), make primary. Everything goes through the locations
 // service, and forms are validated with the API's own schemas.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { LocationCreateBody, LocationPatchBody, type Location } from '../locations/locations.schemas.ts';
+import { LOCATION_FIELDS, LocationCreateBody, LocationPatchBody, type Location } from '../locations/locations.schemas.ts';
 import { createLocation, deleteLocation, getLocation, listLocations, makePrimary, updateLocation } from '../locations/locations.service.ts';
 import type { Csrf } from '../crypto/csrf.ts';
-import {
-  fieldErrorsOf,
-  formValidator,
-  formValues,
-  pathId,
-  noticeFor,
-  nullableNumber,
-  nullableText,
-  type FieldErrors,
-  type FormBody,
-} from './forms.ts';
+import { formValidator, formValues, pathId, noticeFor, nullableNumber, nullableText, type FieldErrors, type FormBody } from './forms.ts';
 import { sendPage } from './layout.ts';
-import { confirmDeletePage } from './pages/confirm-delete.page.ts';
 import { locationFormPage } from './pages/location-form.page.ts';
 import { locationsPage } from './pages/locations.page.ts';
+import { deleteRecordRoutes, saveRecordForm } from './record-routes.ts';
 import { sectionAccess, type SignedIn } from './signed-in.ts';
 
-const FIELDS = [
-  'name',
-  'address_line1',
-  'address_line2',
-  'city',
-  'state',
-  'postal_code',
-  'country',
-  'latitude',
-  'longitude',
-  'is_primary',
-] as const;
 const LABELS = { name: 'Name', latitude: 'Latitude', longitude: 'Longitude' };
 const NOTICES = {
   created: 'Location created.',
@@ -76,7 +54,8 @@ export function locationPages(csrf: Csrf) {
     const validateCreate = formValidator<LocationCreateBody>(LocationCreateBody);
     const validatePatch = formValidator<LocationPatchBody>(LocationPatchBody);
     const hide = { schema: { hide: true } };
-    const { page, form } = sectionAccess(csrf, 'locations');
+    const access = sectionAccess(csrf, 'locations');
+    const { page, form } = access;
     const showForm = (reply: FastifyReply, ctx: SignedIn, values: Record<string, string>, errors: FieldErrors, id?: string) =>
       sendPage(reply, 400, locationFormPage({ nav: ctx.nav, values, errors, ...(id ? { id } : {}) }));
 
@@ -97,13 +76,15 @@ export function locationPages(csrf: Csrf) {
     app.post<{ Body: FormBody }>('/ui/locations', hide, async (request, reply) => {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
-      const values = formValues(request.body, FIELDS);
-      const body = { ...editableFields(values), is_primary: values.is_primary === 'on' };
-      const result = validateCreate(body);
-      if (!result.ok) return showForm(reply, ctx, values, result.errors);
-      const failed = await fieldErrorsOf(() => createLocation(app.db, app.caches, ctx.organizationId, result.value), LABELS);
-      if (failed) return showForm(reply, ctx, values, failed);
-      return reply.redirect('/ui/locations?done=created', 303);
+      const values = formValues(request.body, LOCATION_FIELDS);
+      return saveRecordForm(reply, {
+        data: { ...editableFields(values), is_primary: values.is_primary === 'on' },
+        validate: validateCreate,
+        write: (body) => createLocation(app.db, app.caches, ctx.organizationId, body),
+        labels: LABELS,
+        showForm: (errors) => showForm(reply, ctx, values, errors),
+        done: '/ui/locations?done=created',
+      });
     });
 
     app.get<{ Params: { id: string } }>('/ui/locations/:id/edit', hide, async (request, reply) => {
@@ -117,12 +98,15 @@ export function locationPages(csrf: Csrf) {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
       const id = pathId(request.params.id, 'location');
-      const values = formValues(request.body, FIELDS);
-      const result = validatePatch(editableFields(values));
-      if (!result.ok) return showForm(reply, ctx, values, result.errors, id);
-      const failed = await fieldErrorsOf(() => updateLocation(app.db, app.caches, ctx.organizationId, id, result.value), LABELS);
-      if (failed) return showForm(reply, ctx, values, failed, id);
-      return reply.redirect('/ui/locations?done=updated', 303);
+      const values = formValues(request.body, LOCATION_FIELDS);
+      return saveRecordForm(reply, {
+        data: editableFields(values),
+        validate: validatePatch,
+        write: (patch) => updateLocation(app.db, app.caches, ctx.organizationId, id, patch),
+        labels: LABELS,
+        showForm: (errors) => showForm(reply, ctx, values, errors, id),
+        done: '/ui/locations?done=updated',
+      });
     });
 
     app.post<{ Params: { id: string }; Body: FormBody }>('/ui/locations/:id/primary', hide, async (request, reply) => {
@@ -132,29 +116,18 @@ export function locationPages(csrf: Csrf) {
       return reply.redirect('/ui/locations?done=primary', 303);
     });
 
-    app.get<{ Params: { id: string } }>('/ui/locations/:id/delete', hide, async (request, reply) => {
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
-      const location = await getLocation(app.db, ctx.organizationId, pathId(request.params.id, 'location'));
-      return sendPage(
-        reply,
-        200,
-        confirmDeletePage({
-          nav: ctx.nav,
-          title: `Delete ${location.name}?`,
-          message: `The location is removed for everyone in ${ctx.nav.organizationName}. Service areas linked to it are kept, without a location.`,
-          action: `/ui/locations/${location.id}/delete`,
-          cancelHref: '/ui/locations',
-          button: 'Delete location',
-        }),
-      );
-    });
-
-    app.post<{ Params: { id: string }; Body: FormBody }>('/ui/locations/:id/delete', hide, async (request, reply) => {
-      const ctx = await form(request, reply);
-      if (!ctx) return reply;
-      await deleteLocation(app.db, app.caches, ctx.organizationId, pathId(request.params.id, 'location'));
-      return reply.redirect('/ui/locations?done=deleted', 303);
+    deleteRecordRoutes(app, {
+      base: '/ui/locations',
+      what: 'location',
+      access,
+      find: (ctx, id) => getLocation(app.db, ctx.organizationId, id),
+      remove: (ctx, id) => deleteLocation(app.db, app.caches, ctx.organizationId, id),
+      prompt: (location, ctx) => ({
+        title: `Delete ${location.name}?`,
+        message: `The location is removed for everyone in ${ctx.nav.organizationName}. Service areas linked to it are kept, without a location.`,
+        cancelHref: '/ui/locations',
+        button: 'Delete location',
+      }),
     });
   };
 }

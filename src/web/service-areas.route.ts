@@ -3,7 +3,12 @@
 // radius. Everything goes through the service-areas service and the API's schemas.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { listLocations } from '../locations/locations.service.ts';
-import { ServiceAreaCreateBody, ServiceAreaPatchBody, type ServiceArea } from '../service-areas/service-areas.schemas.ts';
+import {
+  SERVICE_AREA_FIELDS,
+  ServiceAreaCreateBody,
+  ServiceAreaPatchBody,
+  type ServiceArea,
+} from '../service-areas/service-areas.schemas.ts';
 import {
   createServiceArea,
   deleteServiceArea,
@@ -12,24 +17,13 @@ import {
   updateServiceArea,
 } from '../service-areas/service-areas.service.ts';
 import type { Csrf } from '../crypto/csrf.ts';
-import {
-  fieldErrorsOf,
-  formValidator,
-  formValues,
-  pathId,
-  noticeFor,
-  nullableNumber,
-  nullableText,
-  type FieldErrors,
-  type FormBody,
-} from './forms.ts';
+import { formValidator, formValues, pathId, noticeFor, nullableNumber, nullableText, type FieldErrors, type FormBody } from './forms.ts';
 import { sendPage } from './layout.ts';
-import { confirmDeletePage } from './pages/confirm-delete.page.ts';
 import { serviceAreaFormPage } from './pages/service-area-form.page.ts';
 import { serviceAreasPage } from './pages/service-areas.page.ts';
+import { deleteRecordRoutes, saveRecordForm } from './record-routes.ts';
 import { sectionAccess, type SignedIn } from './signed-in.ts';
 
-const FIELDS = ['label', 'area_type', 'value', 'country', 'radius_km', 'location_id'] as const;
 const LABELS = { location_id: 'The location', radius_km: 'Radius' };
 const NOTICES = { created: 'Service area created.', updated: 'Service area saved.', deleted: 'Service area deleted.' };
 
@@ -61,7 +55,8 @@ export function serviceAreaPages(csrf: Csrf) {
     const validateCreate = formValidator<ServiceAreaCreateBody>(ServiceAreaCreateBody);
     const validatePatch = formValidator<ServiceAreaPatchBody>(ServiceAreaPatchBody);
     const hide = { schema: { hide: true } };
-    const { page, form } = sectionAccess(csrf, 'service-areas');
+    const access = sectionAccess(csrf, 'service-areas');
+    const { page, form } = access;
     const showForm = async (reply: FastifyReply, ctx: SignedIn, values: Record<string, string>, errors: FieldErrors, id?: string) =>
       sendPage(
         reply,
@@ -96,12 +91,15 @@ export function serviceAreaPages(csrf: Csrf) {
     app.post<{ Body: FormBody }>('/ui/service-areas', hide, async (request, reply) => {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
-      const values = formValues(request.body, FIELDS);
-      const result = validateCreate(editableFields(values));
-      if (!result.ok) return showForm(reply, ctx, values, result.errors);
-      const failed = await fieldErrorsOf(() => createServiceArea(app.db, ctx.organizationId, result.value), LABELS);
-      if (failed) return showForm(reply, ctx, values, failed);
-      return reply.redirect('/ui/service-areas?done=created', 303);
+      const values = formValues(request.body, SERVICE_AREA_FIELDS);
+      return saveRecordForm(reply, {
+        data: editableFields(values),
+        validate: validateCreate,
+        write: (body) => createServiceArea(app.db, ctx.organizationId, body),
+        labels: LABELS,
+        showForm: (errors) => showForm(reply, ctx, values, errors),
+        done: '/ui/service-areas?done=created',
+      });
     });
 
     app.get<{ Params: { id: string } }>('/ui/service-areas/:id/edit', hide, async (request, reply) => {
@@ -116,37 +114,29 @@ export function serviceAreaPages(csrf: Csrf) {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
       const id = pathId(request.params.id, 'service area');
-      const values = formValues(request.body, FIELDS);
-      const result = validatePatch(editableFields(values));
-      if (!result.ok) return showForm(reply, ctx, values, result.errors, id);
-      const failed = await fieldErrorsOf(() => updateServiceArea(app.db, ctx.organizationId, id, result.value), LABELS);
-      if (failed) return showForm(reply, ctx, values, failed, id);
-      return reply.redirect('/ui/service-areas?done=updated', 303);
+      const values = formValues(request.body, SERVICE_AREA_FIELDS);
+      return saveRecordForm(reply, {
+        data: editableFields(values),
+        validate: validatePatch,
+        write: (patch) => updateServiceArea(app.db, ctx.organizationId, id, patch),
+        labels: LABELS,
+        showForm: (errors) => showForm(reply, ctx, values, errors, id),
+        done: '/ui/service-areas?done=updated',
+      });
     });
 
-    app.get<{ Params: { id: string } }>('/ui/service-areas/:id/delete', hide, async (request, reply) => {
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
-      const area = await getServiceArea(app.db, ctx.organizationId, pathId(request.params.id, 'service area'));
-      return sendPage(
-        reply,
-        200,
-        confirmDeletePage({
-          nav: ctx.nav,
-          title: `Delete ${area.label}?`,
-          message: `The service area is removed for everyone in ${ctx.nav.organizationName}.`,
-          action: `/ui/service-areas/${area.id}/delete`,
-          cancelHref: '/ui/service-areas',
-          button: 'Delete service area',
-        }),
-      );
-    });
-
-    app.post<{ Params: { id: string }; Body: FormBody }>('/ui/service-areas/:id/delete', hide, async (request, reply) => {
-      const ctx = await form(request, reply);
-      if (!ctx) return reply;
-      await deleteServiceArea(app.db, ctx.organizationId, pathId(request.params.id, 'service area'));
-      return reply.redirect('/ui/service-areas?done=deleted', 303);
+    deleteRecordRoutes(app, {
+      base: '/ui/service-areas',
+      what: 'service area',
+      access,
+      find: (ctx, id) => getServiceArea(app.db, ctx.organizationId, id),
+      remove: (ctx, id) => deleteServiceArea(app.db, ctx.organizationId, id),
+      prompt: (area, ctx) => ({
+        title: `Delete ${area.label}?`,
+        message: `The service area is removed for everyone in ${ctx.nav.organizationName}.`,
+        cancelHref: '/ui/service-areas',
+        button: 'Delete service area',
+      }),
     });
   };
 }

@@ -55,6 +55,18 @@ async function resolve(
   };
 }
 
+/** The browser's web session, or undefined after redirecting to the login page, which comes back to `back`. */
+async function sessionOrLogin(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  back: string,
+  status: 302 | 303,
+): Promise<ActiveSession | undefined> {
+  const session = await webSession(request);
+  if (!session) reply.redirect(loginUrl(back), status);
+  return session;
+}
+
 /** For GET pages: the signed-in context, or undefined after redirecting to the login page (which comes back here). */
 export async function signedInPage(
   request: FastifyRequest,
@@ -62,11 +74,8 @@ export async function signedInPage(
   csrf: Csrf,
   current: Section,
 ): Promise<SignedIn | undefined> {
-  const session = await webSession(request);
-  if (!session) {
-    reply.redirect(loginUrl(request.url), 302);
-    return undefined;
-  }
+  const session = await sessionOrLogin(request, reply, request.url, 302);
+  if (!session) return undefined;
   return resolve(request, reply, csrf, current, session);
 }
 
@@ -80,11 +89,8 @@ export async function signedInForm(
   csrf: Csrf,
   current: Section,
 ): Promise<SignedIn | undefined> {
-  const session = await webSession(request);
-  if (!session) {
-    reply.redirect(loginUrl(SECTIONS.find((s) => s.id === current)!.path), 303);
-    return undefined;
-  }
+  const session = await sessionOrLogin(request, reply, SECTIONS.find((s) => s.id === current)!.path, 303);
+  if (!session) return undefined;
   const form = request.body as { csrf?: unknown } | undefined;
   if (!csrf.verify(request, form?.csrf)) {
     const signedIn = await resolve(request, reply, csrf, current, session);

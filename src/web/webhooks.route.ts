@@ -19,9 +19,9 @@ import type { Csrf } from '../crypto/csrf.ts';
 import { noticeFor, pathId, text, type FormBody } from './forms.ts';
 import { localValue } from './pages/subscription-health.ts';
 import { sendPage } from './layout.ts';
-import { confirmDeletePage } from './pages/confirm-delete.page.ts';
 import { webhookPage } from './pages/webhook.page.ts';
 import { webhooksPage } from './pages/webhooks.page.ts';
+import { deleteRecordRoutes } from './record-routes.ts';
 import { sectionAccess } from './signed-in.ts';
 
 export const ATTEMPTS_PER_PAGE = 25;
@@ -63,7 +63,8 @@ function recoveredNotice(query: { recovered?: unknown; more?: unknown }): string
 
 export function webhookPages(csrf: Csrf) {
   return async function registerWebhookPages(app: FastifyInstance) {
-    const { page, form } = sectionAccess(csrf, 'webhooks');
+    const access = sectionAccess(csrf, 'webhooks');
+    const { page, form } = access;
     const hide = { schema: { hide: true } };
     /** Platform (OAuth client) names for display; the id stands in for a client deleted since. */
     const clientNames = async (ids: string[]) => {
@@ -175,29 +176,18 @@ export function webhookPages(csrf: Csrf) {
       }
     });
 
-    app.get<{ Params: { id: string } }>('/ui/webhooks/:id/delete', hide, async (request, reply) => {
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
-      const subscription = await getVisibleSubscription(app.db, ctx.principal, pathId(request.params.id, 'subscription'));
-      return sendPage(
-        reply,
-        200,
-        confirmDeletePage({
-          nav: ctx.nav,
-          title: 'Delete this webhook subscription?',
-          message: `${subscription.callback_url} will receive no more ${subscription.event} events, and its delivery log is deleted. The app that created it can subscribe again.`,
-          action: `/ui/webhooks/${subscription.id}/delete`,
-          cancelHref: `/ui/webhooks/${subscription.id}`,
-          button: 'Delete subscription',
-        }),
-      );
-    });
-
-    app.post<{ Params: { id: string }; Body: FormBody }>('/ui/webhooks/:id/delete', hide, async (request, reply) => {
-      const ctx = await form(request, reply);
-      if (!ctx) return reply;
-      await removeSubscription(app.db, ctx.principal, pathId(request.params.id, 'subscription'));
-      return reply.redirect('/ui/webhooks?done=deleted', 303);
+    deleteRecordRoutes(app, {
+      base: '/ui/webhooks',
+      what: 'subscription',
+      access,
+      find: (ctx, id) => getVisibleSubscription(app.db, ctx.principal, id),
+      remove: (ctx, id) => removeSubscription(app.db, ctx.principal, id),
+      prompt: (subscription) => ({
+        title: 'Delete this webhook subscription?',
+        message: `${subscription.callback_url} will receive no more ${subscription.event} events, and its delivery log is deleted. The app that created it can subscribe again.`,
+        cancelHref: `/ui/webhooks/${subscription.id}`,
+        button: 'Delete subscription',
+      }),
     });
   };
 }

@@ -16,20 +16,8 @@ import {
 } from './deliveries.queries.ts';
 import { findSubscription } from './subscriptions.queries.ts';
 
-export interface AttemptView {
-  id: string;
-  delivery_id: string;
-  call_id: string;
-  attempt: number;
-  attempted_at: string;
-  status_code: number | null;
-  latency_ms: number | null;
-  error: string | null;
-  error_message: string | null;
-  response_body: string | null;
-  outcome: string;
-  delivery_status: string;
-}
+/** An attempt as the API and the pages show it: the row, with its time as ISO 8601 text. */
+export type AttemptView = Omit<Attempt, 'subscription_id' | 'attempted_at'> & { attempted_at: string };
 
 export interface DeliveryView {
   id: string;

@@ -11,21 +11,19 @@
 import { randomUUID } from 'node:crypto';
 import { generateToken, hashToken } from '../../auth/tokens.ts';
 import type { Pool, Queryable } from '../../db/pool.ts';
-import { withTransaction } from '../../db/transaction.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
-import { REFRESH_TOKEN_CHECKS, runChecks } from '../checks/index.ts';
+import { REFRESH_TOKEN_CHECKS } from '../checks/index.ts';
 import { requestedRefreshScopes } from '../checks/check-refresh-scope.ts';
 import { stringParam, type RefreshContext } from '../checks/context.ts';
-import { revokeGrant } from '../grants.queries.ts';
-import { InvalidGrant, InvalidRequest, OAuthError } from '../oauth.errors.ts';
+import { InvalidGrant, InvalidRequest, type OAuthError } from '../oauth.errors.ts';
 import { exchangeRefreshToken, findCurrentRefreshToken, lockRefreshToken, type RefreshTokenRecord } from '../tokens.queries.ts';
 import { formatScope, normalizeScopes } from '../scopes.ts';
 import { openSuccessor, sealSuccessor } from '../successor-seal.ts';
 import { issueAccessToken, type TokenResponse, type TokenTtls } from '../tokens.service.ts';
+import { failedCheck, inGrantTransaction } from './grant-transaction.ts';
 import type { GrantHandler, GrantOptions } from './index.ts';
 import { refreshInBatch, type RefreshRequest } from './refresh-batches.ts';
 import type { OAuthClientWithSecret } from '../clients.queries.ts';
-import { tags } from '../../cache/tags.ts';
 
 /**
  * What app_refresh_exchange (migration 0014) needs to exchange the presented
@@ -111,7 +109,7 @@ async function decideByChecks(
   options: GrantOptions,
   tokenHash: Buffer,
 ): Promise<TokenResponse> {
-  const outcome = await withTransaction<TokenResponse | OAuthError>(pool, async (tx) => {
+  return inGrantTransaction(pool, options.caches, async (tx) => {
     // Concurrent refreshes of one token serialise on this lock; the second sees it rotated.
     const record = await lockRefreshToken(tx, tokenHash);
     if (!record) return new InvalidGrant('refresh token is unknown (RFC 6749 §5.2)');
@@ -122,16 +120,8 @@ async function decideByChecks(
       graceSeconds: options.refreshReuseGrace,
       ...(ttls.refreshTokenMaxLifetime !== undefined ? { maxLifetimeSeconds: ttls.refreshTokenMaxLifetime } : {}),
     };
-    try {
-      await runChecks(REFRESH_TOKEN_CHECKS, ctx);
-    } catch (error) {
-      if (!(error instanceof OAuthError)) throw error;
-      if (error.revokeGrant) {
-        await revokeGrant(tx, record.grant_id, error.revokeGrant);
-        error.revokedGrantId = record.grant_id;
-      }
-      return error;
-    }
+    const failed = await failedCheck(tx, REFRESH_TOKEN_CHECKS, ctx, record.grant_id);
+    if (failed) return failed;
     if (record.rotated_seconds_ago !== null) return replayWithinGrace(tx, ttls, options.secretBox, record, ctx.scopes!);
     // Current and every check passed on the locked row (the fast path raced with a change that is gone again):
     // the same statement, which sees what the checks saw.
@@ -140,10 +130,4 @@ async function decideByChecks(
     if (!scopes) throw new Error('app_refresh_exchange declined a refresh that every check passed');
     return answer(scopes);
   });
-  if (outcome instanceof OAuthError) {
-    // A revocation a failed check made is committed now: this process forgets the grant's tokens at once.
-    if (outcome.revokedGrantId) options.caches.evict([tags.grant(outcome.revokedGrantId)]);
-    throw outcome;
-  }
-  return outcome;
 }

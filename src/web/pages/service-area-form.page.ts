@@ -1,34 +1,22 @@
 import type { Location } from '../../locations/locations.schemas.ts';
 import { html } from '../html.ts';
-import type { FieldErrors } from '../forms.ts';
-import { layout, type Navigation } from '../layout.ts';
-import { formError, hiddenCsrf, selectField, textField } from './fields.ts';
+import { selectField } from './fields.ts';
+import { recordFormPage, recordTextField, type RecordFormInput } from './record-form.ts';
 
 /** The new- and edit-service-area form; the location select lists the organization's own locations only. */
-export function serviceAreaFormPage(input: {
-  nav: Navigation;
-  id?: string;
-  locations: Location[];
-  values: Record<string, string>;
-  errors: FieldErrors;
-}) {
+export function serviceAreaFormPage(input: RecordFormInput & { locations: Location[] }) {
   const editing = input.id !== undefined;
-  const field = (name: string, label: string, extra: { type?: 'number'; hint?: string; autofocus?: boolean } = {}) =>
-    textField({ name, label, values: input.values, errors: input.errors, ...extra });
-  const title = editing ? `Edit ${input.values.label || 'service area'}` : 'New service area';
+  const field = recordTextField(input);
   const options = [
     { value: '', label: 'No location' },
     ...input.locations.map((l) => ({ value: l.id, label: l.is_primary ? `${l.name} (primary)` : l.name })),
   ];
-  return layout({
-    title,
-    nav: input.nav,
-    body: html`<div class="card">
-  <h1>${title}</h1>
-  ${formError(input.errors)}
-  <form method="post" action="${editing ? `/ui/service-areas/${input.id}` : '/ui/service-areas'}">
-    ${hiddenCsrf(input.nav.csrf)}
-    ${field('label', 'Label', { autofocus: !editing, hint: 'What people call the area: a city, a region, a postal code' })}
+  return recordFormPage({
+    ...input,
+    base: '/ui/service-areas',
+    what: 'service area',
+    title: editing ? `Edit ${input.values.label || 'service area'}` : 'New service area',
+    fields: html`${field('label', 'Label', { autofocus: !editing, hint: 'What people call the area: a city, a region, a postal code' })}
     <div class="row">
       ${field('area_type', 'Type (optional)', { hint: 'For example city, postal_code or region' })}
       ${field('value', 'Value (optional)', { hint: 'The structured value, for example 94107' })}
@@ -37,12 +25,6 @@ export function serviceAreaFormPage(input: {
       ${field('country', 'Country (optional)')}
       ${field('radius_km', 'Radius in km (optional)', { type: 'number', hint: 'Around the linked location' })}
     </div>
-    ${selectField({ name: 'location_id', label: 'Location', options, values: input.values, errors: input.errors })}
-    <div class="actions">
-      <button type="submit">${editing ? 'Save changes' : 'Create service area'}</button>
-      <a href="/ui/service-areas">Cancel</a>
-    </div>
-  </form>
-</div>`,
+    ${selectField({ name: 'location_id', label: 'Location', options, values: input.values, errors: input.errors })}`,
   });
 }
