@@ -9,6 +9,8 @@ import type { TestContext } from 'node:test';
 import type { Queryable } from '../../src/db/pool.ts';
 import { SLOW_ATTEMPT_MS } from '../../src/webhooks/worker/endpoint-health.ts';
 import type { TestApp } from './app.ts';
+import { startHttpsTarget } from './https-target.ts';
+import { connectPlatform, subscribeHook } from './webhooks.ts';
 import type { Member } from './fixtures.ts';
 import type { HttpsTarget } from './https-target.ts';
 import { completeCall, waitFor } from './webhooks.ts';
@@ -154,4 +156,24 @@ export async function assertNeighbourDelivered(
  */
 export async function answeredBefore(db: Queryable, subscriptionIds: readonly string[]): Promise<void> {
   await db.query('UPDATE webhook_subscriptions SET answered = true WHERE id = ANY($1)', [subscriptionIds]);
+}
+
+/**
+ * Organization A with `count` subscriptions whose endpoints accept the
+ * connection and never answer, and organization B with one that answers 204
+ * at once. `aAnsweredBefore`: A's endpoints worked until now (B's always has),
+ * so they take healthy slots until their attempts are known slow; otherwise
+ * they are new and share the slow slots from their first attempt. The caller
+ * closes `targets`.
+ */
+export async function hangingBesideHealthy(t: TestApp, count: number, options: { aAnsweredBefore: boolean }) {
+  const hanging = await Promise.all(Array.from({ length: count }, () => startHttpsTarget(() => ({ hang: true }))));
+  const receiver = await startHttpsTarget(() => ({ status: 204 }));
+  const a = await connectPlatform(t);
+  const b = await connectPlatform(t);
+  const aHooks: string[] = [];
+  for (const [i, target] of hanging.entries()) aHooks.push((await subscribeHook(t, a, { hookUrl: `${target.url}/a${i}` })).id);
+  const bHook = await subscribeHook(t, b, { hookUrl: `${receiver.url}/b` });
+  await answeredBefore(t.db.pool, options.aAnsweredBefore ? [...aHooks, bHook.id] : [bHook.id]);
+  return { a, b, hanging, receiver, bHook, targets: [...hanging, receiver] };
 }

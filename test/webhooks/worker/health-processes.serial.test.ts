@@ -3,9 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { startHttpsTarget, type HttpsTarget, type TargetResponse } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
 import {
-  answeredBefore,
   assertNeighbourDelivered,
   errorLines,
+  hangingBesideHealthy,
   healthOf,
   sleep,
   type SubscriptionHealth,
@@ -55,16 +55,8 @@ describe('two worker processes: an organization whose endpoints hang does not ho
 
   test("sixteen endpoints that never answer, calls queued: the other organization's deliveries arrive within a second", async (context) => {
     // Sixteen subscriptions at ten attempts each could hold both workers' 128 slots.
-    const hanging = await Promise.all(Array.from({ length: 16 }, () => startHttpsTarget(() => ({ hang: true }))));
-    const receiver = await startHttpsTarget(() => ({ status: 204 }));
-    targets.push(...hanging, receiver);
-    const a = await connectPlatform(t);
-    const b = await connectPlatform(t);
-    const aHooks: { id: string }[] = [];
-    for (const [i, target] of hanging.entries()) aHooks.push(await subscribeHook(t, a, { hookUrl: `${target.url}/a${i}` }));
-    const bHook = await subscribeHook(t, b, { hookUrl: `${receiver.url}/b` });
-    // Endpoints that worked until now: A's take healthy slots until their attempts are known slow.
-    await answeredBefore(t.db.pool, [...aHooks.map((hook) => hook.id), bHook.id]);
+    const { a, b, hanging, receiver, bHook, targets: started } = await hangingBesideHealthy(t, 16, { aAnsweredBefore: true });
+    targets.push(...started);
 
     workers = await twoWorkers(t, HANGING_ENV);
     // 320 deliveries: enough to fill both workers, twice over, all older than B's.

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startHttpsTarget, type HttpsTarget } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
-import { answeredBefore, assertNeighbourDelivered, capturingLogger, healthOf, sleep } from '../../helpers/delivery-health.ts';
+import {
+  answeredBefore,
+  assertNeighbourDelivered,
+  hangingBesideHealthy,
+  capturingLogger,
+  healthOf,
+  sleep,
+} from '../../helpers/delivery-health.ts';
 import {
   completeCall,
   connectPlatform,
@@ -34,16 +41,8 @@ describe('an organization whose endpoints hang does not hold up another organiza
   });
 
   test("eight endpoints that accept the connection and never answer, calls queued: the other organization's deliveries arrive within a second", async (context) => {
-    const hanging = await Promise.all(Array.from({ length: 8 }, () => startHttpsTarget(() => ({ hang: true }))));
-    const receiver = await startHttpsTarget(() => ({ status: 204 }));
-    targets.push(...hanging, receiver);
-    const a = await connectPlatform(t);
-    const b = await connectPlatform(t);
-    const aHooks: { id: string }[] = [];
-    for (const [i, target] of hanging.entries()) aHooks.push(await subscribeHook(t, a, { hookUrl: `${target.url}/a${i}` }));
-    const bHook = await subscribeHook(t, b, { hookUrl: `${receiver.url}/b` });
-    // Endpoints that worked until now: A's take healthy slots until their attempts are known slow.
-    await answeredBefore(t.db.pool, [...aHooks.map((hook) => hook.id), bHook.id]);
+    const { a, b, hanging, receiver, bHook, targets: started } = await hangingBesideHealthy(t, 8, { aAnsweredBefore: true });
+    targets.push(...started);
     // 160 deliveries queued: the worker's first claim fills every slot with attempts to the hanging
     // endpoints, and more than another round of them stays queued, all older than B's deliveries.
     for (let i = 0; i < 20; i++) await completeCall(t, a.member);
@@ -71,14 +70,8 @@ describe('an organization whose endpoints hang does not hold up another organiza
   });
 
   test("eight new endpoints that never answer: they share the slow slots from their first attempt, and the other organization's deliveries arrive within a second", async (context) => {
-    const hanging = await Promise.all(Array.from({ length: 8 }, () => startHttpsTarget(() => ({ hang: true }))));
-    const receiver = await startHttpsTarget(() => ({ status: 204 }));
-    targets.push(...hanging, receiver);
-    const a = await connectPlatform(t);
-    const b = await connectPlatform(t);
-    for (const [i, target] of hanging.entries()) await subscribeHook(t, a, { hookUrl: `${target.url}/a${i}-new` });
-    const bHook = await subscribeHook(t, b, { hookUrl: `${receiver.url}/b-new` });
-    await answeredBefore(t.db.pool, [bHook.id]);
+    const { a, b, receiver, bHook, targets: started } = await hangingBesideHealthy(t, 8, { aAnsweredBefore: false });
+    targets.push(...started);
     for (let i = 0; i < 20; i++) await completeCall(t, a.member);
 
     const { log, errors } = capturingLogger();
