@@ -1,4 +1,5 @@
-import type { Queryable } from '../db/pool.ts';
+import type { Pool, PoolClient, Queryable } from '../db/pool.ts';
+import { withTransaction } from '../db/transaction.ts';
 
 export interface OAuthClient {
   id: string;
@@ -54,8 +55,24 @@ export async function findClient(db: Queryable, clientId: string): Promise<OAuth
  * outcomes waits for subscriptions in id order). Left to the cascade, they
  * were deleted grants first and subscriptions in scan order, which could
  * deadlock with each of those.
+ *
+ * First, in a statement of its own, the client lock (migration 0031), which
+ * rotations hold shared: the delete's snapshot then sees every token they
+ * wrote, so none of them escapes the locking above.
  */
-export async function deleteClient(db: Queryable, clientId: string): Promise<boolean> {
+export function deleteClient(pool: Pool, clientId: string): Promise<boolean> {
+  return withTransaction(pool, async (tx) => {
+    await tx.query('SELECT app_lock_client($1)', [clientId]);
+    return deleteClientRows(tx, clientId);
+  });
+}
+
+/** Takes the client lock shared (migration 0031) until the transaction ends: the client's deletion waits for it. */
+export async function lockClientShared(tx: PoolClient, clientId: string): Promise<void> {
+  await tx.query('SELECT app_lock_client_shared($1)', [clientId]);
+}
+
+async function deleteClientRows(db: Queryable, clientId: string): Promise<boolean> {
   const { rowCount } = await db.query(
     `WITH codes AS MATERIALIZED (
        SELECT ac.code_hash FROM oauth_authorization_codes ac

@@ -3,7 +3,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { CLIENT_ID_MAX_LENGTH, CLIENT_SECRET_MAX_LENGTH, generateToken, hashToken } from '../auth/tokens.ts';
 import { NAME_MAX_LENGTH } from '../http/schemas.ts';
-import type { Queryable } from '../db/pool.ts';
+import type { Pool, Queryable } from '../db/pool.ts';
 import {
   deleteClient as deleteClientRow,
   findClient,
@@ -86,8 +86,8 @@ export async function listClients(db: Queryable): Promise<ClientView[]> {
  * CASCADE). Operators do it from the CLI, another process: the serve
  * processes' caches learn of it from migration 0012's notification.
  */
-export async function deleteClient(db: Queryable, clientId: string): Promise<boolean> {
-  return deleteClientRow(db, clientId);
+export function deleteClient(pool: Pool, clientId: string): Promise<boolean> {
+  return deleteClientRow(pool, clientId);
 }
 
 /** A new secret; the old one stops working at once (the notification, as for deleteClient). Issued tokens stay valid. */

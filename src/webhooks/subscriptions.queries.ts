@@ -3,6 +3,7 @@
 // `clientId` narrows a query to one OAuth client's subscriptions; undefined
 // means every subscription of the organization (an x-user-token caller).
 import type { Queryable } from '../db/pool.ts';
+import { waitClaimLock } from './claim-lock.ts';
 
 export type SubscriptionStatus = 'active' | 'disabled';
 /** Why a subscription is disabled (migration 0007): its deliveries failed for five days, or its grant stopped standing. */
@@ -119,10 +120,10 @@ export async function findSubscription(
  * for requeueing many of its deliveries (recover): its deletion (which takes
  * the deliveries with it) and the stop of its grant (migration 0025) wait for
  * the requeue, or the requeue waits for them and then finds it gone, or
- * disabled. FOR SHARE also keeps claims away meanwhile (they skip a
- * subscription they cannot lock FOR NO KEY UPDATE): a claim leasing some of
- * the deliveries while the requeue updates others, each in its own order,
- * deadlocked.
+ * disabled. Its claim lock (claim-lock.ts), taken after the row, keeps
+ * claims away meanwhile (they skip a subscription whose claim lock is held):
+ * a claim leasing some of the deliveries while the requeue updates others,
+ * each in its own order, deadlocked.
  */
 export async function lockSubscription(
   db: Queryable,
@@ -132,6 +133,7 @@ export async function lockSubscription(
     `SELECT ${COLUMNS} FROM webhook_subscriptions WHERE id = $1 AND ($2::text IS NULL OR client_id = $2) FOR SHARE`,
     [input.id, input.clientId ?? null],
   );
+  if (rows[0]) await db.query(`SELECT ${waitClaimLock('$1::uuid')}`, [input.id]);
   return rows[0];
 }
 

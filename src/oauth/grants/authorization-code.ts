@@ -14,7 +14,7 @@ export const handleAuthorizationCode: GrantHandler = async function handleAuthor
   const code = stringParam(params, 'code');
   if (code === undefined) throw new InvalidRequest('code is required (RFC 6749 §4.1.3)');
   const codeHash = hashToken(code);
-  return inGrantTransaction(pool, options.caches, async (tx) => {
+  return inGrantTransaction(pool, options.caches, client.client_id, async (tx) => {
     const record = await lockAuthorizationCode(tx, codeHash);
     if (!record) return new InvalidGrant('authorization code is unknown (RFC 6749 §5.2)');
     const failed = await failedCheck(tx, AUTHORIZATION_CODE_CHECKS, { client, params, code: record }, record.grant_id);

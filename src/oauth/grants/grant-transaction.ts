@@ -7,12 +7,25 @@ import { tags } from '../../cache/tags.ts';
 import type { Pool, PoolClient, Queryable } from '../../db/pool.ts';
 import { withTransaction } from '../../db/transaction.ts';
 import { runChecks } from '../checks/index.ts';
+import { lockClientShared } from '../clients.queries.ts';
 import { revokeGrant } from '../grants.queries.ts';
 import { OAuthError } from '../oauth.errors.ts';
 
-/** Runs `work` in a transaction; an OAuthError it returns is thrown after the commit. */
-export async function inGrantTransaction<T>(pool: Pool, caches: Caches, work: (tx: PoolClient) => Promise<T | OAuthError>): Promise<T> {
-  const outcome = await withTransaction<T | OAuthError>(pool, work);
+/**
+ * Runs `work` in a transaction holding the client lock shared (taken first,
+ * before any row: the client's deletion waits for it, migration 0031); an
+ * OAuthError it returns is thrown after the commit.
+ */
+export async function inGrantTransaction<T>(
+  pool: Pool,
+  caches: Caches,
+  clientId: string,
+  work: (tx: PoolClient) => Promise<T | OAuthError>,
+): Promise<T> {
+  const outcome = await withTransaction<T | OAuthError>(pool, async (tx) => {
+    await lockClientShared(tx, clientId);
+    return work(tx);
+  });
   if (outcome instanceof OAuthError) {
     // A revocation a failed check made is committed now: this process forgets the grant's tokens at once.
     if (outcome.revokedGrantId) caches.evict([tags.grant(outcome.revokedGrantId)]);

@@ -109,7 +109,7 @@ async function decideByChecks(
   options: GrantOptions,
   tokenHash: Buffer,
 ): Promise<TokenResponse> {
-  return inGrantTransaction(pool, options.caches, async (tx) => {
+  return inGrantTransaction(pool, options.caches, client.client_id, async (tx) => {
     // Concurrent refreshes of one token serialise on this lock; the second sees it rotated.
     const record = await lockRefreshToken(tx, tokenHash);
     if (!record) return new InvalidGrant('refresh token is unknown (RFC 6749 §5.2)');

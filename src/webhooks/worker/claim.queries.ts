@@ -3,14 +3,14 @@
 // deliveries, log lost attempts, and read when to look again.
 //
 // Why several statements: the per-subscription in-flight cap must hold across
-// many workers. Locking the subscription rows first (FOR NO KEY UPDATE SKIP
-// LOCKED: claimers skip each other; the outbox insert's foreign-key KEY SHARE
-// lock is not blocked) serialises claims per subscription, and the leasing
-// statement's snapshot, taken after the lock, sees every lease committed by
-// the previous holder (READ COMMITTED takes a new snapshot per statement). The
-// leasing UPDATE repeats the "still pending, due, not leased" test, which
-// PostgreSQL re-checks on the newest row version, so a delivery finished or
-// rescheduled meanwhile is never re-leased.
+// many workers. Taking each subscription's claim lock first (claim-lock.ts:
+// an advisory lock that claimers skip each other on, and nothing else takes)
+// serialises claims per subscription, and the leasing statement's snapshot,
+// taken after the lock, sees every lease committed by the previous holder
+// (READ COMMITTED takes a new snapshot per statement). The leasing UPDATE
+// repeats the "still pending, due, not leased" test, which PostgreSQL
+// re-checks on the newest row version, so a delivery finished or rescheduled
+// meanwhile is never re-leased.
 //
 // Why one query string: the statements go as one simple-protocol query, in
 // one transaction (locks held to its end, all or nothing). The locked
@@ -36,12 +36,15 @@
 // Live grant: a subscription is claimed only while
 // the OAuth grant it was made under stands — not revoked, its user,
 // organization and membership active (the oauth_grant_status view, the same
-// definition the token check uses). Revocation disables the subscription in
-// its own transaction (migration 0007 triggers), and the subscription row lock
-// above orders the two; the grant test here also covers a delivery enqueued
-// by a call that completed while the revocation committed. Any rewrite of
-// the claim must keep LIVE_GRANT in both the locking and the leasing statement.
+// definition the token check uses). Stopping a grant's subscriptions
+// (migration 0025) locks them FOR UPDATE, which waits for the FOR KEY SHARE
+// this claim holds on them: a stop that has committed is never followed by
+// an attempt leased before it. The grant test here also covers a delivery
+// enqueued by a call that completed while the revocation committed. Any
+// rewrite of the claim must keep LIVE_GRANT in both the locking and the
+// leasing statement.
 import type { DeadlineQueryConfig, Pool, PoolClient } from '../../db/pool.ts';
+import { tryClaimLock } from '../claim-lock.ts';
 
 /** The subscription `s` may be delivered to: its grant stands for an active principal. */
 const LIVE_GRANT = `EXISTS (SELECT 1 FROM oauth_grant_status g
@@ -266,12 +269,23 @@ candidate AS MATERIALIZED (
     ) c
    WHERE CASE WHEN c.degraded THEN ${a.slowLimit} > 0 ELSE ${a.limit} > 0 END
 ),
-locked AS (
-  SELECT s.id
-    FROM webhook_subscriptions s JOIN candidate ON candidate.id = s.id
-   ORDER BY candidate.turn, candidate.next_attempt_at
+-- Taken in turn order, each only if no other claimer holds it (claim-lock.ts).
+-- The lock is a volatile call in the WHERE of an ordered subquery: it is
+-- not pushed below the sort, so the LIMIT stops taking locks once enough are held.
+chosen AS MATERIALIZED (
+  SELECT turns.id
+    FROM (SELECT candidate.id FROM candidate ORDER BY candidate.turn, candidate.next_attempt_at) turns
+   WHERE ${tryClaimLock('turns.id')}
    LIMIT ${a.maxSubscriptions}
-     FOR NO KEY UPDATE OF s SKIP LOCKED
+),
+-- FOR KEY SHARE, in id order as every other locker of several subscriptions:
+-- a deletion or a grant's stop (FOR UPDATE) waits for this claim to end, or
+-- holds the row and it is skipped here.
+locked AS (
+  SELECT s.id FROM webhook_subscriptions s
+   WHERE s.id IN (SELECT chosen.id FROM chosen)
+   ORDER BY s.id
+     FOR KEY SHARE OF s SKIP LOCKED
 )
 SELECT set_config('switchboard.claim_subscriptions', coalesce((SELECT string_agg(locked.id::text, ',') FROM locked), ''), true),
        -- Where the next walk goes on (NULL: it reached the last subscription, the next starts again from the first).
@@ -290,7 +304,7 @@ WITH slots AS MATERIALIZED (
 ),
 -- The inner LIMIT is the constant cap, so the planner walks the index for a
 -- few rows instead of sorting the subscription's whole backlog; the free
--- slots are counted off after. The subscription lock keeps other claimers
+-- slots are counted off after. The claim lock keeps other claimers
 -- away, and the UPDATE re-checks each row's state.
 candidates AS MATERIALIZED (
   SELECT c.id, c.ctid, c.lease_token AS old_token, c.attempts AS old_attempts, c.last_attempt_at AS old_attempt_at,
@@ -328,8 +342,7 @@ picked AS MATERIALIZED (
 -- version, its tuple id no longer matches, and it is left for the next
 -- claim. The state test is re-checked on the newest version too.
 -- A picked row another transaction is writing (an outcome recorded as its
--- lease runs out) is left for the next claim, not waited for: that writer
--- goes on to lock the subscription this claim holds.
+-- lease runs out) is left for the next claim, not waited for.
 claimable AS (
   SELECT d.ctid FROM webhook_deliveries d WHERE d.ctid = ANY (ARRAY(SELECT picked.ctid FROM picked))
      FOR NO KEY UPDATE OF d SKIP LOCKED
@@ -375,7 +388,8 @@ interface MultiResult {
  * are planned once, not on every claim: planning the live-grant join costs
  * more than running the claim) and run as EXECUTEs in one simple query.
  */
-const PREPARED = new WeakSet<object>();
+/** Per connection, the caps its statements are prepared for (the cap is part of their text). */
+const PREPARED = new WeakMap<object, Set<number>>();
 const DUPLICATE_PREPARED_STATEMENT = '42P05';
 
 function prepareStatements(maxInFlight: number): string {
@@ -394,13 +408,15 @@ function simpleQuery(client: PoolClient, text: string, deadlineMs: number | unde
 }
 
 async function ensurePrepared(client: PoolClient, maxInFlight: number, deadlineMs: number | undefined): Promise<void> {
-  if (PREPARED.has(client)) return;
+  const caps = PREPARED.get(client) ?? new Set<number>();
+  if (caps.has(maxInFlight)) return;
   try {
     await simpleQuery(client, prepareStatements(maxInFlight), deadlineMs);
   } catch (error) {
     if ((error as { code?: string }).code !== DUPLICATE_PREPARED_STATEMENT) throw error;
   }
-  PREPARED.add(client);
+  caps.add(maxInFlight);
+  PREPARED.set(client, caps);
 }
 
 export async function claimDue(
@@ -438,7 +454,7 @@ export async function claimDue(
     `EXECUTE switchboard_claim_lease_${maxInFlight} ${args}`;
   // With a deadline, the server ends the transaction too if the COMMIT never
   // comes (the route to it died silently after the leases were read): its
-  // subscription locks would otherwise stay held, and other workers skip
+  // claim locks would otherwise stay held, and other workers skip
   // those subscriptions, until the server's own TCP keepalive (hours).
   const begin = deadlineMs ? `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${whole('deadlineMs', deadlineMs)}` : 'BEGIN';
   const beginStatements = deadlineMs ? 2 : 1;

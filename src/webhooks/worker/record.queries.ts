@@ -88,7 +88,7 @@ export async function recordOutcomes(
      -- the lock a deletion (FOR UPDATE, then ON DELETE CASCADE to the
      -- deliveries) and the stopping of a grant's subscriptions (FOR UPDATE in
      -- id order, migration 0025) conflict with, and nothing else does (claims
-     -- and the updates below take FOR NO KEY UPDATE). A subscription deleted
+     -- take FOR KEY SHARE too, the updates below FOR NO KEY UPDATE). A subscription deleted
      -- meanwhile leaves its records out: nothing is written for them (dropped).
      -- Any other stays, with its deliveries, until this transaction ends, so
      -- the attempts' foreign-key check (which reads the newest version) finds
@@ -114,10 +114,8 @@ export async function recordOutcomes(
         WHERE d.subscription_id IN (SELECT id FROM subscribed)
      ),
      -- A lease that has run out is no longer held, even before another claim
-     -- takes the delivery over: that claim's UPDATE may already be waiting,
-     -- with its subscription locked, for the row this one would update, while
-     -- this statement goes on to lock that subscription for the failing
-     -- streak. Left alone, such a row is neither locked nor waited for here.
+     -- takes the delivery over: that claim may be leasing the row now. Left
+     -- alone, such a row is neither locked nor waited for here.
      released AS (
        UPDATE webhook_deliveries d
           SET status = i.status, next_attempt_at = coalesce(i.next_attempt_at, d.next_attempt_at), lease_token = NULL,

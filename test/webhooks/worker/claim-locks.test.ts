@@ -1,0 +1,166 @@
+// What a claim holds while its transaction is open, and who waits for it:
+// other claims skip its subscriptions, a grant's stop waits for it, and
+// recording an outcome (which updates the subscription's health) never does.
+// A recorder that waited for a claim's subscription lock could deadlock with
+// it (claim-lock.ts says how).
+import assert from 'node:assert/strict';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import type { PoolClient } from '../../../src/db/pool.ts';
+import { NO_CACHES } from '../../../src/cache/caches.ts';
+import { revokeConnectedApp } from '../../../src/oauth/connected-apps.service.ts';
+import type { HealthPolicy } from '../../../src/webhooks/worker/endpoint-health.ts';
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../../src/webhooks/worker/endpoint-health.ts';
+import { claimDue, type ClaimedDelivery } from '../../../src/webhooks/worker/claim.queries.ts';
+import { recordOutcomes, type OutcomeRecord } from '../../../src/webhooks/worker/record.queries.ts';
+import type { TestApp } from '../../helpers/app.ts';
+import { healthOf } from '../../helpers/delivery-health.ts';
+import { waitForLockWait } from '../../helpers/races.ts';
+import { claimBatch } from '../../../src/webhooks/worker/worker.ts';
+import { completeCall, connectPlatform, deliveriesOf, startWebhookApp, subscribeHook, type Connection } from '../../helpers/webhooks.ts';
+
+const policy: HealthPolicy = { maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION, breakerThreshold: 5, breakerWaitsMs: [60_000] };
+
+describe('a claim in progress', () => {
+  let t: TestApp;
+  let org: Connection;
+  let hook: string;
+  let claimer: PoolClient;
+
+  before(async () => {
+    t = await startWebhookApp();
+  });
+  after(() => t.close());
+
+  beforeEach(async () => {
+    org = await connectPlatform(t);
+    hook = (await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/claimed' })).id;
+    claimer = await t.db.pool.connect();
+  });
+  afterEach(async () => {
+    await claimer.query('ROLLBACK').catch(() => {});
+    claimer.release();
+  });
+
+  /** Leases due deliveries of the hook in a transaction left open (as a worker's claim is until its COMMIT). */
+  async function openClaim(): Promise<ClaimedDelivery[]> {
+    await claimer.query('BEGIN');
+    const { claimed } = await claimDue(claimer, {
+      limit: 10,
+      slowLimit: 10,
+      maxSubscriptions: 10,
+      maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
+      leaseMs: 60_000,
+      slowMs: 5_000,
+      hints: [hook],
+      cursor: null,
+      walk: 0,
+      slow: [],
+    });
+    return claimed;
+  }
+
+  /** `promise`, or a failure naming `what` if it has not settled within `ms`. */
+  function within<T>(what: string, promise: Promise<T>, ms = 3000): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} still waiting after ${ms} ms`)), ms);
+    });
+    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  }
+
+  test('an outcome that changes the endpoint health of its subscription is recorded without waiting for it', async () => {
+    await completeCall(t, org.member);
+    // The first delivery leased by an earlier claim (committed), the second by the open one.
+    const [earlier] = await claimBatchOf(hook);
+    await completeCall(t, org.member);
+    const claimed = await openClaim();
+    assert.equal(claimed.length, 1, 'the open claim leased the second delivery');
+
+    const failure: OutcomeRecord = {
+      deliveryId: earlier!.id,
+      leaseToken: earlier!.lease_token,
+      attempt: earlier!.attempt,
+      attemptedAt: new Date(),
+      statusCode: 503,
+      latencyMs: 4,
+      error: null,
+      errorMessage: null,
+      responseBody: '',
+      outcome: 'retrying',
+      status: 'pending',
+      nextAttemptAt: new Date(Date.now() + 60_000),
+      health: 'unhealthy',
+    };
+    const [recorded] = await within('recording the outcome', recordOutcomes(t.db.pool, [failure], 86_400_000, policy));
+    assert.equal(recorded!.held, true);
+    const health = await healthOf(t.db.pool, hook);
+    assert.deepEqual([health.consecutive_failures, health.concurrency_limit], [1, 1], 'the failure was counted on the subscription row');
+    await claimer.query('COMMIT');
+  });
+
+  test("another claim skips its subscription and names it as left over; the subscription's deliveries wait for the next claim", async () => {
+    await completeCall(t, org.member);
+    await completeCall(t, org.member);
+    // The open claim takes one of the two: the other stays due for the second claimer.
+    await claimer.query('BEGIN');
+    await claimDue(claimer, {
+      limit: 1,
+      slowLimit: 1,
+      maxSubscriptions: 1,
+      maxInFlight: 1,
+      leaseMs: 60_000,
+      slowMs: 5_000,
+      hints: [hook],
+      cursor: null,
+      walk: 0,
+      slow: [],
+    });
+    const second = await claimBatch(t.db.pool, {
+      limit: 10,
+      leaseMs: 60_000,
+      candidates: { hints: [hook], cursor: null, walk: 0, slow: [] },
+    });
+    await second.committed;
+    assert.deepEqual(
+      second.claimed.filter((d) => d.subscription_id === hook),
+      [],
+      'nothing of the held subscription was leased',
+    );
+    assert.ok(second.leftOver.includes(hook), 'the held subscription is a hint for the next claim');
+    await claimer.query('COMMIT');
+    const next = await claimBatch(t.db.pool, {
+      limit: 10,
+      leaseMs: 60_000,
+      candidates: { hints: [hook], cursor: null, walk: 0, slow: [] },
+    });
+    await next.committed;
+    assert.equal(next.claimed.filter((d) => d.subscription_id === hook).length, 1, 'once it ended, the next claim leased the other');
+  });
+
+  test('revoking the grant waits for it, then fails every delivery it leased: no lease outlives the stop', async () => {
+    await completeCall(t, org.member);
+    const claimed = await openClaim();
+    assert.equal(claimed.length, 1);
+    const revoking = revokeConnectedApp(t.db.pool, NO_CACHES, org.member.org.id, org.client.client_id);
+    await waitForLockWait(t.db.pool);
+    await claimer.query('COMMIT');
+    assert.equal(await revoking, true);
+    const deliveries = await deliveriesOf(t, hook);
+    assert.deepEqual(
+      deliveries.map((d) => d.status),
+      ['failed'],
+      'the delivery leased before the stop was failed by it',
+    );
+  });
+
+  /** One committed claim of the hook's due deliveries. */
+  async function claimBatchOf(subscriptionId: string): Promise<ClaimedDelivery[]> {
+    const claim = await claimBatch(t.db.pool, {
+      limit: 10,
+      leaseMs: 60_000,
+      candidates: { hints: [subscriptionId], cursor: null, walk: 0, slow: [] },
+    });
+    await claim.committed;
+    return claim.claimed;
+  }
+});
