@@ -448,9 +448,17 @@ export async function claimDue(
   // No values: the simple query protocol, which allows several statements.
   // Planned once per connection: a custom plan per claim (PostgreSQL's
   // default for the first executions, and for good when the generic plan's
-  // estimate looks worse) costs more than running the claim.
+  // estimate looks worse) costs more than running the claim. That one plan
+  // is made at the connection's first claim, often while the table holds a
+  // few rows, and then kept: with sequential and bitmap scans allowed, the
+  // plan made for a one-page table scanned the whole table twice per claim
+  // (to lock the picked rows, then to update them) instead of reaching them
+  // by tuple id, and counted live leases through a bitmap and a sort. Every
+  // statement of the claim has an index for each table it reads
+  // (claim-plan.test.ts).
   const lease =
-    `SET LOCAL plan_cache_mode = force_generic_plan; EXECUTE switchboard_claim_lock_${maxInFlight} ${args}; ` +
+    'SET LOCAL plan_cache_mode = force_generic_plan; SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; ' +
+    `EXECUTE switchboard_claim_lock_${maxInFlight} ${args}; ` +
     `EXECUTE switchboard_claim_lease_${maxInFlight} ${args}`;
   // With a deadline, the server ends the transaction too if the COMMIT never
   // comes (the route to it died silently after the leases were read): its
@@ -459,10 +467,15 @@ export async function claimDue(
   const begin = deadlineMs ? `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${whole('deadlineMs', deadlineMs)}` : 'BEGIN';
   const beginStatements = deadlineMs ? 2 : 1;
   const next = `EXECUTE switchboard_claim_next_${maxInFlight}`;
-  // The results after BEGIN (and its SET) and the plan setting: the lock statement's, then the leases.
+  // The results after BEGIN (and its SET) and the three plan settings: the lock statement's, then the leases.
+  const PLAN_SETTINGS = 3;
   const claimIn = (results: MultiResult[], offset: number) => {
-    const lock = results[offset + 1]!.rows[0] as { cursor: string | null; left_over: string[] };
-    return { claimed: results[offset + 2]!.rows as unknown as ClaimedDelivery[], cursor: lock.cursor, leftOver: lock.left_over };
+    const lock = results[offset + PLAN_SETTINGS]!.rows[0] as { cursor: string | null; left_over: string[] };
+    return {
+      claimed: results[offset + PLAN_SETTINGS + 1]!.rows as unknown as ClaimedDelivery[],
+      cursor: lock.cursor,
+      leftOver: lock.left_over,
+    };
   };
   const nextDueIn = (result: MultiResult): Committed => ({ nextDueAt: (result.rows[0]?.at as Date | null | undefined) ?? null });
 
@@ -470,7 +483,7 @@ export async function claimDue(
     // A client of the caller's (a test, the benchmark): one implicit transaction, or part of the caller's.
     await ensurePrepared(db, maxInFlight, deadlineMs);
     const results = (await simpleQuery(db, `${lease}; ${next}`, deadlineMs)) as unknown as MultiResult[];
-    return { ...claimIn(results, 0), committed: Promise.resolve(nextDueIn(results[3]!)) };
+    return { ...claimIn(results, 0), committed: Promise.resolve(nextDueIn(results[PLAN_SETTINGS + 2]!)) };
   }
   const client = await db.connect();
   let results: MultiResult[];

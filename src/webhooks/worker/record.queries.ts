@@ -95,9 +95,14 @@ export async function recordOutcomes(
      -- the delivery this statement's snapshot found. Subscriptions before
      -- deliveries, as a deletion and a grant's stop take them: waiting here
      -- holds no delivery another transaction could be waiting for.
+     -- The subscriptions are found from the deliveries by id, one probe per
+     -- record (LIMIT 1): as a join, a plan made from a young table's
+     -- statistics read every delivery of each subscription instead.
      subscribed AS MATERIALIZED (
        SELECT s.id FROM webhook_subscriptions s
-        WHERE s.id IN (SELECT d.subscription_id FROM input i JOIN webhook_deliveries d ON d.id = i.id)
+        WHERE s.id = ANY (ARRAY(
+                SELECT d.subscription_id
+                  FROM input i CROSS JOIN LATERAL (SELECT d.subscription_id FROM webhook_deliveries d WHERE d.id = i.id LIMIT 1) d))
         ORDER BY s.id
           FOR KEY SHARE OF s
      ),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../../helpers/app.ts';
 import { connectPlatform, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
-import { claimStatements } from '../../../src/webhooks/worker/claim.queries.ts';
+import { claimDue, claimStatements } from '../../../src/webhooks/worker/claim.queries.ts';
 
 interface PlanNode {
   'Node Type': string;
@@ -14,6 +14,28 @@ interface PlanNode {
 
 function nodes(plan: PlanNode): PlanNode[] {
   return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+}
+
+/**
+ * `calls` completed calls, each with a delivery to every hook: most due now (enough that a
+ * guessed limit shows: the first 3,000 of two hooks' 4,000), the rest delivered, failed or due tomorrow.
+ */
+async function fillDeliveries(t: TestApp, organizationId: string, hooks: string[], calls: number): Promise<void> {
+  await t.db.pool.query(
+    `WITH c AS (
+       INSERT INTO calls (organization_id, status, completed_at, summary, duration_seconds)
+       SELECT $1, 'completed', now(), 'plan', 1 FROM generate_series(1, $3::int) RETURNING id
+     ), numbered AS (
+       SELECT c.id AS call_id, s.id AS subscription_id, row_number() OVER () AS n FROM c CROSS JOIN unnest($2::uuid[]) AS s(id)
+     )
+     INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body, status, next_attempt_at, finished_at)
+     SELECT $1, subscription_id, call_id, 'call.completed', '{}',
+            CASE WHEN n <= 3000 OR n % 3 = 0 THEN 'pending' WHEN n % 3 = 1 THEN 'succeeded' ELSE 'failed' END,
+            CASE WHEN n <= 3000 THEN now() - interval '1 second' ELSE now() + interval '1 day' END,
+            CASE WHEN n <= 3000 OR n % 3 = 0 THEN NULL ELSE now() END
+       FROM numbered`,
+    [organizationId, hooks, calls],
+  );
 }
 
 // The claim must read indexes, never the backlog: its cost follows the batch,
@@ -32,21 +54,11 @@ describe('the claim plan', () => {
       await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/plan-a' }),
       await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/plan-b' }),
     ];
-    // 2,000 calls × 2 hooks: most due now (enough that a guessed limit shows), the rest delivered, failed or due tomorrow.
-    await t.db.pool.query(
-      `WITH c AS (
-         INSERT INTO calls (organization_id, status, completed_at, summary, duration_seconds)
-         SELECT $1, 'completed', now(), 'plan', 1 FROM generate_series(1, 2000) RETURNING id
-       ), numbered AS (
-         SELECT c.id AS call_id, s.id AS subscription_id, row_number() OVER () AS n FROM c CROSS JOIN unnest($2::uuid[]) AS s(id)
-       )
-       INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body, status, next_attempt_at, finished_at)
-       SELECT $1, subscription_id, call_id, 'call.completed', '{}',
-              CASE WHEN n <= 3000 OR n % 3 = 0 THEN 'pending' WHEN n % 3 = 1 THEN 'succeeded' ELSE 'failed' END,
-              CASE WHEN n <= 3000 THEN now() - interval '1 second' ELSE now() + interval '1 day' END,
-              CASE WHEN n <= 3000 OR n % 3 = 0 THEN NULL ELSE now() END
-         FROM numbered`,
-      [org.member.org.id, hooks.map((h) => h.id)],
+    await fillDeliveries(
+      t,
+      org.member.org.id,
+      hooks.map((h) => h.id),
+      2000,
     );
     await t.db.pool.query('ANALYZE webhook_deliveries');
   });
@@ -121,49 +133,54 @@ describe('the claim plan', () => {
     }
   });
 
-  // With every plan allowed, as the worker runs it: prepared, so PostgreSQL may keep one generic
-  // plan. The state test in the leasing UPDATE must match no index: written plainly, a generic
-  // plan walked the whole due index (every subscription's due rows) and filtered on the tuple ids.
-  test('the leasing UPDATE reaches its rows by tuple id in a generic plan, with every scan allowed', async () => {
-    const client = await t.db.pool.connect();
+  // As the worker runs it: prepared, with one generic plan kept per connection, made at the
+  // connection's first claim, while the table may hold a single row. That plan must still
+  // reach the picked rows by tuple id and count live leases on their index once the table has
+  // grown: planned for a one-page table with every scan allowed, it scanned the whole table
+  // twice per claim. The state test in the leasing UPDATE must match no index either: written
+  // plainly, a generic plan walked the whole due index and filtered on the tuple ids.
+  test("the worker's claim, planned while the table held one delivery, reaches rows by tuple id once it holds thousands", async () => {
+    const young = await startWebhookApp();
+    const client = await young.db.pool.connect();
     try {
+      const org = await connectPlatform(young);
+      const hook = await subscribeHook(young, org, { hookUrl: 'https://127.0.0.1:9/young' });
+      await fillDeliveries(young, org.member.org.id, [hook.id], 1);
+      // The connection's first claim: prepares the statements and makes their generic plan.
       await client.query('BEGIN');
-      // The statistics of a young table: only a few rows due (what the worker's first claims see).
-      await client.query(`DELETE FROM webhook_deliveries WHERE status = 'pending'
-                            AND id NOT IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' LIMIT 10)`);
-      await client.query('ANALYZE webhook_deliveries');
+      const limits = { limit: 64, slowLimit: 16, maxSubscriptions: 50, maxInFlight: 10, leaseMs: 60_000, slowMs: 1000 };
+      const first = await claimDue(client, { ...limits, hints: [], cursor: null, walk: 100, slow: [] });
+      assert.equal(first.claimed.length, 1, 'the first claim leased the one delivery');
+      await client.query('ROLLBACK');
+      // The table grows; no ANALYZE (which would have the plan made again).
+      await fillDeliveries(young, org.member.org.id, [hook.id], 2000);
+      await client.query('BEGIN');
       await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      const leasing = claimStatements({
-        limit: 64,
-        slowLimit: 16,
-        maxSubscriptions: 50,
-        maxInFlight: 10,
-        leaseMs: 60_000,
-        slowMs: 1000,
-        hints: [],
-        cursor: null,
-        walk: 100,
-        slow: [],
-      }).split(/;\n\n/)[1]!;
-      await client.query(`PREPARE plan_test_leasing AS ${leasing.replace(/;\s*$/, '')}`);
-      const { rows } = await client.query('EXPLAIN (FORMAT JSON) EXECUTE plan_test_leasing');
-      const plan = nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode);
-      const update = plan.find((node) => node['Node Type'] === 'ModifyTable')!;
-      assert.ok(update, 'the leasing statement updates webhook_deliveries');
-      const target = (update.Plans ?? []).flatMap(nodes).filter((node) => node['Relation Name'] === 'webhook_deliveries');
-      assert.deepEqual(
-        target.map((node) => node['Node Type']),
-        ['Tid Scan'],
-        'the leased rows are found by tuple id',
+      const { rows } = await client.query(
+        `EXPLAIN (FORMAT JSON) EXECUTE switchboard_claim_lease_10 (64, 16, 60000, 50, 1000, NULL::uuid, '{${hook.id}}'::uuid[], 100, '{}'::uuid[])`,
       );
-      // Live leases are counted on the index that ranges over their expiry, not the whole leased set.
+      await client.query('ROLLBACK');
+      const plan = nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode);
+      const onDeliveries = plan.filter((node) => node['Relation Name'] === 'webhook_deliveries' && node['Node Type'] !== 'ModifyTable');
+      assert.deepEqual(
+        onDeliveries
+          .filter((node) => !['Index Scan', 'Index Only Scan', 'Tid Scan'].includes(node['Node Type']))
+          .map((n) => n['Node Type']),
+        [],
+        'webhook_deliveries is read through indexes and tuple ids only',
+      );
+      assert.deepEqual(
+        onDeliveries.filter((node) => node['Node Type'] === 'Tid Scan').length,
+        2,
+        'the leased rows are found by tuple id (locked, then updated)',
+      );
       assert.ok(
         plan.some((node) => node['Index Name'] === 'webhook_deliveries_live_leases_idx'),
         'live leases counted through webhook_deliveries_live_leases_idx',
       );
-      await client.query('ROLLBACK');
     } finally {
       client.release();
+      await young.close();
     }
   });
 });
