@@ -6,7 +6,7 @@ import type { Config } from '../config/config.ts';
 import type { Pool, Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/transaction.ts';
 import { AUTHORIZATION_CHECKS, runChecks } from './checks/index.ts';
-import type { AuthorizationContext, RawParams } from './checks/context.ts';
+import { established, type AuthorizationContext, type RawParams } from './checks/context.ts';
 import type { OAuthClientWithSecret } from './clients.queries.ts';
 import { insertAuthorizationCode } from './grants.queries.ts';
 import { OAuthError } from './oauth.errors.ts';
@@ -56,10 +56,10 @@ export async function validateAuthorizationRequest(db: Queryable, params: RawPar
   return {
     ok: true,
     request: {
-      client: ctx.client!,
-      redirectUri: ctx.redirectUri!,
-      redirectUriGiven: ctx.redirectUriGiven!,
-      scopes: ctx.scopes!,
+      client: established(ctx.client, 'check-client'),
+      redirectUri: established(ctx.redirectUri, 'check-redirect-uri'),
+      redirectUriGiven: established(ctx.redirectUriGiven, 'check-redirect-uri'),
+      scopes: established(ctx.scopes, 'check-scope'),
       codeChallenge: ctx.codeChallenge ?? null,
       state,
       params: carried,

@@ -4,7 +4,7 @@ import { hashToken, OAUTH_TOKEN_MAX_LENGTH } from '../auth/tokens.ts';
 import type { Config } from '../config/config.ts';
 import type { Pool } from '../db/pool.ts';
 import { REVOCATION_REQUEST_CHECKS, runChecks, TOKEN_REQUEST_CHECKS } from './checks/index.ts';
-import { stringParam, type RawParams, type TokenRequestContext } from './checks/context.ts';
+import { established, stringParam, type RawParams, type TokenRequestContext } from './checks/context.ts';
 import type { GrantType } from './checks/check-grant-type.ts';
 import { GRANTS } from './grants/index.ts';
 import { revokeGrant } from './grants.queries.ts';
@@ -27,7 +27,11 @@ export async function exchangeToken(
   const ctx: TokenRequestContext = { db: pool, params, authorization, caches };
   await runChecks(TOKEN_REQUEST_CHECKS, ctx);
   const grant = GRANTS[params.grant_type as GrantType];
-  return grant(pool, config, ctx.client!, params, { refreshReuseGrace: config.refreshReuseGrace, secretBox: refreshBox, caches });
+  return grant(pool, config, established(ctx.client, 'check-client-authentication'), params, {
+    refreshReuseGrace: config.refreshReuseGrace,
+    secretBox: refreshBox,
+    caches,
+  });
 }
 
 /**
@@ -43,7 +47,7 @@ export async function revokeToken(pool: Pool, params: RawParams, authorization: 
   if (token.length > OAUTH_TOKEN_MAX_LENGTH) return;
   const [owner] = await findTokenOwner(pool, hashToken(token));
   if (!owner) return;
-  if (owner.client_id !== ctx.client!.client_id) {
+  if (owner.client_id !== established(ctx.client, 'check-client-authentication').client_id) {
     throw new InvalidRequest('client is not authorized to revoke the presented token: it was issued to another client (RFC 7009 §2.1)');
   }
   if (owner.kind === 'access') await revokeAccessToken(pool, owner.id);

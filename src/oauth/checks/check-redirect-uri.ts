@@ -3,10 +3,10 @@
 // client registered exactly one. A mismatch is shown on an error page and never
 // redirected (RFC 6749 §4.1.2.1), or the server would be an open redirector.
 import { InvalidRequest } from '../oauth.errors.ts';
-import type { AuthorizationCheck } from './context.ts';
+import { established, type AuthorizationCheck } from './context.ts';
 
 export const checkRedirectUri: AuthorizationCheck = function checkRedirectUri(ctx) {
-  const registered = ctx.client!.redirect_uris;
+  const registered = established(ctx.client, 'check-client').redirect_uris;
   const raw = ctx.params.redirect_uri;
   if (Array.isArray(raw)) throw new InvalidRequest('redirect_uri must be given once (RFC 6749 §3.1)');
   if (raw === undefined || raw === '') {

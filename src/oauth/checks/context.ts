@@ -15,6 +15,16 @@ export function stringParam(params: RawParams, name: string): string | undefined
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
+/**
+ * A value of the context that an earlier check fills in (`setBy` names it).
+ * The checks run in the order of checks/index.ts; a value missing here means
+ * that order is broken (a bug, answered 500), never a bad request.
+ */
+export function established<T>(value: T | undefined, setBy: string): T {
+  if (value === undefined) throw new Error(`${setBy} has not run before this step: the check order in checks/index.ts is broken`);
+  return value;
+}
+
 export interface AuthorizationContext {
   db: Queryable;
   params: RawParams;

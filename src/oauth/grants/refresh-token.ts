@@ -14,7 +14,7 @@ import type { Pool, Queryable } from '../../db/pool.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import { REFRESH_TOKEN_CHECKS } from '../checks/index.ts';
 import { requestedRefreshScopes } from '../checks/check-refresh-scope.ts';
-import { stringParam, type RefreshContext } from '../checks/context.ts';
+import { established, stringParam, type RefreshContext } from '../checks/context.ts';
 import { InvalidGrant, InvalidRequest, type OAuthError } from '../oauth.errors.ts';
 import { exchangeRefreshToken, findCurrentRefreshToken, lockRefreshToken, type RefreshTokenRecord } from '../tokens.queries.ts';
 import { formatScope, normalizeScopes } from '../scopes.ts';
@@ -122,7 +122,8 @@ async function decideByChecks(
     };
     const failed = await failedCheck(tx, REFRESH_TOKEN_CHECKS, ctx, record.grant_id);
     if (failed) return failed;
-    if (record.rotated_seconds_ago !== null) return replayWithinGrace(tx, ttls, options.secretBox, record, ctx.scopes!);
+    if (record.rotated_seconds_ago !== null)
+      return replayWithinGrace(tx, ttls, options.secretBox, record, established(ctx.scopes, 'check-refresh-scope'));
     // Current and every check passed on the locked row (the fast path raced with a change that is gone again):
     // the same statement, which sees what the checks saw.
     const { exchange, answer } = prepareExchange(ttls, options.secretBox, client.client_id, params, tokenHash);
