@@ -42,13 +42,13 @@ describe('a claim in progress', () => {
   });
 
   /** Leases due deliveries of the hook in a transaction left open (as a worker's claim is until its COMMIT). */
-  async function openClaim(): Promise<ClaimedDelivery[]> {
+  async function openClaim(limits: { limit: number; maxInFlight: number } = { limit: 10, maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION }) {
     await claimer.query('BEGIN');
     const { claimed } = await claimDue(claimer, {
-      limit: 10,
-      slowLimit: 10,
-      maxSubscriptions: 10,
-      maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
+      limit: limits.limit,
+      slowLimit: limits.limit,
+      maxSubscriptions: limits.limit,
+      maxInFlight: limits.maxInFlight,
       leaseMs: 60_000,
       slowMs: 5_000,
       hints: [hook],
@@ -102,19 +102,7 @@ describe('a claim in progress', () => {
     await completeCall(t, org.member);
     await completeCall(t, org.member);
     // The open claim takes one of the two: the other stays due for the second claimer.
-    await claimer.query('BEGIN');
-    await claimDue(claimer, {
-      limit: 1,
-      slowLimit: 1,
-      maxSubscriptions: 1,
-      maxInFlight: 1,
-      leaseMs: 60_000,
-      slowMs: 5_000,
-      hints: [hook],
-      cursor: null,
-      walk: 0,
-      slow: [],
-    });
+    assert.equal((await openClaim({ limit: 1, maxInFlight: 1 })).length, 1);
     const second = await claimBatch(t.db.pool, {
       limit: 10,
       leaseMs: 60_000,
