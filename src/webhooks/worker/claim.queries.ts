@@ -386,9 +386,9 @@ interface MultiResult {
 /**
  * The claim's statements are prepared once per connection (PREPARE, so they
  * are planned once, not on every claim: planning the live-grant join costs
- * more than running the claim) and run as EXECUTEs in one simple query.
+ * more than running the claim) and run as EXECUTEs in one simple query. Per
+ * connection, the caps its statements are prepared for (the cap is part of their text).
  */
-/** Per connection, the caps its statements are prepared for (the cap is part of their text). */
 const PREPARED = new WeakMap<object, Set<number>>();
 const DUPLICATE_PREPARED_STATEMENT = '42P05';
 
