@@ -10,6 +10,7 @@ import { createSecretBox } from '../../src/crypto/secret-box.ts';
 import { claimBatch, startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/worker/worker.ts';
 import type { ClaimedDelivery } from '../../src/webhooks/worker/claim.queries.ts';
 import type { Pool } from '../../src/db/pool.ts';
+import type { OutcomeRecord } from '../../src/webhooks/worker/record.queries.ts';
 
 /** Deliveries to 127.0.0.1 on any port (the receivers take random ones) allowed, retries after ~300 ms twice, attempts cut at 1.5 s. */
 export const WEBHOOK_TEST_ENV = {
@@ -176,4 +177,33 @@ export async function barrierDelivery(t: TestApp, member: Member, subscriptionId
   const before = (await deliveriesOf(t, subscriptionId)).length;
   await completeCall(t, member, { summary: 'Barrier call' });
   return settled(t, subscriptionId, before + 1);
+}
+
+/**
+ * What the worker records for an attempt of a leased delivery whose receiver
+ * answered `status`: 2xx succeeded, 410 removes the subscription, anything
+ * else is retried in a minute; 429 and 5xx say the endpoint is unhealthy.
+ */
+export function answeredOutcome(
+  leased: Pick<ClaimedDelivery, 'id' | 'lease_token' | 'attempt'>,
+  status: number,
+  attemptedAt = new Date(),
+): OutcomeRecord {
+  const succeeded = status >= 200 && status < 300;
+  const removed = status === 410;
+  return {
+    deliveryId: leased.id,
+    leaseToken: leased.lease_token,
+    attempt: leased.attempt,
+    attemptedAt,
+    statusCode: status,
+    latencyMs: 3,
+    error: null,
+    errorMessage: null,
+    responseBody: null,
+    outcome: succeeded ? 'succeeded' : removed ? 'subscription_removed' : 'retrying',
+    status: succeeded ? 'succeeded' : removed ? 'failed' : 'pending',
+    nextAttemptAt: succeeded || removed ? null : new Date(Date.now() + 60_000),
+    health: status === 429 || status >= 500 ? 'unhealthy' : 'healthy',
+  };
 }

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { assertNo5xx, assertNoErrorLogs, assertRaced, counterTotal, pause, race, withRaceRig } from '../helpers/races.ts';
 import {
+  answeredOutcome,
   claimDueDeliveries,
   completeCall,
   connectPlatform,
@@ -17,27 +18,7 @@ import {
   waitFor,
   type Connection,
 } from '../helpers/webhooks.ts';
-import type { ClaimedDelivery } from '../../src/webhooks/worker/claim.queries.ts';
-import type { OutcomeRecord } from '../../src/webhooks/worker/record.queries.ts';
 import { writeOutcomes } from '../../src/webhooks/worker/recorder.ts';
-
-function outcome(claimed: ClaimedDelivery, result: 'succeeded' | 'retrying' | 'subscription_removed'): OutcomeRecord {
-  return {
-    deliveryId: claimed.id,
-    leaseToken: claimed.lease_token,
-    attempt: claimed.attempt,
-    attemptedAt: new Date(),
-    statusCode: result === 'succeeded' ? 200 : result === 'retrying' ? 500 : 410,
-    latencyMs: 3,
-    error: null,
-    errorMessage: null,
-    responseBody: null,
-    outcome: result,
-    status: result === 'succeeded' ? 'succeeded' : result === 'retrying' ? 'pending' : 'failed',
-    nextAttemptAt: result === 'retrying' ? new Date(Date.now() + 60_000) : null,
-    health: result === 'retrying' ? 'unhealthy' : 'healthy',
-  };
-}
 
 describe('attempt outcomes while their subscriptions are deleted', () => {
   let t: TestApp;
@@ -57,7 +38,7 @@ describe('attempt outcomes while their subscriptions are deleted', () => {
     await t.db.pool.query('DELETE FROM webhook_subscriptions WHERE id = $1', [going.id]);
     const recorded = await writeOutcomes(
       t.db.pool,
-      claimed.map((c) => outcome(c, 'retrying')),
+      claimed.map((c) => answeredOutcome(c, 500)),
     );
     const bySubscription = new Map(claimed.map((c, i) => [c.subscription_id, recorded[i]!]));
     assert.deepEqual(bySubscription.get(going.id), {
@@ -94,7 +75,7 @@ describe('attempt outcomes while their subscriptions are deleted', () => {
       let settled = false;
       const recording = writeOutcomes(
         t.db.pool,
-        claimed.map((c) => outcome(c, 'retrying')),
+        claimed.map((c) => answeredOutcome(c, 500)),
         { deadlineMs: 5000 },
       ).finally(() => (settled = true));
       await new Promise((resolve) => setTimeout(resolve, 300));

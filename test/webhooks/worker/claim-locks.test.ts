@@ -11,12 +11,20 @@ import { revokeConnectedApp } from '../../../src/oauth/connected-apps.service.ts
 import type { HealthPolicy } from '../../../src/webhooks/worker/endpoint-health.ts';
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../../src/webhooks/worker/endpoint-health.ts';
 import { claimDue, type ClaimedDelivery } from '../../../src/webhooks/worker/claim.queries.ts';
-import { recordOutcomes, type OutcomeRecord } from '../../../src/webhooks/worker/record.queries.ts';
+import { recordOutcomes } from '../../../src/webhooks/worker/record.queries.ts';
 import type { TestApp } from '../../helpers/app.ts';
 import { healthOf } from '../../helpers/delivery-health.ts';
 import { waitForLockWait } from '../../helpers/races.ts';
 import { claimBatch } from '../../../src/webhooks/worker/worker.ts';
-import { completeCall, connectPlatform, deliveriesOf, startWebhookApp, subscribeHook, type Connection } from '../../helpers/webhooks.ts';
+import {
+  answeredOutcome,
+  completeCall,
+  connectPlatform,
+  deliveriesOf,
+  startWebhookApp,
+  subscribeHook,
+  type Connection,
+} from '../../helpers/webhooks.ts';
 
 const policy: HealthPolicy = { maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION, breakerThreshold: 5, breakerWaitsMs: [60_000] };
 
@@ -76,21 +84,7 @@ describe('a claim in progress', () => {
     const claimed = await openClaim();
     assert.equal(claimed.length, 1, 'the open claim leased the second delivery');
 
-    const failure: OutcomeRecord = {
-      deliveryId: earlier!.id,
-      leaseToken: earlier!.lease_token,
-      attempt: earlier!.attempt,
-      attemptedAt: new Date(),
-      statusCode: 503,
-      latencyMs: 4,
-      error: null,
-      errorMessage: null,
-      responseBody: '',
-      outcome: 'retrying',
-      status: 'pending',
-      nextAttemptAt: new Date(Date.now() + 60_000),
-      health: 'unhealthy',
-    };
+    const failure = answeredOutcome(earlier!, 503);
     const [recorded] = await within('recording the outcome', recordOutcomes(t.db.pool, [failure], 86_400_000, policy));
     assert.equal(recorded!.held, true);
     const health = await healthOf(t.db.pool, hook);

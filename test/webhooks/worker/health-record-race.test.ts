@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../../helpers/app.ts';
 import { healthOf } from '../../helpers/delivery-health.ts';
-import { completeCall, connectPlatform, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
+import { answeredOutcome, completeCall, connectPlatform, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
 import type { HealthPolicy } from '../../../src/webhooks/worker/endpoint-health.ts';
 import type { OutcomeRecord } from '../../../src/webhooks/worker/record.queries.ts';
 import { writeOutcomes } from '../../../src/webhooks/worker/recorder.ts';
@@ -33,22 +33,8 @@ describe('outcomes of one subscription recorded by two workers at once', () => {
       [hook],
     );
     assert.equal(rows.length, 2);
-    return rows.map((row) => ({
-      deliveryId: row.id,
-      leaseToken: row.lease_token,
-      attempt: row.attempts,
-      attemptedAt: new Date(),
-      statusCode: status,
-      latencyMs: 5,
-      error: null,
-      errorMessage: null,
-      responseBody: '',
-      outcome: 'retrying',
-      status: 'pending',
-      nextAttemptAt: new Date(Date.now() + 60_000),
-      // A 404: the endpoint works (the delivery is retried all the same).
-      health: status >= 500 ? 'unhealthy' : 'healthy',
-    }));
+    // A 404: the endpoint works (the delivery is retried all the same).
+    return rows.map((row) => answeredOutcome({ id: row.id, lease_token: row.lease_token, attempt: row.attempts }, status));
   }
 
   test('every failure is counted, and every healthy answer raises the limit, hundreds of times', async () => {

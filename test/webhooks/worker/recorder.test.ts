@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../../helpers/app.ts';
 import {
+  answeredOutcome,
   attemptsOf,
   claimDueDeliveries,
   completeCall,
@@ -24,25 +25,6 @@ describe('recording attempt outcomes in batches', () => {
     t = await startWebhookApp();
   });
   after(() => t.close());
-
-  /** A retrying outcome is a 500 (an unhealthy endpoint), or with `status` another answer. */
-  function outcome(claimed: ClaimedDelivery, result: 'succeeded' | 'retrying', attemptedAt = new Date(), status = 500): OutcomeRecord {
-    return {
-      deliveryId: claimed.id,
-      leaseToken: claimed.lease_token,
-      attempt: claimed.attempt,
-      attemptedAt,
-      statusCode: result === 'succeeded' ? 200 : status,
-      latencyMs: 3,
-      error: null,
-      errorMessage: null,
-      responseBody: result === 'succeeded' ? 'ok' : 'down',
-      outcome: result,
-      status: result === 'succeeded' ? 'succeeded' : 'pending',
-      nextAttemptAt: result === 'succeeded' ? null : new Date(Date.now() + 60_000),
-      health: result === 'succeeded' || status < 500 ? 'healthy' : 'unhealthy',
-    };
-  }
 
   /** The app's pool behind a stand-in that counts the statements sent through query(). */
   function countingPool(): { pool: Pool; statements: () => number } {
@@ -69,7 +51,7 @@ describe('recording attempt outcomes in batches', () => {
 
     const counting = countingPool();
     // b's receiver refused it with a 400: the endpoint works, so its concurrency stays (endpoint-health.ts).
-    const recorded = await writeOutcomes(counting.pool, [outcome(a, 'succeeded'), outcome(b, 'retrying', new Date(), 400)]);
+    const recorded = await writeOutcomes(counting.pool, [answeredOutcome(a, 200), answeredOutcome(b, 400)]);
     assert.equal(counting.statements(), 1, 'two outcomes, one statement');
     assert.deepEqual(
       recorded.map((r) => r.held),
@@ -93,14 +75,14 @@ describe('recording attempt outcomes in batches', () => {
     assert.deepEqual(await attemptsOf(t, c.id), [{ attempt: 1, status_code: null, error: 'lease_expired', outcome: 'retrying' }]);
 
     // The dead worker's outcome for c arrives late after all: superseded, the new holder's lease untouched.
-    const late = await writeOutcomes(t.db.pool, [outcome(c, 'succeeded')]);
+    const late = await writeOutcomes(t.db.pool, [answeredOutcome(c, 200)]);
     assert.equal(late[0]!.held, false);
     assert.deepEqual(await attemptsOf(t, c.id), [{ attempt: 1, status_code: 200, error: null, outcome: 'superseded' }]);
     const renewed = again.find((x) => x.id === c.id)!;
     assert.equal((await deliveriesOf(t, hook.id)).find((row) => row.id === c.id)!.lease_token, renewed.lease_token);
     await writeOutcomes(
       t.db.pool,
-      again.map((x) => outcome(x, 'succeeded')),
+      again.map((x) => answeredOutcome(x, 200)),
     );
     assert.ok((await deliveriesOf(t, hook.id)).every((row) => row.lease_token === null));
   });
@@ -112,16 +94,10 @@ describe('recording attempt outcomes in batches', () => {
     const of = (hookId: string) => claimed.filter((x) => x.subscription_id === hookId);
     const [goneFirst, goneSecond] = of(gone.id) as [ClaimedDelivery, ClaimedDelivery];
     const [keptOne] = of(kept.id) as [ClaimedDelivery];
-    const removal: OutcomeRecord = {
-      ...outcome(goneFirst, 'succeeded'),
-      statusCode: 410,
-      responseBody: '',
-      outcome: 'subscription_removed',
-      status: 'failed',
-    };
+    const removal = answeredOutcome(goneFirst, 410);
 
     const counting = countingPool();
-    const recorded = await writeOutcomes(counting.pool, [removal, outcome(goneSecond, 'succeeded'), outcome(keptOne, 'succeeded')]);
+    const recorded = await writeOutcomes(counting.pool, [removal, answeredOutcome(goneSecond, 200), answeredOutcome(keptOne, 200)]);
     assert.equal(counting.statements(), 1, 'the removal is part of the one statement');
     assert.deepEqual(
       recorded.map((r) => r.held),
@@ -142,11 +118,11 @@ describe('recording attempt outcomes in batches', () => {
     const [first, second, third] = (await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 })) as ClaimedDelivery[];
     const base = Date.now() - 10_000;
     const at = (ms: number) => new Date(base + ms);
-    await writeOutcomes(t.db.pool, [outcome(first!, 'retrying', at(0)), outcome(second!, 'succeeded', at(1))]);
+    await writeOutcomes(t.db.pool, [answeredOutcome(first!, 500, at(0)), answeredOutcome(second!, 200, at(1))]);
     const streak = async () =>
       (await t.db.pool.query('SELECT failing_since FROM webhook_subscriptions WHERE id = $1', [hook.id])).rows[0].failing_since;
     assert.equal(await streak(), null);
-    await writeOutcomes(t.db.pool, [outcome(third!, 'retrying', at(2))]);
+    await writeOutcomes(t.db.pool, [answeredOutcome(third!, 500, at(2))]);
     assert.equal((await streak()).getTime(), at(2).getTime());
   });
 
@@ -155,7 +131,7 @@ describe('recording attempt outcomes in batches', () => {
     const claimed = await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 });
     const counting = countingPool();
     const recorder = createOutcomeRecorder(counting.pool);
-    const results = await Promise.all(claimed.map((x) => recorder.record(outcome(x, 'succeeded'))));
+    const results = await Promise.all(claimed.map((x) => recorder.record(answeredOutcome(x, 200))));
     assert.ok(results.every((r) => r.held));
     assert.equal(counting.statements(), 2, 'the first outcome alone, then the four that arrived meanwhile');
     await recorder.idle();
@@ -168,11 +144,11 @@ describe('recording attempt outcomes in batches', () => {
     const recorder = createOutcomeRecorder(counting.pool);
     // The first is written at once; the other two wait for it and go together,
     // in a statement the status CHECK constraint refuses because of one of them.
-    const refused = { ...outcome(bad!, 'succeeded'), status: 'bogus' } as unknown as OutcomeRecord;
+    const refused = { ...answeredOutcome(bad!, 200), status: 'bogus' } as unknown as OutcomeRecord;
     const results = await Promise.allSettled([
-      recorder.record(outcome(first!, 'succeeded')),
+      recorder.record(answeredOutcome(first!, 200)),
       recorder.record(refused),
-      recorder.record(outcome(good!, 'succeeded')),
+      recorder.record(answeredOutcome(good!, 200)),
     ]);
     await recorder.idle();
     assert.equal(results[0].status, 'fulfilled');
@@ -203,12 +179,12 @@ describe('recording attempt outcomes in batches', () => {
       await blocker.query('SELECT 1 FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [held!.id]);
       const recorder = createOutcomeRecorder(t.db.pool);
       let firstDone = false;
-      const first = recorder.record(outcome(held!, 'succeeded')).then((r) => {
+      const first = recorder.record(answeredOutcome(held!, 200)).then((r) => {
         firstDone = true;
         return r;
       });
       const others = await Promise.race([
-        Promise.all(rest.map((x) => recorder.record(outcome(x, 'succeeded')))),
+        Promise.all(rest.map((x) => recorder.record(answeredOutcome(x, 200)))),
         new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 5000)),
       ]);
       assert.notEqual(others, 'stuck', 'the nine waiting outcomes were written while the first batch was held');
