@@ -122,15 +122,23 @@ const inFlight = (cap: number) => `
  * When to look again for work that is not due yet (work due now is found by
  * the candidates: the hints and the walk): the first retry, the first open
  * circuit's end of wait and the first lease to run out, one probe of an index
- * each (migration 0022), whatever the tables hold. Rows of subscriptions that
+ * each (migrations 0022 and 0032), whatever the tables hold. Each is written
+ * as the first row in the index's order (ORDER BY ... LIMIT 1), and the lease
+ * source names only what its own index's predicate names: its plan is made
+ * once per connection, often on a young table, and as min() over rows the
+ * planner then guessed at one, each read every entry of its index, or sorted
+ * every pending delivery (claim-plan.test.ts). Rows of subscriptions that
  * are not active are not left out (that would cost a probe per subscription):
  * an early look costs one claim.
  */
 const NEXT_DUE = `SELECT least(
-    (SELECT min(d.next_attempt_at) FROM webhook_deliveries d
-      WHERE d.status = 'pending' AND d.lease_token IS NULL AND d.attempts > 0 AND d.next_attempt_at > now()),
-    (SELECT min(s.circuit_retry_at) FROM webhook_subscriptions s WHERE s.circuit_state = 'open' AND s.circuit_retry_at > now()),
-    (SELECT min(l.lease_expires_at) FROM webhook_deliveries l WHERE l.status = 'pending' AND l.lease_token IS NOT NULL)) AS at`;
+    (SELECT d.next_attempt_at FROM webhook_deliveries d
+      WHERE d.status = 'pending' AND d.lease_token IS NULL AND d.attempts > 0 AND d.next_attempt_at > now()
+      ORDER BY d.next_attempt_at LIMIT 1),
+    (SELECT s.circuit_retry_at FROM webhook_subscriptions s WHERE s.circuit_state = 'open' AND s.circuit_retry_at > now()
+      ORDER BY s.circuit_retry_at LIMIT 1),
+    (SELECT l.lease_expires_at FROM webhook_deliveries l WHERE l.lease_expires_at IS NOT NULL
+      ORDER BY l.lease_expires_at LIMIT 1)) AS at`;
 
 /** The limits of one claim. */
 export interface ClaimLimits {
