@@ -46,9 +46,14 @@
 import type { DeadlineQueryConfig, Pool, PoolClient } from '../../db/pool.ts';
 import { tryClaimLock } from '../claim-lock.ts';
 
-/** The subscription `s` may be delivered to: its grant stands for an active principal. */
-const LIVE_GRANT = `EXISTS (SELECT 1 FROM oauth_grant_status g
-                     WHERE g.grant_id = s.grant_id AND NOT g.grant_revoked AND g.principal_active)`;
+/**
+ * The subscription `s` may be delivered to: its grant stands for an active
+ * principal. A probe per subscription (LIMIT 1): as EXISTS, a plan made on a
+ * young table joined from the grants' side, testing every subscription of
+ * every live grant on each claim, not only the claim's candidates.
+ */
+const LIVE_GRANT = `(SELECT true FROM oauth_grant_status g
+                     WHERE g.grant_id = s.grant_id AND NOT g.grant_revoked AND g.principal_active LIMIT 1) IS NOT NULL`;
 
 export interface ClaimedDelivery {
   id: string;
@@ -270,9 +275,12 @@ candidate AS MATERIALIZED (
   SELECT c.id, c.next_attempt_at, row_number() OVER (PARTITION BY c.organization_id ORDER BY c.next_attempt_at) AS turn
     FROM (
       SELECT s.id, s.organization_id, due.next_attempt_at, ${degraded(a)} AS degraded
-        FROM webhook_subscriptions s CROSS JOIN LATERAL (${FIRST_DUE}) due
-       WHERE s.id IN (SELECT walk.id FROM walk UNION SELECT unnest(${a.hints}))
-         AND ${ELIGIBLE} AND (${a.slowLimit} > 0 OR NOT ${degradedKnown(a)})
+        FROM (SELECT walk.id FROM walk WHERE walk.id IS NOT NULL UNION SELECT unnest(${a.hints})) named
+        -- Each candidate's row by its id (LIMIT 1: never flattened into a join
+        -- that reads every subscription and tests each against the candidates).
+        CROSS JOIN LATERAL (SELECT * FROM webhook_subscriptions s WHERE s.id = named.id LIMIT 1) s
+        CROSS JOIN LATERAL (${FIRST_DUE}) due
+       WHERE ${ELIGIBLE} AND (${a.slowLimit} > 0 OR NOT ${degradedKnown(a)})
          AND ${LIVE_GRANT} AND (${inFlight(maxInFlight)}) < ${cap}
     ) c
    WHERE CASE WHEN c.degraded THEN ${a.slowLimit} > 0 ELSE ${a.limit} > 0 END

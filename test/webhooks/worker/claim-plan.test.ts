@@ -190,6 +190,20 @@ describe('the claim plan', () => {
         !perSubscription.some((node) => node['Index Name'] === 'webhook_deliveries_lease_ends_idx'),
         'no per-subscription probe reads webhook_deliveries_lease_ends_idx',
       );
+      // Subscriptions and their grants are reached by id, one candidate at a time: planned from
+      // the grants' side, the lock statement tested every subscription of every live grant on each claim.
+      const byId = new Map([
+        ['webhook_subscriptions', 'webhook_subscriptions_pkey'],
+        ['oauth_grants', 'oauth_grants_pkey'],
+      ]);
+      const reads = perSubscription
+        .filter((node) => byId.has(node['Relation Name'] ?? '') && node['Node Type'] !== 'ModifyTable')
+        .map((node) => `${node['Relation Name']} ${node['Index Name'] ?? node['Node Type']}`);
+      assert.deepEqual(
+        reads.filter((read) => ![...byId].some(([table, pkey]) => read === `${table} ${pkey}`)),
+        [],
+        `subscriptions and grants read by primary key only: ${reads.join(', ')}`,
+      );
     } finally {
       client.release();
       await young.close();
