@@ -108,13 +108,18 @@ export function withCallCompletedOutbox(callStatement: string, before = ''): str
        SELECT g.grant_id FROM subscribed_grant g WHERE app_grant_is_live(g.grant_id)
      ),
      -- The event and status tests stay here: PostgreSQL re-checks them on the
-     -- newest version of a row updated while the lock waited.
+     -- newest version of a row updated while the lock waited. In id order, as
+     -- every locker of several subscriptions takes them: SKIP LOCKED does not
+     -- skip a row updated since this statement's snapshot whose newest version
+     -- is locked, it waits, and a client's deletion (FOR UPDATE in id order)
+     -- waiting meanwhile for a row this statement locked out of order deadlocked.
      subscriber AS MATERIALIZED (
        SELECT s.organization_id, s.id, s.event
          FROM webhook_subscriptions s
         WHERE s.organization_id IN (SELECT call.organization_id FROM call)
           AND s.event = 'call.completed' AND s.status = 'active'
           AND s.grant_id IN (SELECT live_grant.grant_id FROM live_grant)
+        ORDER BY s.id
           FOR KEY SHARE OF s SKIP LOCKED
      ),
      deliveries AS (
