@@ -41,19 +41,22 @@
 // this claim holds on them: a stop that has committed is never followed by
 // an attempt leased before it. The grant test here also covers a delivery
 // enqueued by a call that completed while the revocation committed. Any
-// rewrite of the claim must keep LIVE_GRANT in both the locking and the
-// leasing statement.
+// rewrite of the claim must keep the live-grant test (liveGrants) in both the
+// locking and the leasing statement.
 import type { DeadlineQueryConfig, Pool, PoolClient } from '../../db/pool.ts';
 import { tryClaimLock } from '../claim-lock.ts';
 
 /**
- * The subscription `s` may be delivered to: its grant stands for an active
- * principal. A probe per subscription (LIMIT 1): as EXISTS, a plan made on a
- * young table joined from the grants' side, testing every subscription of
- * every live grant on each claim, not only the claim's candidates.
+ * The grants of the subscriptions in `rows` that stand for an active
+ * principal: a subscription may be delivered to only while its grant is one.
+ * Each grant is tested once per statement (an organization's subscriptions
+ * often share one), by a probe (LIMIT 1): as EXISTS beside the
+ * subscriptions, a plan made on a young table joined from the grants' side,
+ * testing every subscription of every live grant on each claim.
  */
-const LIVE_GRANT = `(SELECT true FROM oauth_grant_status g
-                     WHERE g.grant_id = s.grant_id AND NOT g.grant_revoked AND g.principal_active LIMIT 1) IS NOT NULL`;
+const liveGrants = (rows: string) => `SELECT named_grant.grant_id FROM (SELECT DISTINCT r.grant_id FROM ${rows} r) named_grant
+   WHERE (SELECT true FROM oauth_grant_status g
+           WHERE g.grant_id = named_grant.grant_id AND NOT g.grant_revoked AND g.principal_active LIMIT 1) IS NOT NULL`;
 
 export interface ClaimedDelivery {
   id: string;
@@ -271,17 +274,21 @@ WITH RECURSIVE walk (id, step) AS (
   UNION ALL
   SELECT (${nextWithPending('walk.id')}), walk.step + 1 FROM walk WHERE walk.id IS NOT NULL AND walk.step < ${a.walk}
 ),
+-- Each candidate's row by its id (LIMIT 1: never flattened into a join that
+-- reads every subscription and tests each against the candidates).
+named AS MATERIALIZED (
+  SELECT s.* FROM (SELECT walk.id FROM walk WHERE walk.id IS NOT NULL UNION SELECT unnest(${a.hints})) named_id
+   CROSS JOIN LATERAL (SELECT * FROM webhook_subscriptions s WHERE s.id = named_id.id LIMIT 1) s
+   WHERE ${ELIGIBLE}
+),
+live_grant AS MATERIALIZED (${liveGrants('named')}),
 candidate AS MATERIALIZED (
   SELECT c.id, c.next_attempt_at, row_number() OVER (PARTITION BY c.organization_id ORDER BY c.next_attempt_at) AS turn
     FROM (
       SELECT s.id, s.organization_id, due.next_attempt_at, ${degraded(a)} AS degraded
-        FROM (SELECT walk.id FROM walk WHERE walk.id IS NOT NULL UNION SELECT unnest(${a.hints})) named
-        -- Each candidate's row by its id (LIMIT 1: never flattened into a join
-        -- that reads every subscription and tests each against the candidates).
-        CROSS JOIN LATERAL (SELECT * FROM webhook_subscriptions s WHERE s.id = named.id LIMIT 1) s
-        CROSS JOIN LATERAL (${FIRST_DUE}) due
-       WHERE ${ELIGIBLE} AND (${a.slowLimit} > 0 OR NOT ${degradedKnown(a)})
-         AND ${LIVE_GRANT} AND (${inFlight(maxInFlight)}) < ${cap}
+        FROM named s CROSS JOIN LATERAL (${FIRST_DUE}) due
+       WHERE (${a.slowLimit} > 0 OR NOT ${degradedKnown(a)})
+         AND s.grant_id IN (SELECT live_grant.grant_id FROM live_grant) AND (${inFlight(maxInFlight)}) < ${cap}
     ) c
    WHERE CASE WHEN c.degraded THEN ${a.slowLimit} > 0 ELSE ${a.limit} > 0 END
 ),
@@ -310,13 +317,18 @@ SELECT set_config('switchboard.claim_subscriptions', coalesce((SELECT string_agg
        ARRAY(SELECT candidate.id FROM candidate WHERE candidate.id NOT IN (SELECT locked.id FROM locked)
               ORDER BY candidate.turn, candidate.next_attempt_at LIMIT ${a.maxSubscriptions}) AS left_over;
 
+WITH held AS MATERIALIZED (
+  SELECT s.* FROM webhook_subscriptions s
+   WHERE s.id = ANY (string_to_array(current_setting('switchboard.claim_subscriptions', true), ',')::uuid[])
+     AND ${ELIGIBLE}
+),
+live_grant AS MATERIALIZED (${liveGrants('held')}),
 -- MATERIALIZED: each subscription's free slots are counted once, not once per candidate row.
-WITH slots AS MATERIALIZED (
+slots AS MATERIALIZED (
   SELECT s.id, s.organization_id, s.callback_url, s.secret_ciphertext, ${degraded(a)} AS degraded, ${cap} AS cap,
          ${cap} - (${inFlight(maxInFlight)})::int AS free
-    FROM webhook_subscriptions s
-   WHERE s.id = ANY (string_to_array(current_setting('switchboard.claim_subscriptions', true), ',')::uuid[])
-     AND ${ELIGIBLE} AND ${LIVE_GRANT}
+    FROM held s
+   WHERE s.grant_id IN (SELECT live_grant.grant_id FROM live_grant)
 ),
 -- The inner LIMIT is the constant cap, so the planner walks the index for a
 -- few rows instead of sorting the subscription's whole backlog; the free
