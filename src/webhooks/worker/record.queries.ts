@@ -84,6 +84,18 @@ export async function recordOutcomes(
          AS i(id, lease_token, status, next_attempt_at, attempt, attempted_at, status_code, latency_ms, error, error_message,
               response_body, outcome, health)
      ),
+     -- Each delivery is looked up by id on its own (LIMIT 1: an index probe
+     -- per record, never a scan of the table, whatever its statistics say),
+     -- and updated by tuple id. A row updated meanwhile (its lease taken by
+     -- another worker after it ran out, or handed back) has moved: the
+     -- re-check of its newest version fails on the tuple id and it is logged
+     -- as superseded, as the lease test alone would have logged it. Reading
+     -- them locks nothing.
+     found AS MATERIALIZED (
+       SELECT i.id, d.ctid, d.organization_id, d.subscription_id
+         FROM input i CROSS JOIN LATERAL (
+           SELECT d.ctid, d.organization_id, d.subscription_id FROM webhook_deliveries d WHERE d.id = i.id LIMIT 1) d
+     ),
      -- The records' subscriptions are locked first, FOR KEY SHARE in id order:
      -- the lock a deletion (FOR UPDATE, then ON DELETE CASCADE to the
      -- deliveries) and the stopping of a grant's subscriptions (FOR UPDATE in
@@ -95,28 +107,14 @@ export async function recordOutcomes(
      -- the delivery this statement's snapshot found. Subscriptions before
      -- deliveries, as a deletion and a grant's stop take them: waiting here
      -- holds no delivery another transaction could be waiting for.
-     -- The subscriptions are found from the deliveries by id, one probe per
-     -- record (LIMIT 1): as a join, a plan made from a young table's
-     -- statistics read every delivery of each subscription instead.
      subscribed AS MATERIALIZED (
        SELECT s.id FROM webhook_subscriptions s
-        WHERE s.id = ANY (ARRAY(
-                SELECT d.subscription_id
-                  FROM input i CROSS JOIN LATERAL (SELECT d.subscription_id FROM webhook_deliveries d WHERE d.id = i.id LIMIT 1) d))
+        WHERE s.id = ANY (ARRAY(SELECT DISTINCT f.subscription_id FROM found f))
         ORDER BY s.id
           FOR KEY SHARE OF s
      ),
-     -- Each delivery is looked up by id on its own (LIMIT 1: an index probe
-     -- per record, never a scan of the table, whatever its statistics say),
-     -- and updated by tuple id. A row updated meanwhile (its lease taken by
-     -- another worker after it ran out, or handed back) has moved: the
-     -- re-check of its newest version fails on the tuple id and it is logged
-     -- as superseded, as the lease test alone would have logged it.
      current AS MATERIALIZED (
-       SELECT i.id, d.ctid, d.organization_id, d.subscription_id
-         FROM input i CROSS JOIN LATERAL (
-           SELECT d.ctid, d.organization_id, d.subscription_id FROM webhook_deliveries d WHERE d.id = i.id LIMIT 1) d
-        WHERE d.subscription_id IN (SELECT id FROM subscribed)
+       SELECT f.* FROM found f WHERE f.subscription_id IN (SELECT id FROM subscribed)
      ),
      -- A lease that has run out is no longer held, even before another claim
      -- takes the delivery over: that claim may be leasing the row now. Left
