@@ -38,6 +38,51 @@ async function fillDeliveries(t: TestApp, organizationId: string, hooks: string[
   );
 }
 
+/**
+ * A database whose claim statements a connection prepared at its first claim, while the table
+ * held one delivery, and which has grown to thousands since (no ANALYZE, which would have the
+ * plans made again): `explain` reads the generic plan that connection keeps for a statement.
+ */
+async function grownAfterFirstClaim(path: string) {
+  const young = await startWebhookApp();
+  const client = await young.db.pool.connect();
+  const close = async () => {
+    client.release();
+    await young.close();
+  };
+  let first: Awaited<ReturnType<typeof claimDue>>;
+  let args: string;
+  try {
+    const org = await connectPlatform(young);
+    const hook = await subscribeHook(young, org, { hookUrl: `https://127.0.0.1:9/${path}` });
+    await fillDeliveries(young, org.member.org.id, [hook.id], 1);
+    // The connection's first claim: prepares the statements and makes their generic plan.
+    await client.query('BEGIN');
+    const limits = { limit: 64, slowLimit: 16, maxSubscriptions: 50, maxInFlight: 10, leaseMs: 60_000, slowMs: 1000 };
+    first = await claimDue(client, { ...limits, hints: [], cursor: null, walk: 100, slow: [] });
+    await client.query('ROLLBACK');
+    await fillDeliveries(young, org.member.org.id, [hook.id], 2000);
+    args = `(64, 16, 60000, 50, 1000, NULL::uuid, '{${hook.id}}'::uuid[], 100, '{}'::uuid[])`;
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    first,
+    /** The kept plan of switchboard_claim_<statement>_10, as nodes. */
+    async explain(statement: 'lock' | 'lease' | 'next'): Promise<PlanNode[]> {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
+      const { rows } = await client.query(
+        `EXPLAIN (FORMAT JSON) EXECUTE switchboard_claim_${statement}_10${statement === 'next' ? '' : ` ${args}`}`,
+      );
+      await client.query('ROLLBACK');
+      return nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode);
+    },
+    close,
+  };
+}
+
 // The claim must read indexes, never the backlog: its cost follows the batch,
 // not the rows stored (docs/performance.md; the 1,000,000-row proof is
 // `npm run bench:delivery -- --backlog 1000000`). A small table here, with
@@ -140,27 +185,10 @@ describe('the claim plan', () => {
   // twice per claim. The state test in the leasing UPDATE must match no index either: written
   // plainly, a generic plan walked the whole due index and filtered on the tuple ids.
   test("the worker's claim, planned while the table held one delivery, reaches rows by tuple id once it holds thousands", async () => {
-    const young = await startWebhookApp();
-    const client = await young.db.pool.connect();
+    const grown = await grownAfterFirstClaim('young');
     try {
-      const org = await connectPlatform(young);
-      const hook = await subscribeHook(young, org, { hookUrl: 'https://127.0.0.1:9/young' });
-      await fillDeliveries(young, org.member.org.id, [hook.id], 1);
-      // The connection's first claim: prepares the statements and makes their generic plan.
-      await client.query('BEGIN');
-      const limits = { limit: 64, slowLimit: 16, maxSubscriptions: 50, maxInFlight: 10, leaseMs: 60_000, slowMs: 1000 };
-      const first = await claimDue(client, { ...limits, hints: [], cursor: null, walk: 100, slow: [] });
-      assert.equal(first.claimed.length, 1, 'the first claim leased the one delivery');
-      await client.query('ROLLBACK');
-      // The table grows; no ANALYZE (which would have the plan made again).
-      await fillDeliveries(young, org.member.org.id, [hook.id], 2000);
-      await client.query('BEGIN');
-      await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      const { rows } = await client.query(
-        `EXPLAIN (FORMAT JSON) EXECUTE switchboard_claim_lease_10 (64, 16, 60000, 50, 1000, NULL::uuid, '{${hook.id}}'::uuid[], 100, '{}'::uuid[])`,
-      );
-      await client.query('ROLLBACK');
-      const plan = nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode);
+      assert.equal(grown.first.claimed.length, 1, 'the first claim leased the one delivery');
+      const plan = await grown.explain('lease');
       const onDeliveries = plan.filter((node) => node['Relation Name'] === 'webhook_deliveries' && node['Node Type'] !== 'ModifyTable');
       assert.deepEqual(
         onDeliveries
@@ -179,13 +207,7 @@ describe('the claim plan', () => {
         'live leases counted through webhook_deliveries_live_leases_idx',
       );
       // Per subscription, leases are read by subscription: never through the index of all leases' ends.
-      await client.query('BEGIN');
-      await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      const lock = await client.query(
-        `EXPLAIN (FORMAT JSON) EXECUTE switchboard_claim_lock_10 (64, 16, 60000, 50, 1000, NULL::uuid, '{${hook.id}}'::uuid[], 100, '{}'::uuid[])`,
-      );
-      await client.query('ROLLBACK');
-      const perSubscription = [...plan, ...nodes(lock.rows[0]['QUERY PLAN'][0].Plan as PlanNode)];
+      const perSubscription = [...plan, ...(await grown.explain('lock'))];
       assert.ok(
         !perSubscription.some((node) => node['Index Name'] === 'webhook_deliveries_lease_ends_idx'),
         'no per-subscription probe reads webhook_deliveries_lease_ends_idx',
@@ -205,33 +227,19 @@ describe('the claim plan', () => {
         `subscriptions and grants read by primary key only: ${reads.join(', ')}`,
       );
     } finally {
-      client.release();
-      await young.close();
+      await grown.close();
     }
   });
 
   // The next-due read runs after every claim, on the plan made at the connection's first claim.
   // Each of its time sources must be one probe of an index ordered by that time, whatever the
-  // statistics said then: planned on a young table, the lease-expiry source read every entry of
-  // webhook_deliveries_live_leases_idx, live or left behind by released leases until vacuum
-  // (6.5 ms a claim among 512 failing endpoints, bench:neighbour).
+  // statistics said then: as min() planned on a young table, the retry and circuit sources read
+  // every entry of their indexes and the lease source sorted every pending delivery read through
+  // webhook_deliveries_due_idx (6.5 ms a claim among 512 failing endpoints, bench:neighbour).
   test("the next-due read, planned while the table held one delivery, probes one entry of each time's index", async () => {
-    const young = await startWebhookApp();
-    const client = await young.db.pool.connect();
+    const grown = await grownAfterFirstClaim('young-next');
     try {
-      const org = await connectPlatform(young);
-      const hook = await subscribeHook(young, org, { hookUrl: 'https://127.0.0.1:9/young-next' });
-      await fillDeliveries(young, org.member.org.id, [hook.id], 1);
-      await client.query('BEGIN');
-      const limits = { limit: 64, slowLimit: 16, maxSubscriptions: 50, maxInFlight: 10, leaseMs: 60_000, slowMs: 1000 };
-      await claimDue(client, { ...limits, hints: [], cursor: null, walk: 100, slow: [] });
-      await client.query('ROLLBACK');
-      await fillDeliveries(young, org.member.org.id, [hook.id], 2000);
-      await client.query('BEGIN');
-      await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      const { rows } = await client.query('EXPLAIN (FORMAT JSON) EXECUTE switchboard_claim_next_10');
-      await client.query('ROLLBACK');
-      const plan = nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode);
+      const plan = await grown.explain('next');
       const probes = plan
         .filter((node) => node['Node Type'] === 'Limit')
         .flatMap((limit) => limit.Plans ?? [])
@@ -244,8 +252,7 @@ describe('the claim plan', () => {
       const reads = plan.filter((node) => node['Index Name'] !== undefined).map((node) => node['Index Name']);
       assert.equal(reads.length, 3, `indexes read: ${reads.join(', ')}`);
     } finally {
-      client.release();
-      await young.close();
+      await grown.close();
     }
   });
 });
