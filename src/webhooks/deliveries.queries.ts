@@ -52,8 +52,14 @@ export interface Attempt {
   delivery_status: DeliveryStatus;
 }
 
-const DELIVERY_COLUMNS = `d.id, d.organization_id, d.subscription_id, d.call_id, d.event, d.status, d.attempts,
-  d.next_attempt_at, (d.lease_token IS NOT NULL AND d.lease_expires_at > now()) AS in_flight, d.created_at, d.finished_at`;
+/**
+ * A delivery as shown: its attempts count the one in flight (its lease's,
+ * migration 0033), as X-Delivery-Attempt numbers it.
+ */
+const DELIVERY_COLUMNS = `d.id, d.organization_id, d.subscription_id, d.call_id, d.event, d.status,
+  coalesce((SELECT l.attempt FROM webhook_delivery_leases l WHERE l.delivery_id = d.id), d.attempts) AS attempts,
+  d.next_attempt_at, coalesce((SELECT l.expires_at > now() FROM webhook_delivery_leases l WHERE l.delivery_id = d.id), false) AS in_flight,
+  d.created_at, d.finished_at`;
 
 /**
  * The call.completed body of the `call` row, written by PostgreSQL
@@ -206,7 +212,7 @@ export async function requeueDelivery(db: Queryable, id: string): Promise<Delive
   const { rows } = await db.query<Delivery>(
     `UPDATE webhook_deliveries d
         SET status = 'pending', next_attempt_at = now(), schedule_start = d.attempts, finished_at = NULL, updated_at = now()
-      WHERE d.id = $1 AND d.lease_token IS NULL AND ${REDELIVERABLE}
+      WHERE d.id = $1 AND NOT EXISTS (SELECT 1 FROM webhook_delivery_leases l WHERE l.delivery_id = d.id) AND ${REDELIVERABLE}
      RETURNING ${DELIVERY_COLUMNS}`,
     [id],
   );
@@ -271,9 +277,9 @@ export async function attemptExists(db: Queryable, input: { subscriptionId: stri
 /** Unfinished deliveries: waiting for their next attempt, and leased to a worker right now (for /metrics). */
 export async function countQueuedDeliveries(db: Queryable): Promise<{ pending: number; in_flight: number }> {
   const { rows } = await db.query<{ pending: number; in_flight: number }>(
-    `SELECT count(*) FILTER (WHERE lease_token IS NULL)::int AS pending,
-            count(*) FILTER (WHERE lease_token IS NOT NULL)::int AS in_flight
-       FROM webhook_deliveries WHERE status = 'pending'`,
+    `SELECT q.pending - q.in_flight AS pending, q.in_flight
+       FROM (SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')::int AS pending,
+                    (SELECT count(*) FROM webhook_delivery_leases)::int AS in_flight) q`,
   );
   return rows[0]!;
 }

@@ -157,7 +157,7 @@ describe('a receiver that hangs', () => {
     const hanging = target.requests.filter((request) => request.url === hang);
     assert.equal(hanging.length, 10, 'the hanging subscription holds exactly its 10 slots');
     const { rows } = await t.db.pool.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = $1 AND lease_token IS NOT NULL',
+      'SELECT count(*)::int AS n FROM webhook_delivery_leases WHERE subscription_id = $1',
       [hangHook.id],
     );
     assert.equal(rows[0]!.n, 10);

@@ -134,7 +134,10 @@ export interface DeliveryRow {
 
 export async function deliveriesOf(t: TestApp, subscriptionId: string): Promise<DeliveryRow[]> {
   const { rows } = await t.db.pool.query<DeliveryRow>(
-    'SELECT id, subscription_id, call_id, status, attempts, lease_token FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY created_at',
+    // Attempts started: the delivery's ended ones, or its lease's (the attempt in flight or lost).
+    `SELECT d.id, d.subscription_id, d.call_id, d.status, coalesce(l.attempt, d.attempts) AS attempts, l.token AS lease_token
+       FROM webhook_deliveries d LEFT JOIN webhook_delivery_leases l ON l.delivery_id = d.id
+      WHERE d.subscription_id = $1 ORDER BY d.created_at`,
     [subscriptionId],
   );
   return rows;

@@ -132,7 +132,7 @@ describe('attempt outcomes while their subscriptions are deleted', () => {
         // Nothing stays leased: every attempt's outcome is recorded or dropped.
         await waitFor(
           'no delivery left leased',
-          async () => (await app.db.pool.query('SELECT 1 FROM webhook_deliveries WHERE lease_token IS NOT NULL')).rowCount === 0,
+          async () => (await app.db.pool.query('SELECT 1 FROM webhook_delivery_leases')).rowCount === 0,
         );
         assertNoErrorLogs(app.logs);
       },

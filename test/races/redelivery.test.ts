@@ -27,7 +27,9 @@ describe('a redelivery asked for while an attempt still holds a lease that has r
     await completeCall(t, org.member);
     const [claimed] = await claimDueDeliveries(t.db.pool, { limit: 1, leaseMs: 60_000 });
     // The worker stalls past its lease; no other claim has taken the delivery over yet.
-    await t.db.pool.query("UPDATE webhook_deliveries SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [claimed!.id]);
+    await t.db.pool.query("UPDATE webhook_delivery_leases SET expires_at = now() - interval '1 second' WHERE delivery_id = $1", [
+      claimed!.id,
+    ]);
     const headers = { 'x-user-token': org.member.token };
     const refused = await t.app.inject({ method: 'POST', url: `/webhooks/deliveries/${claimed!.id}/redeliver`, headers });
     assert.equal(refused.statusCode, 409, refused.body);
@@ -59,7 +61,10 @@ describe('a redelivery asked for while an attempt still holds a lease that has r
     assert.equal(accepted.statusCode, 202, accepted.body);
     const {
       rows: [row],
-    } = await t.db.pool.query('SELECT status, lease_token FROM webhook_deliveries WHERE id = $1', [claimed!.id]);
+    } = await t.db.pool.query(
+      'SELECT d.status, l.token AS lease_token FROM webhook_deliveries d LEFT JOIN webhook_delivery_leases l ON l.delivery_id = d.id WHERE d.id = $1',
+      [claimed!.id],
+    );
     assert.deepEqual(row, { status: 'pending', lease_token: null }, 'the redelivery stands');
   });
 });

@@ -116,7 +116,9 @@ describe('calls and webhook pages: access, CSRF and organization boundaries', ()
 
     // A worker holds the delivery's lease: an attempt is on the wire.
     await t.db.pool.query(
-      "UPDATE webhook_deliveries SET lease_token = gen_random_uuid(), lease_expires_at = now() + interval '1 minute' WHERE id = $1",
+      `INSERT INTO webhook_delivery_leases (delivery_id, organization_id, subscription_id, token, attempt, started_at, expires_at)
+       SELECT id, organization_id, subscription_id, gen_random_uuid(), attempts + 1, now(), now() + interval '1 minute'
+         FROM webhook_deliveries WHERE id = $1`,
       [delivery!.id],
     );
     const busy = await agent.post(redeliver, { csrf });
@@ -124,7 +126,7 @@ describe('calls and webhook pages: access, CSRF and organization boundaries', ()
     assert.equal(busy.location, `/ui/webhooks/${hook.id}?problem=in_flight`);
     assert.match((await agent.get(busy.location!)).body, /being sent right now/);
 
-    await t.db.pool.query('UPDATE webhook_deliveries SET lease_token = NULL, lease_expires_at = NULL WHERE id = $1', [delivery!.id]);
+    await t.db.pool.query('DELETE FROM webhook_delivery_leases WHERE delivery_id = $1', [delivery!.id]);
     await t.db.pool.query("UPDATE webhook_subscriptions SET status = 'disabled', disabled_at = now() WHERE id = $1", [hook.id]);
     const disabled = await agent.post(redeliver, { csrf });
     assert.equal(disabled.location, `/ui/webhooks/${hook.id}?problem=disabled`);

@@ -275,9 +275,6 @@ describe('webhook subscriptions end with their grant', () => {
       [['pending', 0]],
     );
     // Release anything else this test's claim leased, so the shared worker can send it.
-    await t.db.pool.query(
-      'UPDATE webhook_deliveries SET lease_token = NULL, lease_expires_at = NULL, attempts = attempts - 1 WHERE id = ANY ($1)',
-      [claimed.map((c) => c.id)],
-    );
+    await t.db.pool.query('DELETE FROM webhook_delivery_leases WHERE delivery_id = ANY ($1)', [claimed.map((c) => c.id)]);
   });
 });

@@ -7,10 +7,11 @@
 // an advisory lock that claimers skip each other on, and nothing else takes)
 // serialises claims per subscription, and the leasing statement's snapshot,
 // taken after the lock, sees every lease committed by the previous holder
-// (READ COMMITTED takes a new snapshot per statement). The leasing UPDATE
-// repeats the "still pending, due, not leased" test, which PostgreSQL
-// re-checks on the newest row version, so a delivery finished or rescheduled
-// meanwhile is never re-leased.
+// (READ COMMITTED takes a new snapshot per statement). The leasing
+// statement locks each delivery before writing its lease (a row of
+// webhook_delivery_leases, migration 0033), and PostgreSQL re-checks the
+// lock's "still the row read, still pending and due" test on the newest row
+// version, so a delivery finished or rescheduled meanwhile is never re-leased.
 //
 // Why one query string: the statements go as one simple-protocol query, in
 // one transaction (locks held to its end, all or nothing). The locked
@@ -107,46 +108,50 @@ function whole(name: string, value: number): number {
   return value;
 }
 
+/**
+ * Delivery `d` has no lease, or one that ran out: one probe of the leases'
+ * primary key (migration 0033: a lease is a row of its own).
+ */
+const UNLEASED = `coalesce((SELECT l.expires_at <= now() FROM webhook_delivery_leases l WHERE l.delivery_id = d.id), true)`;
+
 /** The earliest due delivery of subscription `s`: one probe of webhook_deliveries_due_idx. */
 const FIRST_DUE = `
   SELECT d.next_attempt_at FROM webhook_deliveries d
-   WHERE d.subscription_id = s.id AND d.status = 'pending' AND d.next_attempt_at <= now()
-     AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
+   WHERE d.subscription_id = s.id AND d.status = 'pending' AND d.next_attempt_at <= now() AND ${UNLEASED}
    ORDER BY d.next_attempt_at LIMIT 1`;
 
 /**
  * Live leases of subscription `s`, counted up to the cap (all a claim needs
- * to know), on webhook_deliveries_live_leases_idx (subscription, expiry;
- * migration 0021). The expiry range leaves out leases that ran out, and the
- * entries that released leases leave behind until vacuum are visited only
- * for the last lease period, not since the last vacuum.
+ * to know), on webhook_delivery_leases_subscription_idx (subscription,
+ * expiry). The expiry range leaves out leases that ran out, and the entries
+ * that released leases leave behind until vacuum are visited only for the
+ * last lease period, not since the last vacuum.
  */
 const inFlight = (cap: number) => `
-  SELECT count(*) FROM (SELECT FROM webhook_deliveries l
-   WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL AND l.lease_expires_at > now()
-   ORDER BY l.lease_expires_at DESC LIMIT ${cap}) live`;
+  SELECT count(*) FROM (SELECT FROM webhook_delivery_leases l
+   WHERE l.subscription_id = s.id AND l.expires_at > now()
+   ORDER BY l.expires_at DESC LIMIT ${cap}) live`;
 
 /**
  * When to look again for work that is not due yet (work due now is found by
  * the candidates: the hints and the walk): the first retry, the first open
  * circuit's end of wait and the first lease to run out, one probe of an index
- * each (migrations 0022 and 0032), whatever the tables hold. Each is written
+ * each (migrations 0022 and 0033), whatever the tables hold. Each is written
  * as the first row in the index's order (ORDER BY ... LIMIT 1), and the lease
- * source names only what its own index's predicate names: its plan is made
- * once per connection, often on a young table, and as min() over rows the
- * planner then guessed at one, each read every entry of its index, or sorted
- * every pending delivery (claim-plan.test.ts). Rows of subscriptions that
+ * source names its index's predicate (migration 0033): its plan is made once
+ * per connection, often on a young table, and as min() over rows the planner
+ * then guessed at one, each read every entry of its index, or sorted every
+ * pending delivery (claim-plan.test.ts). Rows of subscriptions that
  * are not active are not left out (that would cost a probe per subscription):
  * an early look costs one claim.
  */
 const NEXT_DUE = `SELECT least(
     (SELECT d.next_attempt_at FROM webhook_deliveries d
-      WHERE d.status = 'pending' AND d.lease_token IS NULL AND d.attempts > 0 AND d.next_attempt_at > now()
+      WHERE d.status = 'pending' AND d.attempts > 0 AND d.next_attempt_at > now()
       ORDER BY d.next_attempt_at LIMIT 1),
     (SELECT s.circuit_retry_at FROM webhook_subscriptions s WHERE s.circuit_state = 'open' AND s.circuit_retry_at > now()
       ORDER BY s.circuit_retry_at LIMIT 1),
-    (SELECT l.lease_expires_at FROM webhook_deliveries l WHERE l.lease_expires_at IS NOT NULL
-      ORDER BY l.lease_expires_at LIMIT 1)) AS at`;
+    (SELECT l.expires_at FROM webhook_delivery_leases l WHERE l.attempt > 0 ORDER BY l.expires_at LIMIT 1)) AS at`;
 
 /** The limits of one claim. */
 export interface ClaimLimits {
@@ -248,9 +253,9 @@ const degradedKnown = (a: Arguments) =>
  * index). Such endpoints share the worker's slow slots.
  */
 const degraded = (a: Arguments) => `(${degradedKnown(a)} OR (
-    SELECT true FROM webhook_deliveries l
-     WHERE l.subscription_id = s.id AND l.lease_token IS NOT NULL AND l.lease_expires_at > now()
-       AND l.lease_expires_at <= now() + (${a.leaseMs} - ${a.slowMs}) * interval '1 millisecond'
+    SELECT true FROM webhook_delivery_leases l
+     WHERE l.subscription_id = s.id AND l.expires_at > now()
+       AND l.expires_at <= now() + (${a.leaseMs} - ${a.slowMs}) * interval '1 millisecond'
      -- A LIMIT keeps it one probe per subscription: as EXISTS it was planned as one scan of every live lease.
      LIMIT 1) IS NOT NULL)`;
 
@@ -333,17 +338,15 @@ slots AS MATERIALIZED (
 -- The inner LIMIT is the constant cap, so the planner walks the index for a
 -- few rows instead of sorting the subscription's whole backlog; the free
 -- slots are counted off after. The claim lock keeps other claimers
--- away, and the UPDATE re-checks each row's state.
+-- away, and the lock below re-checks each row.
 candidates AS MATERIALIZED (
-  SELECT c.id, c.ctid, c.lease_token AS old_token, c.attempts AS old_attempts, c.last_attempt_at AS old_attempt_at,
-         c.next_attempt_at, c.due, slots.callback_url, slots.secret_ciphertext, slots.degraded, slots.cap,
+  SELECT c.id, c.ctid, c.attempts, c.next_attempt_at, c.due, slots.callback_url, slots.secret_ciphertext, slots.degraded, slots.cap,
          row_number() OVER (PARTITION BY slots.organization_id ORDER BY c.n, c.next_attempt_at) AS turn
     FROM slots, LATERAL (
       SELECT first.*, row_number() OVER (ORDER BY first.next_attempt_at) AS n, count(*) OVER () AS due
-        FROM (SELECT d.id, d.ctid, d.lease_token, d.attempts, d.last_attempt_at, d.next_attempt_at
+        FROM (SELECT d.id, d.ctid, d.attempts, d.next_attempt_at
                 FROM webhook_deliveries d
-               WHERE d.subscription_id = slots.id AND d.status = 'pending' AND d.next_attempt_at <= now()
-                 AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
+               WHERE d.subscription_id = slots.id AND d.status = 'pending' AND d.next_attempt_at <= now() AND ${UNLEASED}
                ORDER BY d.next_attempt_at
                -- One more than the cap: whether more is due than a claim may take.
                LIMIT ${maxInFlight + 1}) first
@@ -361,37 +364,58 @@ picked AS MATERIALIZED (
      WHERE NOT allowed.degraded OR allowed.pool_place <= ${a.slowLimit}) ranked
    WHERE ranked.place <= ${a.limit}
 ),
--- The picked rows are updated by their tuple ids (a TID scan: a join to
+-- The picked deliveries are locked by their tuple ids (a TID scan: a join to
 -- picked let a generic plan, made while the table was small, walk the due
--- index once per picked row). The state test is written as a CASE so that
--- no index matches it either: written plainly, a generic plan walked the
--- whole due index (every subscription's due rows) and filtered on the tuple
--- ids. A row updated meanwhile has moved: PostgreSQL re-checks the new
--- version, its tuple id no longer matches, and it is left for the next
--- claim. The state test is re-checked on the newest version too.
--- A picked row another transaction is writing (an outcome recorded as its
--- lease runs out) is left for the next claim, not waited for.
-claimable AS (
-  SELECT d.ctid FROM webhook_deliveries d WHERE d.ctid = ANY (ARRAY(SELECT picked.ctid FROM picked))
+-- index once per picked row), and read whole here, for the attempt. A row
+-- updated since this statement's snapshot (its outcome recorded, handed
+-- back, requeued) has moved: PostgreSQL re-checks the newest version, its
+-- tuple id no longer matches, and it is left for the next claim. The state
+-- test is written as a CASE so that no index matches it: written plainly, a
+-- generic plan walked the whole due index and filtered on the tuple ids. A
+-- row another transaction is writing (an outcome recorded as its lease runs
+-- out) is left for the next claim, not waited for. Every writer of a lease
+-- holds its delivery's row first (migration 0033).
+claimable AS MATERIALIZED (
+  SELECT d.ctid, d.id, d.organization_id, d.subscription_id, d.call_id, d.event, d.body, d.schedule_start
+    FROM webhook_deliveries d
+   WHERE d.ctid = ANY (ARRAY(SELECT picked.ctid FROM picked))
+     AND CASE WHEN d.status = 'pending' AND d.next_attempt_at <= now() THEN true ELSE false END
      FOR NO KEY UPDATE OF d SKIP LOCKED
 ),
+-- Leases that ran out on the locked deliveries: their attempts were lost,
+-- and this claim takes them over.
+old AS MATERIALIZED (
+  SELECT l.delivery_id, l.attempt, l.started_at FROM webhook_delivery_leases l
+   WHERE l.delivery_id = ANY (ARRAY(SELECT claimable.id FROM claimable))
+),
+-- The lost attempt is counted on its delivery, whose row so moves, and a
+-- late record of that attempt finds it moved and is logged as superseded
+-- (record.queries.ts).
+counted AS (
+  UPDATE webhook_deliveries d SET attempts = d.attempts + 1, updated_at = now()
+   WHERE d.ctid = ANY (ARRAY(SELECT claimable.ctid FROM claimable WHERE claimable.id IN (SELECT old.delivery_id FROM old)))
+),
+-- The leases: a row each, its attempt the delivery's attempts + 1 (counting
+-- a lost attempt). A lease still live is never replaced.
 leased AS (
-  UPDATE webhook_deliveries d
-     SET attempts = d.attempts + 1, lease_token = gen_random_uuid(),
-         lease_expires_at = now() + ${a.leaseMs} * interval '1 millisecond', last_attempt_at = now(), updated_at = now()
-   WHERE d.ctid = ANY (ARRAY(SELECT claimable.ctid FROM claimable))
-     AND CASE WHEN d.status = 'pending' AND d.next_attempt_at <= now() AND (d.lease_token IS NULL OR d.lease_expires_at <= now())
-              THEN true ELSE false END
-  RETURNING d.id, d.organization_id, d.subscription_id, d.call_id, d.event, d.body, d.attempts AS attempt,
-            d.schedule_start, d.lease_token
+  INSERT INTO webhook_delivery_leases AS l (delivery_id, organization_id, subscription_id, token, attempt, started_at, expires_at)
+  SELECT claimable.id, claimable.organization_id, claimable.subscription_id, gen_random_uuid(),
+         coalesce(old.attempt, picked.attempts) + 1, now(), now() + ${a.leaseMs} * interval '1 millisecond'
+    FROM claimable JOIN picked ON picked.ctid = claimable.ctid LEFT JOIN old ON old.delivery_id = claimable.id
+  ON CONFLICT (delivery_id) DO UPDATE
+     SET token = EXCLUDED.token, attempt = EXCLUDED.attempt, started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at
+   WHERE l.expires_at <= now()
+  RETURNING l.delivery_id, l.token, l.attempt
 ),
 claimed AS (
-  SELECT leased.*, picked.callback_url, picked.secret_ciphertext, picked.degraded, picked.cap,
+  SELECT claimable.id, claimable.organization_id, claimable.subscription_id, claimable.call_id, claimable.event,
+         claimable.body, leased.attempt, claimable.schedule_start, leased.token AS lease_token,
+         picked.callback_url, picked.secret_ciphertext, picked.degraded, picked.cap,
          -- More of its deliveries are due than this claim took.
-         picked.due > count(*) OVER (PARTITION BY leased.subscription_id) AS backlogged,
-         CASE WHEN picked.old_token IS NULL THEN NULL ELSE picked.old_attempts END AS lost_attempt,
-         CASE WHEN picked.old_token IS NULL THEN NULL ELSE coalesce(picked.old_attempt_at, now()) END AS lost_attempt_at
-    FROM leased JOIN picked ON picked.id = leased.id
+         picked.due > count(*) OVER (PARTITION BY claimable.subscription_id) AS backlogged,
+         old.attempt AS lost_attempt, old.started_at AS lost_attempt_at
+    FROM leased JOIN claimable ON claimable.id = leased.delivery_id JOIN picked ON picked.id = leased.delivery_id
+    LEFT JOIN old ON old.delivery_id = leased.delivery_id
 ),
 -- Its worker died (or stalled past the lease) mid-attempt: log that attempt as
 -- unknown. The slow worker's own record, if it comes, replaces this placeholder.

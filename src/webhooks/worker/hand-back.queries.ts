@@ -17,16 +17,23 @@ export async function handBackLeases(
   if (claims.length === 0) return [];
   const query: DeadlineQueryConfig = {
     query_timeout: deadlineMs,
+    // The delivery first, then its lease (migration 0033). A lease's attempt
+    // is its delivery's attempts + 1 until a claim that took it over (after
+    // it ran out) counted it: re-checked on the delivery's newest version,
+    // the test fails then, and that claim's lease is left alone.
     text: `WITH released AS (
        UPDATE webhook_deliveries d
-          SET lease_token = NULL, lease_expires_at = NULL, next_attempt_at = now(), updated_at = now()
-         FROM unnest($1::uuid[], $2::uuid[]) AS c(id, lease_token)
-        WHERE d.id = c.id AND d.lease_token = c.lease_token AND d.status = 'pending'
-       RETURNING d.id, d.organization_id, d.subscription_id, d.attempts, d.last_attempt_at
+          SET next_attempt_at = now(), attempts = d.attempts + 1, updated_at = now()
+         FROM unnest($1::uuid[], $2::uuid[]) AS c(id, lease_token), webhook_delivery_leases l
+        WHERE d.id = c.id AND l.delivery_id = d.id AND l.token = c.lease_token AND l.attempt = d.attempts + 1
+          AND d.status = 'pending'
+       RETURNING d.id, d.organization_id, d.subscription_id, l.attempt, l.started_at
+     ), unleased AS (
+       DELETE FROM webhook_delivery_leases l WHERE l.delivery_id = ANY (ARRAY(SELECT released.id FROM released))
      ), logged AS (
        INSERT INTO webhook_attempts (organization_id, delivery_id, subscription_id, attempt, attempted_at, status_code,
                                      latency_ms, error, error_message, response_body, outcome)
-       SELECT organization_id, id, subscription_id, attempts, coalesce(last_attempt_at, now()), NULL, NULL,
+       SELECT organization_id, id, subscription_id, attempt, started_at, NULL, NULL,
               'lease_expired', $3, NULL, 'retrying'
          FROM released
        ON CONFLICT ON CONSTRAINT webhook_attempts_delivery_attempt_key DO NOTHING

@@ -118,15 +118,21 @@ export async function recordOutcomes(
      ),
      -- A lease that has run out is no longer held, even before another claim
      -- takes the delivery over: that claim may be leasing the row now. Left
-     -- alone, such a row is neither locked nor waited for here.
+     -- alone, such a row is neither locked nor waited for here. A claim that
+     -- took the lease over has updated the delivery (its tuple id moved).
+     -- The attempt ends: the delivery counts it, and its lease row goes
+     -- (the delivery's row first, as every writer of leases takes them).
      released AS (
        UPDATE webhook_deliveries d
-          SET status = i.status, next_attempt_at = coalesce(i.next_attempt_at, d.next_attempt_at), lease_token = NULL,
-              lease_expires_at = NULL, finished_at = CASE WHEN i.status = 'pending' THEN NULL ELSE now() END, updated_at = now()
+          SET status = i.status, next_attempt_at = coalesce(i.next_attempt_at, d.next_attempt_at), attempts = i.attempt,
+              finished_at = CASE WHEN i.status = 'pending' THEN NULL ELSE now() END, updated_at = now()
          FROM input i
-        WHERE d.ctid = ANY (ARRAY(SELECT c.ctid FROM current c)) AND d.id = i.id AND d.lease_token = i.lease_token
-          AND d.lease_expires_at > now()
+        WHERE d.ctid = ANY (ARRAY(SELECT c.ctid FROM current c)) AND d.id = i.id
+          AND (SELECT l.token = i.lease_token AND l.expires_at > now() FROM webhook_delivery_leases l WHERE l.delivery_id = d.id)
        RETURNING d.id
+     ),
+     unleased AS (
+       DELETE FROM webhook_delivery_leases l WHERE l.delivery_id = ANY (ARRAY(SELECT released.id FROM released))
      ),
      logged AS (
        SELECT i.*, c.organization_id, c.subscription_id, r.id IS NOT NULL AS held
@@ -278,7 +284,7 @@ export async function recordOutcomes(
 
 /**
  * Gives back claims whose attempts were never sent (the lease would have run
- * out mid-attempt): the attempt numbers are returned too, since nothing used them.
+ * out mid-attempt): their leases go, and the attempt numbers with them, since nothing used them.
  */
 export async function returnUnsentClaims(
   db: Queryable,
@@ -288,10 +294,10 @@ export async function returnUnsentClaims(
 ): Promise<void> {
   const query: DeadlineQueryConfig = {
     query_timeout: deadlineMs,
-    text: `UPDATE webhook_deliveries d
-              SET attempts = d.attempts - 1, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
-             FROM unnest($1::uuid[], $2::uuid[]) AS c(id, lease_token)
-            WHERE d.id = c.id AND d.lease_token = c.lease_token`,
+    // The delivery's row is not written: it counts only attempts that ended.
+    text: `DELETE FROM webhook_delivery_leases l
+            USING unnest($1::uuid[], $2::uuid[]) AS c(id, lease_token)
+            WHERE l.delivery_id = c.id AND l.token = c.lease_token`,
     values: [claims.map((c) => c.id), claims.map((c) => c.leaseToken)],
   };
   await db.query(query);

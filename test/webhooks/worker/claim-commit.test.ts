@@ -46,7 +46,7 @@ describe('a claim whose commit fails', () => {
       CREATE FUNCTION test_claim_commit_fault() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         -- Only a lease being taken, only while the test has armed the fault.
-        IF NEW.lease_token IS NOT NULL AND NEW.lease_token IS DISTINCT FROM OLD.lease_token
+        IF NEW.token IS DISTINCT FROM OLD.token
            AND EXISTS (SELECT 1 FROM test_claim_commit_fault) THEN
           PERFORM pg_advisory_xact_lock(${COMMIT_GATE});
           IF EXISTS (SELECT 1 FROM test_claim_commit_fault WHERE mode = 'error') THEN
@@ -59,7 +59,7 @@ describe('a claim whose commit fails', () => {
         RETURN NULL;
       END $$;
       -- Deferred: it runs when the claim's transaction commits, after the leased rows were returned.
-      CREATE CONSTRAINT TRIGGER test_claim_commit_fault AFTER UPDATE ON webhook_deliveries
+      CREATE CONSTRAINT TRIGGER test_claim_commit_fault AFTER INSERT OR UPDATE ON webhook_delivery_leases
         DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_claim_commit_fault();
     `);
     const log = pino({ level: 'warn' }, { write: (line: string) => void logged.push(JSON.parse(line)) });

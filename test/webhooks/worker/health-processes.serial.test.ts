@@ -63,7 +63,7 @@ describe('two worker processes: an organization whose endpoints hang does not ho
     for (let i = 0; i < 20; i++) await completeCall(t, a.member);
     // More than one worker's 64 slots hang: both workers hold attempts to the hanging endpoints.
     await waitFor('both workers holding attempts to the hanging endpoints', async () => {
-      const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE lease_token IS NOT NULL');
+      const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_delivery_leases');
       return rows[0].n > 64;
     });
     const sent = await assertNeighbourDelivered(context, { t, member: b.member, receiver, fullAt: Date.now() });

@@ -28,8 +28,11 @@ describe('outcomes of one subscription recorded by two workers at once', () => {
   /** Both deliveries leased afresh (as two workers' claims would), and one outcome for each. */
   async function twoOutcomes(status: number): Promise<OutcomeRecord[]> {
     const { rows } = await t.db.pool.query<{ id: string; lease_token: string; attempts: number }>(
-      `UPDATE webhook_deliveries SET lease_token = gen_random_uuid(), lease_expires_at = now() + interval '1 minute', attempts = attempts + 1
-        WHERE subscription_id = $1 RETURNING id, lease_token, attempts`,
+      `INSERT INTO webhook_delivery_leases AS l (delivery_id, organization_id, subscription_id, token, attempt, started_at, expires_at)
+       SELECT id, organization_id, subscription_id, gen_random_uuid(), attempts + 1, now(), now() + interval '1 minute'
+         FROM webhook_deliveries WHERE subscription_id = $1
+       ON CONFLICT (delivery_id) DO UPDATE SET token = EXCLUDED.token, expires_at = EXCLUDED.expires_at
+       RETURNING l.delivery_id AS id, l.token AS lease_token, l.attempt AS attempts`,
       [hook],
     );
     assert.equal(rows.length, 2);

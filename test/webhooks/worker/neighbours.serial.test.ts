@@ -53,7 +53,7 @@ describe('an organization whose endpoints hang does not hold up another organiza
     try {
       // Every slot is taken once the first claim's leases are there (its attempts may still be connecting).
       await waitFor('every slot taken by an attempt to a hanging endpoint', async () => {
-        const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE lease_token IS NOT NULL');
+        const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_delivery_leases');
         return rows[0].n >= WORKER_SLOTS;
       });
       // B's calls, from the moment every slot hangs and for five seconds (past the time-outs, the circuits opening and their probes).
@@ -78,10 +78,10 @@ describe('an organization whose endpoints hang does not hold up another organiza
     const worker = await startTestWorker(t, { log });
     try {
       await waitFor('the slow share taken by attempts to the new hanging endpoints', async () => {
-        const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE lease_token IS NOT NULL');
+        const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_delivery_leases');
         return rows[0].n >= SLOW_SHARE_OF_SLOTS;
       });
-      const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE lease_token IS NOT NULL');
+      const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_delivery_leases');
       assert.equal(rows[0].n, SLOW_SHARE_OF_SLOTS, 'never answered: no more than the slow share');
       const sent = await assertNeighbourDelivered(context, { t, member: b.member, receiver, fullAt: Date.now() });
       assert.ok((await settled(t, bHook.id, sent.length)).every((d) => d.status === 'succeeded'));

@@ -59,7 +59,7 @@ describe('recording attempt outcomes in batches', () => {
     );
 
     // The worker dies here: c and d were sent (or not), their outcomes never written. Their leases run out.
-    await t.db.pool.query("UPDATE webhook_deliveries SET lease_expires_at = now() - interval '1 second' WHERE id = ANY($1)", [
+    await t.db.pool.query("UPDATE webhook_delivery_leases SET expires_at = now() - interval '1 second' WHERE delivery_id = ANY($1)", [
       [c.id, d.id],
     ]);
     const again = await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 });

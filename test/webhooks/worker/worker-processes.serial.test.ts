@@ -39,7 +39,7 @@ describe('delivery worker processes', () => {
     await waitFor(
       'all five in flight in the first worker',
       async () => {
-        const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE lease_token IS NOT NULL');
+        const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_delivery_leases');
         return rows[0].n === 5;
       },
       1_000,
@@ -89,7 +89,7 @@ describe('delivery worker processes', () => {
     // Every worker was alive throughout (none crashed and left work to the others).
     assert.ok(workers.every((worker) => worker.child.exitCode === null));
     await waitFor('no lease left behind', async () => {
-      const { rows: leases } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE lease_token IS NOT NULL');
+      const { rows: leases } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_delivery_leases');
       return leases[0].n === 0;
     });
   });
