@@ -9,7 +9,7 @@ import { startMaintenance, type BackgroundTask } from './background.ts';
 import type { Config } from './config/config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
-import { createPool, type Pool } from './db/pool.ts';
+import { createPool, OWNER_SESSION_SETTINGS, type Pool } from './db/pool.ts';
 import { openRequestPool } from './db/request-pool.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startDeliveryWorker } from './webhooks/worker/worker.ts';
@@ -61,7 +61,7 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
 
   try {
     database = await openDatabase(config, (line) => log.debug({ component: 'postgres' }, line));
-    const pool = createPool(database.url, 20);
+    const pool = createPool(database.url, 20, OWNER_SESSION_SETTINGS);
     ownerPool = pool;
     const { applied } = await migrate(pool);
     if (applied.length) log.info({ applied }, 'migrations applied');
