@@ -14,7 +14,7 @@ import {
 import type { Pool } from '../../../src/db/pool.ts';
 import type { ClaimedDelivery } from '../../../src/webhooks/worker/claim.queries.ts';
 import type { OutcomeRecord } from '../../../src/webhooks/worker/record.queries.ts';
-import { createOutcomeRecorder, writeOutcomes } from '../../../src/webhooks/worker/recorder.ts';
+import { createOutcomeRecorder, PARALLEL_MIN, writeOutcomes } from '../../../src/webhooks/worker/recorder.ts';
 
 // Outcomes are recorded in batches (no worker loop here: claims and outcomes
 // are driven by hand, so a "crash" is simply an outcome never written).
@@ -169,9 +169,14 @@ describe('recording attempt outcomes in batches', () => {
     assert.deepEqual(await attemptsOf(t, bad!.id), []);
   });
 
-  test('once eight outcomes wait behind a batch on its way, a second batch is written beside it; each is answered after its own commit', async () => {
-    const hook = await hookWithCalls('/parallel', 10);
-    const [held, ...rest] = (await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 })) as ClaimedDelivery[];
+  test('once PARALLEL_MIN outcomes wait behind a batch on its way, a second batch is written beside it; each is answered after its own commit', async () => {
+    // One held, and more than PARALLEL_MIN behind it: two hooks, since one may have ten in flight.
+    const hooks = [await hookWithCalls('/parallel-a', 10), await hookWithCalls('/parallel-b', 10)];
+    const claimed = (await claimDueDeliveries(t.db.pool, { limit: 20, leaseMs: 60_000 })).filter((c) =>
+      hooks.some((h) => h.id === c.subscription_id),
+    );
+    assert.ok(claimed.length > PARALLEL_MIN, `${claimed.length} claimed`);
+    const [held, ...rest] = claimed as ClaimedDelivery[];
     // Hold the first batch inside PostgreSQL: its UPDATE waits for this row lock.
     const blocker = await t.db.pool.connect();
     try {
@@ -187,10 +192,10 @@ describe('recording attempt outcomes in batches', () => {
         Promise.all(rest.map((x) => recorder.record(answeredOutcome(x, 200)))),
         new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 5000)),
       ]);
-      assert.notEqual(others, 'stuck', 'the nine waiting outcomes were written while the first batch was held');
+      assert.notEqual(others, 'stuck', 'the waiting outcomes were written while the first batch was held');
       assert.ok((others as { held: boolean }[]).every((r) => r.held));
       assert.equal(firstDone, false, 'the first batch is still waiting for its row');
-      const statuses = new Map((await deliveriesOf(t, hook.id)).map((row) => [row.id, row.status]));
+      const statuses = new Map((await Promise.all(hooks.map((h) => deliveriesOf(t, h.id)))).flat().map((row) => [row.id, row.status]));
       assert.equal(statuses.get(held!.id), 'pending', 'nothing of the held batch is committed');
       assert.ok(
         rest.every((x) => statuses.get(x.id) === 'succeeded'),
