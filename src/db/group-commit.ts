@@ -113,6 +113,11 @@ export function createGroupCommit<I, O>(work: GroupCommitWork<I, O>, limits: Gro
       const batch = queue.waiting.splice(0, limits.maxBatch);
       if (batch.length === 1) await alone(key, batch[0]!);
       else await writeBatch(key, batch);
+      // The callers just answered may write again at once (a client loop), a
+      // few promise steps later: a turn lets their items in before the next
+      // batch is cut. Without it the loop takes whoever was waiting first and
+      // a steady load splits into an item alone and a batch of the rest.
+      await new Promise(setImmediate);
     }
     queue.writing--;
     if (queue.writing === 0) queues.delete(key);

@@ -123,6 +123,8 @@ describe('Idempotency-Key on calls ingest', () => {
       { agentId: null, summary: 'held', durationSeconds: 1, idempotency: claim('held-key', 'held', 1) },
       { agentId: null, summary: 'unkeyed', durationSeconds: 3 },
     ];
+    // A turn first: the held key's write loop ends, so the first of these starts a new one (and goes alone).
+    await new Promise((resolve) => setImmediate(resolve));
     const results = await Promise.allSettled(calls.map((call) => writeCompletedCall(t.app.db, organizationId, call)));
     assert.deepEqual(
       results.map((r) => r.status),
@@ -132,9 +134,15 @@ describe('Idempotency-Key on calls ingest', () => {
       (results[2] as PromiseRejectedResult).reason instanceof KeyHeld,
       'the held one, left out of the batch, alone finds its key held',
     );
-    const [firstAt, keyedAt, , unkeyedAt] = results.map((r) => (r.status === 'fulfilled' ? r.value.created_at.getTime() : undefined));
-    assert.equal(keyedAt, unkeyedAt, 'the batch of three wrote two in one transaction');
-    assert.notEqual(firstAt, keyedAt, 'the first went alone');
+    // Which transaction wrote each call (created_at, in milliseconds, can be equal for two).
+    const ids = results.map((r) => (r.status === 'fulfilled' ? r.value.id : null));
+    const { rows: writers } = await t.db.pool.query<{ id: string; xid: string }>(
+      'SELECT id, xmin::text AS xid FROM calls WHERE id = ANY ($1::uuid[])',
+      [ids.filter((id) => id !== null)],
+    );
+    const [firstBy, keyedBy, , unkeyedBy] = ids.map((id) => writers.find((w) => w.id === id)?.xid);
+    assert.equal(keyedBy, unkeyedBy, 'the batch of three wrote two in one transaction');
+    assert.notEqual(firstBy, keyedBy, 'the first went alone');
     const keyed = (results[1] as PromiseFulfilledResult<{ id: string }>).value;
     const { rows } = await t.db.pool.query(
       "SELECT call_id, response_status, fingerprint FROM idempotency_keys WHERE organization_id = $1 AND key = 'new-key'",

@@ -41,6 +41,29 @@ describe('group commit', () => {
     assert.deepEqual(answers, ['alone 1', 'together 2', 'together 3', 'together 4', 'together 5', 'together 6']);
   });
 
+  test('callers a write answered, writing again at once, go together in the next batch however deep their promise chains', async () => {
+    const r = recording(async (_key, items) => items.map((i) => `together ${i}`));
+    const queue = createGroupCommit(r.work, { maxBatch: 8 });
+    // Four closed-loop clients, each awaiting its answer through a few async
+    // layers (as a service's callers do) before it writes its next item.
+    const through = async (item: number, layers: number): Promise<string> =>
+      layers === 0 ? queue.write('k', item) : through(item, layers - 1);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < 21) await through(next++, 5);
+      }),
+    );
+    assert.deepEqual(r.alone, [0], 'only the first item went alone');
+    assert.deepEqual(r.batches, [
+      [1, 2, 3, 4],
+      [5, 6, 7, 8],
+      [9, 10, 11, 12],
+      [13, 14, 15, 16],
+      [17, 18, 19, 20],
+    ]);
+  });
+
   test('keys queue apart: the first item of each key goes at once', async () => {
     const r = recording(async (_key, items) => items.map((i) => `together ${i}`));
     const queue = createGroupCommit(r.work, { maxBatch: 8 });
