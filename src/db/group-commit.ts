@@ -4,9 +4,7 @@
 // together: an organization, say), the first item is written at once, alone;
 // the items that arrive while a write is on its way wait, and the next write
 // takes them together. An idle key thus writes each item alone and without
-// delay; a busy one pays per batch. With `gather`, a loop's first write waits
-// one event-loop turn and takes what else arrived meanwhile (for writes no
-// client waits on: a worker's attempt outcomes, which finish in bunches).
+// delay; a busy one pays per batch.
 //
 // Each item is answered from its own write's outcome, after the commit that
 // holds it: nothing is held in memory that a client was told is stored.
@@ -46,8 +44,6 @@ export interface GroupCommitLimits {
    */
   maxParallel?: number;
   parallelMin?: number;
-  /** A loop's first write waits one turn, so the items arriving in the same I/O phase go with it (default: it goes at once). */
-  gather?: boolean;
 }
 
 export interface GroupCommit<I, O> {
@@ -113,7 +109,6 @@ export function createGroupCommit<I, O>(work: GroupCommitWork<I, O>, limits: Gro
   // at any moment is either taken by a running loop or starts a new one.
   const drain = async (key: string, queue: Queue<I, O>) => {
     queue.writing++;
-    if (limits.gather) await new Promise(setImmediate);
     while (queue.waiting.length) {
       const batch = queue.waiting.splice(0, limits.maxBatch);
       if (batch.length === 1) await alone(key, batch[0]!);

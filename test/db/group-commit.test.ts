@@ -64,15 +64,6 @@ describe('group commit', () => {
     ]);
   });
 
-  test('with gather, a loop waits a turn before its first write and takes what arrived in it', async () => {
-    const r = recording(async (_key, items) => items.map((i) => `together ${i}`));
-    const queue = createGroupCommit(r.work, { maxBatch: 8, gather: true });
-    const answers = await Promise.all([1, 2, 3].map((i) => queue.write('k', i)));
-    assert.deepEqual(r.alone, [], 'the first did not go alone');
-    assert.deepEqual(r.batches, [[1, 2, 3]]);
-    assert.deepEqual(answers, ['together 1', 'together 2', 'together 3']);
-  });
-
   test('keys queue apart: the first item of each key goes at once', async () => {
     const r = recording(async (_key, items) => items.map((i) => `together ${i}`));
     const queue = createGroupCommit(r.work, { maxBatch: 8 });

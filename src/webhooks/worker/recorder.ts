@@ -31,13 +31,6 @@ const MAX_BATCH = 256;
  */
 const MAX_PARALLEL = 2;
 export const PARALLEL_MIN = 16;
-/**
- * The first outcome of a quiet spell waits a turn for the others its burst
- * of answers brings (a call's deliveries to several endpoints answer
- * together): one statement for them instead of one alone and one for the
- * rest. No one waits on it but the slot, and a turn is microseconds.
- */
-const GATHER = true;
 /** One queue for the worker's outcomes: they share a pool, not an organization. */
 const KEY = '';
 
@@ -66,7 +59,7 @@ export function createOutcomeRecorder(pool: Pool, options: RecorderOptions = {})
       alone: async (_key, outcome) => (await writeOutcomes(pool, [outcome], options))[0]!,
       together: (_key, outcomes) => writeOutcomes(pool, outcomes, options),
     },
-    { maxBatch: MAX_BATCH, maxParallel: MAX_PARALLEL, parallelMin: PARALLEL_MIN, gather: GATHER },
+    { maxBatch: MAX_BATCH, maxParallel: MAX_PARALLEL, parallelMin: PARALLEL_MIN },
   );
   return {
     record: (outcome) => batches.write(KEY, outcome),
