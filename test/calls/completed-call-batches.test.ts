@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { connectPlatform, startWebhookApp, subscribeHook, type Connection } from '../helpers/webhooks.ts';
-import { callCompletedEvent } from '../helpers/calls.ts';
+import { callCompletedEvent, writingTransactions } from '../helpers/calls.ts';
 import type { CompletedCall } from '../../src/calls/calls.queries.ts';
 import { createCall, createAgent } from '../../src/calls/calls.service.ts';
 import { writeCompletedCall, type NewCompletedCall } from '../../src/calls/completed-call-batches.ts';
@@ -49,10 +49,13 @@ describe('completed calls committed together', () => {
       assert.equal(call.organization_id, organizationId());
     });
     assert.equal(new Set(written.map((c) => c.id)).size, 10);
-    // One transaction: the nine share their start time (now()), the first has its own.
-    const batchTimes = new Set(written.slice(1).map((c) => c.created_at.getTime()));
-    assert.equal(batchTimes.size, 1, 'the nine that waited share one transaction');
-    assert.ok(!batchTimes.has(written[0]!.created_at.getTime()), 'the first went alone');
+    const [firstBy, ...batchBy] = await writingTransactions(
+      t.db.pool,
+      written.map((c) => c.id),
+    );
+    const batch = new Set(batchBy);
+    assert.equal(batch.size, 1, 'the nine that waited share one transaction');
+    assert.ok(!batch.has(firstBy), 'the first went alone');
     for (const call of written) {
       const {
         rows: [stored],
@@ -110,8 +113,11 @@ describe('completed calls committed together', () => {
       ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
     );
     assert.equal(((results[2] as PromiseRejectedResult).reason as { code?: string }).code, aloneError.code);
-    const times = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.created_at.getTime()] : []));
-    assert.equal(new Set(times).size, 3, 'the first alone, then the refused batch one call at a time: three transactions');
+    const writers = await writingTransactions(
+      t.db.pool,
+      results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.id] : [])),
+    );
+    assert.equal(new Set(writers).size, 3, 'the first alone, then the refused batch one call at a time: three transactions');
     for (const r of results) {
       if (r.status === 'fulfilled') assert.equal((await deliveryBody(r.value.id)).length, 1);
     }

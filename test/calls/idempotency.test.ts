@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { writingTransactions } from '../helpers/calls.ts';
 import { createMember, type Member } from '../helpers/fixtures.ts';
 import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
 import {
@@ -134,13 +135,10 @@ describe('Idempotency-Key on calls ingest', () => {
       (results[2] as PromiseRejectedResult).reason instanceof KeyHeld,
       'the held one, left out of the batch, alone finds its key held',
     );
-    // Which transaction wrote each call (created_at, in milliseconds, can be equal for two).
-    const ids = results.map((r) => (r.status === 'fulfilled' ? r.value.id : null));
-    const { rows: writers } = await t.db.pool.query<{ id: string; xid: string }>(
-      'SELECT id, xmin::text AS xid FROM calls WHERE id = ANY ($1::uuid[])',
-      [ids.filter((id) => id !== null)],
+    const [firstBy, keyedBy, unkeyedBy] = await writingTransactions(
+      t.db.pool,
+      results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.id] : [])),
     );
-    const [firstBy, keyedBy, , unkeyedBy] = ids.map((id) => writers.find((w) => w.id === id)?.xid);
     assert.equal(keyedBy, unkeyedBy, 'the batch of three wrote two in one transaction');
     assert.notEqual(firstBy, keyedBy, 'the first went alone');
     const keyed = (results[1] as PromiseFulfilledResult<{ id: string }>).value;

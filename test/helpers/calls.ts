@@ -1,6 +1,7 @@
 // What call tests compare the product's output with: the call.completed event
-// built from a stored call, and an organization's recent
-// completed calls read directly (not through GET /calls/recent's statement).
+// built from a stored call, an organization's recent completed calls read
+// directly (not through GET /calls/recent's statement), and which transaction
+// wrote each call.
 import type { CallCompletedEvent } from '../../src/calls/call-event.ts';
 import type { CompletedCall } from '../../src/calls/calls.queries.ts';
 import { CallCompletedEventSchema } from '../../src/calls/calls.schemas.ts';
@@ -32,4 +33,18 @@ export async function recentCalls(pool: Pool, organizationId: string, limit: num
       ).rows,
   );
   return calls.map(callCompletedEvent);
+}
+
+/**
+ * The transaction that wrote each call (its row's xmin), in the order of
+ * `ids`; undefined for a call not stored. Two calls share one exactly when
+ * one statement batch wrote both (created_at, in milliseconds, can be equal
+ * for two transactions).
+ */
+export async function writingTransactions(pool: Pool, ids: string[]): Promise<(string | undefined)[]> {
+  const { rows } = await pool.query<{ id: string; xid: string }>('SELECT id, xmin::text AS xid FROM calls WHERE id = ANY ($1::uuid[])', [
+    ids,
+  ]);
+  const byId = new Map(rows.map((row) => [row.id, row.xid]));
+  return ids.map((id) => byId.get(id));
 }
