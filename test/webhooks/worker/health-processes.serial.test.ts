@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { startHttpsTarget, type HttpsTarget, type TargetResponse } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
 import {
+  answeredBefore,
   assertNeighbourDelivered,
   errorLines,
   hangingBesideHealthy,
@@ -12,7 +13,7 @@ import {
 } from '../../helpers/delivery-health.ts';
 import { completeCall, connectPlatform, settled, startWebhookApp, subscribeHook, waitFor } from '../../helpers/webhooks.ts';
 import { spawnWorker, type WorkerProcess } from '../../helpers/worker-process.ts';
-import { BREAKER_THRESHOLD } from '../../../src/webhooks/worker/endpoint-health.ts';
+import { BREAKER_THRESHOLD, MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS } from '../../../src/webhooks/worker/endpoint-health.ts';
 
 // Endpoint health shared by two `switchboard worker` processes (default
 // concurrency, 64 slots each) on one database; the app here runs no worker.
@@ -153,6 +154,106 @@ describe('two worker processes share one circuit breaker per subscription', () =
       serial.map(() => 1),
       'one attempt at a time until the circuit closed',
     );
+    assert.deepEqual(await stopAll(workers), [], 'no error-level log line');
+  });
+});
+
+describe('two worker processes share one concurrency limit per subscription', () => {
+  let t: TestApp;
+  let workers: WorkerProcess[] = [];
+  let receiver: HttpsTarget;
+
+  before(async () => {
+    t = await startWebhookApp(ENV);
+  });
+  after(async () => {
+    await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
+    await receiver?.close();
+    await t.close();
+  });
+
+  test('after an unhealthy attempt one attempt at a time across both, then one more per healthy answer, back to ten', async () => {
+    const ANSWER_MS = 150;
+    let failing = true;
+    let answered = 0;
+    const overLimit: string[] = [];
+    receiver = await startHttpsTarget(async (request) => {
+      if (failing) return { status: 500 };
+      // One, plus one per healthy answer given so far (counted before either worker can see it), up to the cap.
+      const allowed = Math.min(MAX_IN_FLIGHT_PER_SUBSCRIPTION, 1 + answered);
+      if (request.openAtArrival > allowed) overLimit.push(`${request.openAtArrival} in flight after ${answered} healthy answers`);
+      await sleep(ANSWER_MS);
+      answered++;
+      return { status: 200 };
+    });
+
+    workers = await twoWorkers(t);
+    const org = await connectPlatform(t);
+    const hook = await subscribeHook(t, org, { hookUrl: `${receiver.url}/grows` });
+    await completeCall(t, org.member);
+    await waitFor('the first failure', async () => (await healthOf(t.db.pool, hook.id)).consecutive_failures === 1);
+    assert.equal((await healthOf(t.db.pool, hook.id)).concurrency_limit, 1);
+    // A backlog queued while no worker runs: from then on only the shared limit holds the attempts back.
+    assert.deepEqual(await stopAll(workers), [], 'no error-level log line');
+    failing = false;
+    const calls = 60;
+    for (let i = 0; i < calls; i++) await completeCall(t, org.member);
+    const phase = receiver.requests.length;
+
+    workers = await twoWorkers(t);
+    const deliveries = await settled(t, hook.id, calls + 1, 20_000);
+    assert.ok(deliveries.every((d) => d.status === 'succeeded'));
+    assert.deepEqual(overLimit, [], 'never more in flight, in both workers together, than one plus the healthy answers so far');
+    const healthy = receiver.requests.slice(phase);
+    assert.equal(healthy[0]!.openAtArrival, 1);
+    assert.equal(Math.max(...healthy.map((r) => r.openAtArrival)), MAX_IN_FLIGHT_PER_SUBSCRIPTION, 'back to the cap, never past it');
+    const final = await healthOf(t.db.pool, hook.id);
+    assert.deepEqual([final.concurrency_limit, final.consecutive_failures, final.circuit_state], [null, 0, 'closed']);
+    assert.deepEqual(await stopAll(workers), [], 'no error-level log line');
+  });
+});
+
+describe("two worker processes share the claim fairly: another organization's backlog does not queue ahead", () => {
+  let t: TestApp;
+  let workers: WorkerProcess[] = [];
+  const targets: HttpsTarget[] = [];
+
+  before(async () => {
+    t = await startWebhookApp(ENV);
+  });
+  after(async () => {
+    await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
+    await Promise.all(targets.map((target) => target.close()));
+    await t.close();
+  });
+
+  test("500 older deliveries over 20 healthy subscriptions: the other organization's one goes out in the first round", async (context) => {
+    // Healthy but not quick: each attempt holds a slot for most of SLOW_ATTEMPT_MS, never past it.
+    const ANSWER_MS = SLOW_ATTEMPT_MS - 250;
+    const busy = await Promise.all(Array.from({ length: 20 }, () => startHttpsTarget(() => ({ delayMs: ANSWER_MS, status: 204 }))));
+    const receiver = await startHttpsTarget(() => ({ status: 204 }));
+    targets.push(...busy, receiver);
+    const a = await connectPlatform(t);
+    const b = await connectPlatform(t);
+    const aHooks: string[] = [];
+    for (const [i, target] of busy.entries()) aHooks.push((await subscribeHook(t, a, { hookUrl: `${target.url}/a${i}` })).id);
+    const bHook = await subscribeHook(t, b, { hookUrl: `${receiver.url}/b` });
+    await answeredBefore(t.db.pool, [...aHooks, bHook.id]);
+    // Queued while no worker runs: 25 calls of A (500 deliveries, more than both workers' 128 slots hold
+    // in three rounds), then B's one, due last.
+    for (let i = 0; i < 25; i++) await completeCall(t, a.member);
+    await completeCall(t, b.member);
+
+    workers = await twoWorkers(t);
+    const [bRequest] = await receiver.waitForRequests(1, 10_000);
+    const aRequests = busy.flatMap((target) => target.requests);
+    // The earliest any of A's attempts could have been answered: B's was not waiting for a slot A held.
+    const firstA = Math.min(...aRequests.map((r) => r.receivedAt.getTime()));
+    const behind = bRequest!.receivedAt.getTime() - firstA;
+    context.diagnostic(`B's delivery arrived ${behind} ms after A's first attempt, after ${aRequests.length} of A's`);
+    assert.ok(behind < ANSWER_MS, `B's delivery went out in the first round, before any of A's attempts was answered (${behind} ms)`);
+
+    for (const id of aHooks) assert.ok((await settled(t, id, 25, 30_000)).every((d) => d.status === 'succeeded'));
     assert.deepEqual(await stopAll(workers), [], 'no error-level log line');
   });
 });
