@@ -32,7 +32,8 @@ import { listen, type Listener } from './listener.ts';
 import { createOutcomeRecorder } from './recorder.ts';
 import { leaseMsFor } from './retry-policy.ts';
 
-const DEFAULT_CONCURRENCY = 64;
+/** Slots of a `switchboard worker` process: attempts it has in flight at most. */
+export const DEFAULT_CONCURRENCY = 64;
 const DEFAULT_POLL_INTERVAL_MS = 30_000;
 /** After a round that found due work it could not take (caps), look again this soon. */
 const BLOCKED_RETRY_MS = 1000;

@@ -13,7 +13,13 @@ import {
 } from '../../helpers/delivery-health.ts';
 import { completeCall, connectPlatform, settled, startWebhookApp, subscribeHook, waitFor } from '../../helpers/webhooks.ts';
 import { spawnWorker, type WorkerProcess } from '../../helpers/worker-process.ts';
-import { BREAKER_THRESHOLD, MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS } from '../../../src/webhooks/worker/endpoint-health.ts';
+import {
+  BREAKER_THRESHOLD,
+  MAX_IN_FLIGHT_PER_SUBSCRIPTION,
+  SLOW_ATTEMPT_MS,
+  slowSlots,
+} from '../../../src/webhooks/worker/endpoint-health.ts';
+import { DEFAULT_CONCURRENCY } from '../../../src/webhooks/worker/worker.ts';
 
 // Endpoint health shared by two `switchboard worker` processes (default
 // concurrency, 64 slots each) on one database; the app here runs no worker.
@@ -254,6 +260,48 @@ describe("two worker processes share the claim fairly: another organization's ba
     assert.ok(behind < ANSWER_MS, `B's delivery went out in the first round, before any of A's attempts was answered (${behind} ms)`);
 
     for (const id of aHooks) assert.ok((await settled(t, id, 25, 30_000)).every((d) => d.status === 'succeeded'));
+    assert.deepEqual(await stopAll(workers), [], 'no error-level log line');
+  });
+});
+
+describe("two worker processes: degraded endpoints hold at most their share of each worker's slots", () => {
+  let t: TestApp;
+  let workers: WorkerProcess[] = [];
+  const targets: HttpsTarget[] = [];
+
+  before(async () => {
+    t = await startWebhookApp(ENV);
+  });
+  after(async () => {
+    await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
+    await Promise.all(targets.map((target) => target.close()));
+    await t.close();
+  });
+
+  test("five slow endpoints that could take fifty attempts: at most a quarter of each worker's slots, while a healthy endpoint's deliveries flow", async () => {
+    const share = slowSlots(DEFAULT_CONCURRENCY);
+    // One target for every slow endpoint, so its open requests are theirs together. Answered, but after
+    // SLOW_ATTEMPT_MS: healthy answers (each may have ten in flight) from endpoints that stay degraded.
+    const slow = await startHttpsTarget(() => ({ delayMs: SLOW_ATTEMPT_MS + 100, status: 200 }));
+    const healthy = await startHttpsTarget(() => ({ status: 204 }));
+    targets.push(slow, healthy);
+    const a = await connectPlatform(t);
+    const b = await connectPlatform(t);
+    for (let i = 0; i < 5; i++) await subscribeHook(t, a, { hookUrl: `${slow.url}/slow-${i}` });
+    const bHook = await subscribeHook(t, b, { hookUrl: `${healthy.url}/b` });
+    await answeredBefore(t.db.pool, [bHook.id]);
+    // Queued while no worker runs: 20 calls of A (100 deliveries to the slow endpoints).
+    for (let i = 0; i < 20; i++) await completeCall(t, a.member);
+
+    workers = await twoWorkers(t);
+    await waitFor('both workers holding slow slots', async () => slow.open > share);
+    for (let i = 0; i < 20; i++) await completeCall(t, b.member);
+    const bDone = await settled(t, bHook.id, 20);
+    assert.ok(bDone.every((d) => d.status === 'succeeded'));
+    assert.ok(slow.open > 0, "B's deliveries went through while the slow endpoints were still busy");
+    await sleep(2 * SLOW_ATTEMPT_MS);
+    const peak = Math.max(...slow.requests.map((r) => r.openAtArrival));
+    assert.equal(peak, 2 * share, "the slow endpoints held at most (and used) a quarter of each worker's slots");
     assert.deepEqual(await stopAll(workers), [], 'no error-level log line');
   });
 });
