@@ -11,27 +11,8 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import type { ActiveAccessToken } from '../oauth/tokens.queries.ts';
 import { withCallCompletedOutbox } from '../webhooks/deliveries.queries.ts';
+import type { Call, CallStatus, CompletedCall } from './call.ts';
 import { claimedKeys, KeyHeld, type KeyClaim } from './idempotency.queries.ts';
-
-export type CallStatus = 'in_progress' | 'completed';
-
-export interface Call {
-  id: string;
-  organization_id: string;
-  agent_id: string | null;
-  status: CallStatus;
-  created_at: Date;
-  completed_at: Date | null;
-  duration_seconds: number | null;
-  summary: string | null;
-}
-
-export interface CompletedCall extends Call {
-  status: 'completed';
-  completed_at: Date;
-  duration_seconds: number;
-  summary: string;
-}
 
 const COLUMNS = 'id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary';
 

@@ -19,7 +19,8 @@ import { createGroupCommit } from '../db/group-commit.ts';
 import { onePerPool } from '../db/per-pool.ts';
 import type { Pool } from '../db/pool.ts';
 import { withOrgOneStatement } from '../db/with-org.ts';
-import { insertCompletedCall, insertCompletedCalls, type CompletedCall } from './calls.queries.ts';
+import type { CompletedCall } from './call.ts';
+import { insertCompletedCall, insertCompletedCalls } from './calls.queries.ts';
 import type { KeyClaim } from './idempotency.queries.ts';
 
 /** One statement's worth; more wait for the next batch. */

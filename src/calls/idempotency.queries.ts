@@ -3,7 +3,7 @@
 // with (and the call its answer is rebuilt from), and housekeeping.
 import type { Queryable } from '../db/pool.ts';
 import { UNIQUE_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
-import type { Call } from './calls.queries.ts';
+import type { Call } from './call.ts';
 
 /** How long a key is remembered; a row older than this is expired (removed by housekeeping, or by the next request with its key). */
 const KEY_LIFETIME = "interval '24 hours'";

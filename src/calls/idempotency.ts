@@ -21,7 +21,7 @@ import type { Pool } from '../db/pool.ts';
 import { onePerPool } from '../db/per-pool.ts';
 import { withOrg } from '../db/with-org.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
-import type { Call } from './calls.queries.ts';
+import type { Call } from './call.ts';
 import { deleteExpiredKey, deleteExpiredKeys, findStoredRequest, KeyHeld, keyTaken, type KeyClaim } from './idempotency.queries.ts';
 
 export const KEY_HEADER = 'idempotency-key';

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { connectPlatform, startWebhookApp, subscribeHook, type Connection } from '../helpers/webhooks.ts';
 import { callCompletedEvent, writingTransactions } from '../helpers/calls.ts';
-import type { CompletedCall } from '../../src/calls/calls.queries.ts';
+import type { CompletedCall } from '../../src/calls/call.ts';
 import { createCall, createAgent } from '../../src/calls/calls.service.ts';
 import { writeCompletedCall, type NewCompletedCall } from '../../src/calls/completed-call-batches.ts';
 import { ValidationProblem } from '../../src/http/problem-details.plugin.ts';

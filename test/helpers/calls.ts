@@ -3,7 +3,7 @@
 // directly (not through GET /calls/recent's statement), and which transaction
 // wrote each call.
 import type { CallCompletedEvent } from '../../src/calls/call-event.ts';
-import type { CompletedCall } from '../../src/calls/calls.queries.ts';
+import type { CompletedCall } from '../../src/calls/call.ts';
 import { CallCompletedEventSchema } from '../../src/calls/calls.schemas.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { withOrg } from '../../src/db/with-org.ts';

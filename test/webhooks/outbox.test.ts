@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { completeCall, connectPlatform, startWebhookApp, subscribeHook } from '../helpers/webhooks.ts';
 import { callCompletedEvent } from '../helpers/calls.ts';
-import type { CompletedCall } from '../../src/calls/calls.queries.ts';
+import type { CompletedCall } from '../../src/calls/call.ts';
 
 // The outbox statement builds the delivery body in SQL (one round trip for the
 // call and its deliveries); it must be the exact bytes the JavaScript event gives.

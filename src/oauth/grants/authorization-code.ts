@@ -8,7 +8,7 @@ import { lockAuthorizationCode, markAuthorizationCodeUsed } from '../grants.quer
 import { InvalidGrant, InvalidRequest } from '../oauth.errors.ts';
 import { issueTokenPair } from '../tokens.service.ts';
 import { failedCheck, inGrantTransaction } from './grant-transaction.ts';
-import type { GrantHandler } from './index.ts';
+import type { GrantHandler } from './grant-handler.ts';
 
 export const handleAuthorizationCode: GrantHandler = async function handleAuthorizationCode(pool: Pool, ttls, client, params, options) {
   const code = stringParam(params, 'code');

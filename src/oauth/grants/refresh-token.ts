@@ -21,7 +21,7 @@ import { formatScope, normalizeScopes } from '../scopes.ts';
 import { openSuccessor, sealSuccessor } from '../successor-seal.ts';
 import { issueAccessToken, type TokenResponse, type TokenTtls } from '../tokens.service.ts';
 import { failedCheck, inGrantTransaction } from './grant-transaction.ts';
-import type { GrantHandler, GrantOptions } from './index.ts';
+import type { GrantHandler, GrantOptions } from './grant-handler.ts';
 import { refreshInBatch, type RefreshRequest } from './refresh-batches.ts';
 import type { OAuthClientWithSecret } from '../clients.queries.ts';
 
