@@ -84,6 +84,29 @@ export function assertNo5xx(what: string, res: { statusCode: number; body: strin
   assert.ok(res.statusCode < 500, `${what} answered ${res.statusCode}: ${res.body}`);
 }
 
+/**
+ * A race side's round of ingest: `count` completed calls posted at once (the
+ * group commit writes most of them together), every one answered 201.
+ * Resolves to the calls' ids.
+ */
+export async function postCompletedCalls(app: TestApp, headers: Record<string, string>, round: number, count: number): Promise<string[]> {
+  const answers = await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      app.app.inject({
+        method: 'POST',
+        url: '/calls',
+        headers,
+        payload: { summary: `round ${round} call ${i}`, duration_seconds: i },
+      }),
+    ),
+  );
+  return answers.map((res) => {
+    assertNo5xx('POST /calls', res);
+    assert.equal(res.statusCode, 201, res.body);
+    return res.json<{ id: string }>().id;
+  });
+}
+
 /** Sleeps `ms` milliseconds (0 yields to the event loop once). */
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
-import { assertNo5xx, assertNoErrorLogs, assertRaced, race, withRaceRig } from '../helpers/races.ts';
+import { assertNo5xx, assertNoErrorLogs, assertRaced, postCompletedCalls, race, withRaceRig } from '../helpers/races.ts';
 import { connectPlatform, subscribeHook, type Connection } from '../helpers/webhooks.ts';
 
 describe('completed calls while subscriptions come and go', () => {
@@ -23,23 +23,9 @@ describe('completed calls while subscriptions come and go', () => {
       await body(rig.target.url);
     });
 
-  /** Eight completed calls at once (the group commit writes most of them together), all answered 201. */
+  /** Eight completed calls at once, all answered 201, their ids kept in `calls`. */
   async function completeEight(round: number, calls: string[]) {
-    const answers = await Promise.all(
-      Array.from({ length: 8 }, (_, i) =>
-        t.app.inject({
-          method: 'POST',
-          url: '/calls',
-          headers: org.headers,
-          payload: { summary: `round ${round} call ${i}`, duration_seconds: i },
-        }),
-      ),
-    );
-    for (const res of answers) {
-      assertNo5xx('POST /calls', res);
-      assert.equal(res.statusCode, 201, res.body);
-      calls.push(res.json().id);
-    }
+    calls.push(...(await postCompletedCalls(t, org.headers, round, 8)));
   }
 
   async function assertStoredWithDeliveries(calls: string[]) {

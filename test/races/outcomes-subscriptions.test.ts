@@ -7,7 +7,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
-import { assertNo5xx, assertNoErrorLogs, assertRaced, counterTotal, pause, race, withRaceRig } from '../helpers/races.ts';
+import {
+  assertNo5xx,
+  assertNoErrorLogs,
+  assertRaced,
+  counterTotal,
+  pause,
+  postCompletedCalls,
+  race,
+  withRaceRig,
+} from '../helpers/races.ts';
 import {
   answeredOutcome,
   claimDueDeliveries,
@@ -109,22 +118,7 @@ describe('attempt outcomes while their subscriptions are deleted', () => {
             assertNo5xx('DELETE /webhooks/subscribe', res);
             assert.equal(res.statusCode, 200, res.body);
           },
-          async (round) => {
-            const answers = await Promise.all(
-              Array.from({ length: 4 }, (_, i) =>
-                app.app.inject({
-                  method: 'POST',
-                  url: '/calls',
-                  headers: org.headers,
-                  payload: { summary: `round ${round} call ${i}`, duration_seconds: i },
-                }),
-              ),
-            );
-            for (const res of answers) {
-              assertNo5xx('POST /calls', res);
-              assert.equal(res.statusCode, 201, res.body);
-            }
-          },
+          (round) => postCompletedCalls(app, org.headers, round, 4),
         );
         const dropped = await counterTotal(app.app.metrics.registry, 'switchboard_webhook_outcomes_dropped_total');
         ctx.diagnostic(`rounds: ${rounds.join(', ')}; outcomes dropped: ${dropped}; requests: ${target.requests.length}`);

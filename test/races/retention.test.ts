@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { connectPlatform, subscribeHook, waitFor } from '../helpers/webhooks.ts';
-import { assertNo5xx, assertNoErrorLogs, assertRaced, race, withRaceRig } from '../helpers/races.ts';
+import { assertNoErrorLogs, assertRaced, postCompletedCalls, race, withRaceRig } from '../helpers/races.ts';
 import { purgeDeliveryLog } from '../../src/webhooks/worker/retention.ts';
 
 describe('retention while the worker writes the delivery log', () => {
@@ -55,22 +55,7 @@ describe('retention while the worker writes the delivery log', () => {
             const removed = await purgeDeliveryLog(t.db.pool);
             purged = { attempts: purged.attempts + removed.attempts, deliveries: purged.deliveries + removed.deliveries };
           },
-          async (round) => {
-            const answers = await Promise.all(
-              Array.from({ length: 4 }, (_, i) =>
-                t.app.inject({
-                  method: 'POST',
-                  url: '/calls',
-                  headers: org.headers,
-                  payload: { summary: `round ${round} call ${i}`, duration_seconds: i },
-                }),
-              ),
-            );
-            for (const res of answers) {
-              assertNo5xx('POST /calls', res);
-              assert.equal(res.statusCode, 201, res.body);
-            }
-          },
+          (round) => postCompletedCalls(t, org.headers, round, 4),
         );
         ctx.diagnostic(
           `rounds: ${rounds.join(', ')}; purged ${purged.attempts} attempts, ${purged.deliveries} deliveries; requests ${target.requests.length}`,
