@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import type { TestContext } from 'node:test';
 import type { Queryable } from '../../src/db/pool.ts';
-import { SLOW_ATTEMPT_MS } from '../../src/webhooks/worker/endpoint-health.ts';
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS } from '../../src/webhooks/worker/endpoint-health.ts';
 import type { TestApp } from './app.ts';
 import { startHttpsTarget } from './https-target.ts';
 import { connectPlatform, subscribeHook } from './webhooks.ts';
@@ -176,4 +176,32 @@ export async function hangingBesideHealthy(t: TestApp, count: number, options: {
   const bHook = await subscribeHook(t, b, { hookUrl: `${receiver.url}/b` });
   await answeredBefore(t.db.pool, options.aAnsweredBefore ? [...aHooks, bHook.id] : [bHook.id]);
   return { a, b, hanging, receiver, bHook, targets: [...hanging, receiver] };
+}
+
+/**
+ * An endpoint that fails (500 at once) until `recover()`, then answers 200
+ * after `answerMs`, and holds every arrival after that against the adaptive
+ * limit: one attempt in flight, plus one per healthy answer given so far
+ * (counted before any worker can see it), up to the cap. `overLimit` lists
+ * the arrivals that broke it. The caller closes `target`.
+ */
+export async function recoveringTarget(answerMs: number) {
+  let failing = true;
+  let answered = 0;
+  const overLimit: string[] = [];
+  const target = await startHttpsTarget(async (request) => {
+    if (failing) return { status: 500 };
+    const allowed = Math.min(MAX_IN_FLIGHT_PER_SUBSCRIPTION, 1 + answered);
+    if (request.openAtArrival > allowed) overLimit.push(`${request.openAtArrival} in flight after ${answered} healthy answers`);
+    await sleep(answerMs);
+    answered++;
+    return { status: 200 };
+  });
+  return {
+    target,
+    overLimit,
+    recover() {
+      failing = false;
+    },
+  };
 }

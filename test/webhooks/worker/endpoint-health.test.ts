@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { startHttpsTarget, type HttpsTarget, type TargetResponse } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
-import { capturingLogger, healthOf, sleep, type SubscriptionHealth } from '../../helpers/delivery-health.ts';
+import { capturingLogger, healthOf, recoveringTarget, sleep, type SubscriptionHealth } from '../../helpers/delivery-health.ts';
 import {
   completeCall,
   connectPlatform,
@@ -199,25 +199,13 @@ describe('endpoint health', () => {
   });
 
   test('after an unhealthy attempt one attempt at a time, then one more per healthy answer, back to ten and no limit of its own', async () => {
-    const ANSWER_MS = 150;
-    let failing = true;
-    let answered = 0;
-    const overLimit: string[] = [];
-    const receiver = await target(async (request) => {
-      if (failing) return { status: 500 };
-      // What the subscription may have in flight: one, plus one per healthy answer given so far (counted
-      // before the worker can see the answer), up to the cap.
-      const allowed = Math.min(MAX_IN_FLIGHT_PER_SUBSCRIPTION, 1 + answered);
-      if (request.openAtArrival > allowed) overLimit.push(`${request.openAtArrival} in flight after ${answered} healthy answers`);
-      await sleep(ANSWER_MS);
-      answered++;
-      return { status: 200 };
-    });
+    const { target: receiver, overLimit, recover } = await recoveringTarget(150);
+    targets.push(receiver);
     await startWorker();
     const { hook, org } = await failedOnce(`${receiver.url}/grows`, 1);
     // A backlog queued while no worker runs: from then on only the limit holds the attempts back.
     await stopWorker();
-    failing = false;
+    recover();
     const calls = 60;
     for (let i = 0; i < calls; i++) await completeCall(t, org.member);
     const phase = receiver.requests.length;

@@ -4,6 +4,7 @@ import { startHttpsTarget, type HttpsTarget, type TargetResponse } from '../../h
 import type { TestApp } from '../../helpers/app.ts';
 import {
   answeredBefore,
+  recoveringTarget,
   assertNeighbourDelivered,
   errorLines,
   hangingBesideHealthy,
@@ -30,7 +31,7 @@ const ENV = { WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_RETRY_SCHEDULE: '1s,2s,3s' };
  */
 const HANGING_ENV = { ...ENV, WEBHOOK_TIMEOUT_MS: '3000' };
 
-async function twoWorkers(t: TestApp, env = ENV): Promise<WorkerProcess[]> {
+async function twoWorkers(t: TestApp, env: Record<string, string>): Promise<WorkerProcess[]> {
   const started = await Promise.allSettled([spawnWorker(t, env), spawnWorker(t, env)]);
   const running = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -41,31 +42,50 @@ async function twoWorkers(t: TestApp, env = ENV): Promise<WorkerProcess[]> {
   return running;
 }
 
-async function stopAll(workers: WorkerProcess[]): Promise<string[]> {
-  await Promise.all(workers.map((worker) => worker.kill('SIGTERM')));
-  return workers.flatMap((worker) => errorLines(worker.output()));
-}
-
-describe('two worker processes: an organization whose endpoints hang does not hold up another', () => {
-  let t: TestApp;
+/**
+ * What each describe below shares: the app (it runs no worker), the two
+ * workers a test starts and the targets it opens, all stopped after the describe.
+ */
+function twoWorkerRig() {
   let workers: WorkerProcess[] = [];
   const targets: HttpsTarget[] = [];
-
+  const rig = {
+    t: undefined as unknown as TestApp,
+    /** Starts two `switchboard worker` processes. */
+    async startWorkers(env: Record<string, string> = ENV): Promise<void> {
+      workers = await twoWorkers(rig.t, env);
+    },
+    /** Stops both workers; resolves to their error-level log lines. */
+    async stopWorkers(): Promise<string[]> {
+      await Promise.all(workers.map((worker) => worker.kill('SIGTERM')));
+      return workers.flatMap((worker) => errorLines(worker.output()));
+    },
+    /** Closes these targets after the describe. */
+    closeAfter(...opened: HttpsTarget[]): void {
+      targets.push(...opened);
+    },
+  };
   before(async () => {
-    t = await startWebhookApp(ENV);
+    rig.t = await startWebhookApp(ENV);
   });
   after(async () => {
     await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
     await Promise.all(targets.map((target) => target.close()));
-    await t.close();
+    await rig.t?.close();
   });
+  return rig;
+}
+
+describe('two worker processes: an organization whose endpoints hang does not hold up another', () => {
+  const rig = twoWorkerRig();
 
   test("sixteen endpoints that never answer, calls queued: the other organization's deliveries arrive within a second", async (context) => {
+    const { t } = rig;
     // Sixteen subscriptions at ten attempts each could hold both workers' 128 slots.
     const { a, b, hanging, receiver, bHook, targets: started } = await hangingBesideHealthy(t, 16, { aAnsweredBefore: true });
-    targets.push(...started);
+    rig.closeAfter(...started);
 
-    workers = await twoWorkers(t, HANGING_ENV);
+    await rig.startWorkers(HANGING_ENV);
     // 320 deliveries: enough to fill both workers, twice over, all older than B's.
     for (let i = 0; i < 20; i++) await completeCall(t, a.member);
     // More than one worker's 64 slots hang: both workers hold attempts to the hanging endpoints.
@@ -79,25 +99,15 @@ describe('two worker processes: an organization whose endpoints hang does not ho
       hanging.every((target) => target.requests.length > 0),
       'every hanging endpoint was tried',
     );
-    assert.deepEqual(await stopAll(workers), [], 'no error-level log line');
+    assert.deepEqual(await rig.stopWorkers(), [], 'no error-level log line');
   });
 });
 
 describe('two worker processes share one circuit breaker per subscription', () => {
-  let t: TestApp;
-  let workers: WorkerProcess[] = [];
-  let receiver: HttpsTarget;
-
-  before(async () => {
-    t = await startWebhookApp(ENV);
-  });
-  after(async () => {
-    await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
-    await receiver?.close();
-    await t.close();
-  });
+  const rig = twoWorkerRig();
 
   test('five unhealthy attempts across both open it; one probe at a time; a failed probe reopens it for longer; a healthy one closes it', async () => {
+    const { t } = rig;
     const PROBE_HOLD_MS = 600;
     const plan: TargetResponse[] = [
       { status: 500 },
@@ -108,7 +118,8 @@ describe('two worker processes share one circuit breaker per subscription', () =
       { delayMs: PROBE_HOLD_MS, status: 500 }, // the first probe fails
       { delayMs: PROBE_HOLD_MS, status: 200 }, // the second is answered
     ];
-    receiver = await startHttpsTarget((_request, index) => plan[index] ?? { status: 204 });
+    const receiver = await startHttpsTarget((_request, index) => plan[index] ?? { status: 204 });
+    rig.closeAfter(receiver);
     const health = (id: string) => healthOf(t.db.pool, id);
     const until = (what: string, id: string, check: (h: SubscriptionHealth) => boolean, timeoutMs = 10_000) =>
       waitFor(
@@ -120,7 +131,7 @@ describe('two worker processes share one circuit breaker per subscription', () =
         timeoutMs,
       );
 
-    workers = await twoWorkers(t);
+    await rig.startWorkers();
     const org = await connectPlatform(t);
     const hook = await subscribeHook(t, org, { hookUrl: `${receiver.url}/shared` });
     await completeCall(t, org.member);
@@ -160,53 +171,32 @@ describe('two worker processes share one circuit breaker per subscription', () =
       serial.map(() => 1),
       'one attempt at a time until the circuit closed',
     );
-    assert.deepEqual(await stopAll(workers), [], 'no error-level log line');
+    assert.deepEqual(await rig.stopWorkers(), [], 'no error-level log line');
   });
 });
 
 describe('two worker processes share one concurrency limit per subscription', () => {
-  let t: TestApp;
-  let workers: WorkerProcess[] = [];
-  let receiver: HttpsTarget;
-
-  before(async () => {
-    t = await startWebhookApp(ENV);
-  });
-  after(async () => {
-    await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
-    await receiver?.close();
-    await t.close();
-  });
+  const rig = twoWorkerRig();
 
   test('after an unhealthy attempt one attempt at a time across both, then one more per healthy answer, back to ten', async () => {
-    const ANSWER_MS = 150;
-    let failing = true;
-    let answered = 0;
-    const overLimit: string[] = [];
-    receiver = await startHttpsTarget(async (request) => {
-      if (failing) return { status: 500 };
-      // One, plus one per healthy answer given so far (counted before either worker can see it), up to the cap.
-      const allowed = Math.min(MAX_IN_FLIGHT_PER_SUBSCRIPTION, 1 + answered);
-      if (request.openAtArrival > allowed) overLimit.push(`${request.openAtArrival} in flight after ${answered} healthy answers`);
-      await sleep(ANSWER_MS);
-      answered++;
-      return { status: 200 };
-    });
+    const { t } = rig;
+    const { target: receiver, overLimit, recover } = await recoveringTarget(150);
+    rig.closeAfter(receiver);
 
-    workers = await twoWorkers(t);
+    await rig.startWorkers();
     const org = await connectPlatform(t);
     const hook = await subscribeHook(t, org, { hookUrl: `${receiver.url}/grows` });
     await completeCall(t, org.member);
     await waitFor('the first failure', async () => (await healthOf(t.db.pool, hook.id)).consecutive_failures === 1);
     assert.equal((await healthOf(t.db.pool, hook.id)).concurrency_limit, 1);
     // A backlog queued while no worker runs: from then on only the shared limit holds the attempts back.
-    assert.deepEqual(await stopAll(workers), [], 'no error-level log line');
-    failing = false;
+    assert.deepEqual(await rig.stopWorkers(), [], 'no error-level log line');
+    recover();
     const calls = 60;
     for (let i = 0; i < calls; i++) await completeCall(t, org.member);
     const phase = receiver.requests.length;
 
-    workers = await twoWorkers(t);
+    await rig.startWorkers();
     const deliveries = await settled(t, hook.id, calls + 1, 20_000);
     assert.ok(deliveries.every((d) => d.status === 'succeeded'));
     assert.deepEqual(overLimit, [], 'never more in flight, in both workers together, than one plus the healthy answers so far');
@@ -215,30 +205,20 @@ describe('two worker processes share one concurrency limit per subscription', ()
     assert.equal(Math.max(...healthy.map((r) => r.openAtArrival)), MAX_IN_FLIGHT_PER_SUBSCRIPTION, 'back to the cap, never past it');
     const final = await healthOf(t.db.pool, hook.id);
     assert.deepEqual([final.concurrency_limit, final.consecutive_failures, final.circuit_state], [null, 0, 'closed']);
-    assert.deepEqual(await stopAll(workers), [], 'no error-level log line');
+    assert.deepEqual(await rig.stopWorkers(), [], 'no error-level log line');
   });
 });
 
 describe("two worker processes share the claim fairly: another organization's backlog does not queue ahead", () => {
-  let t: TestApp;
-  let workers: WorkerProcess[] = [];
-  const targets: HttpsTarget[] = [];
-
-  before(async () => {
-    t = await startWebhookApp(ENV);
-  });
-  after(async () => {
-    await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
-    await Promise.all(targets.map((target) => target.close()));
-    await t.close();
-  });
+  const rig = twoWorkerRig();
 
   test("500 older deliveries over 20 healthy subscriptions: the other organization's one goes out in the first round", async (context) => {
+    const { t } = rig;
     // Healthy but not quick: each attempt holds a slot for most of SLOW_ATTEMPT_MS, never past it.
     const ANSWER_MS = SLOW_ATTEMPT_MS - 250;
     const busy = await Promise.all(Array.from({ length: 20 }, () => startHttpsTarget(() => ({ delayMs: ANSWER_MS, status: 204 }))));
     const receiver = await startHttpsTarget(() => ({ status: 204 }));
-    targets.push(...busy, receiver);
+    rig.closeAfter(...busy, receiver);
     const a = await connectPlatform(t);
     const b = await connectPlatform(t);
     const aHooks: string[] = [];
@@ -250,41 +230,31 @@ describe("two worker processes share the claim fairly: another organization's ba
     for (let i = 0; i < 25; i++) await completeCall(t, a.member);
     await completeCall(t, b.member);
 
-    workers = await twoWorkers(t);
+    await rig.startWorkers();
     const [bRequest] = await receiver.waitForRequests(1, 10_000);
     const aRequests = busy.flatMap((target) => target.requests);
     // The earliest any of A's attempts could have been answered: B's was not waiting for a slot A held.
     const firstA = Math.min(...aRequests.map((r) => r.receivedAt.getTime()));
     const behind = bRequest!.receivedAt.getTime() - firstA;
-    context.diagnostic(`B's delivery arrived ${behind} ms after A's first attempt, after ${aRequests.length} of A's`);
+    context.diagnostic(`B's delivery arrived ${behind} ms from A's first attempt (negative: before it), after ${aRequests.length} of A's`);
     assert.ok(behind < ANSWER_MS, `B's delivery went out in the first round, before any of A's attempts was answered (${behind} ms)`);
 
     for (const id of aHooks) assert.ok((await settled(t, id, 25, 30_000)).every((d) => d.status === 'succeeded'));
-    assert.deepEqual(await stopAll(workers), [], 'no error-level log line');
+    assert.deepEqual(await rig.stopWorkers(), [], 'no error-level log line');
   });
 });
 
 describe("two worker processes: degraded endpoints hold at most their share of each worker's slots", () => {
-  let t: TestApp;
-  let workers: WorkerProcess[] = [];
-  const targets: HttpsTarget[] = [];
-
-  before(async () => {
-    t = await startWebhookApp(ENV);
-  });
-  after(async () => {
-    await Promise.all(workers.map((worker) => worker.kill('SIGKILL')));
-    await Promise.all(targets.map((target) => target.close()));
-    await t.close();
-  });
+  const rig = twoWorkerRig();
 
   test("five slow endpoints that could take fifty attempts: at most a quarter of each worker's slots, while a healthy endpoint's deliveries flow", async () => {
+    const { t } = rig;
     const share = slowSlots(DEFAULT_CONCURRENCY);
     // One target for every slow endpoint, so its open requests are theirs together. Answered, but after
     // SLOW_ATTEMPT_MS: healthy answers (each may have ten in flight) from endpoints that stay degraded.
     const slow = await startHttpsTarget(() => ({ delayMs: SLOW_ATTEMPT_MS + 100, status: 200 }));
     const healthy = await startHttpsTarget(() => ({ status: 204 }));
-    targets.push(slow, healthy);
+    rig.closeAfter(slow, healthy);
     const a = await connectPlatform(t);
     const b = await connectPlatform(t);
     for (let i = 0; i < 5; i++) await subscribeHook(t, a, { hookUrl: `${slow.url}/slow-${i}` });
@@ -293,7 +263,7 @@ describe("two worker processes: degraded endpoints hold at most their share of e
     // Queued while no worker runs: 20 calls of A (100 deliveries to the slow endpoints).
     for (let i = 0; i < 20; i++) await completeCall(t, a.member);
 
-    workers = await twoWorkers(t);
+    await rig.startWorkers();
     await waitFor('both workers holding slow slots', async () => slow.open > share);
     for (let i = 0; i < 20; i++) await completeCall(t, b.member);
     const bDone = await settled(t, bHook.id, 20);
@@ -302,6 +272,6 @@ describe("two worker processes: degraded endpoints hold at most their share of e
     await sleep(2 * SLOW_ATTEMPT_MS);
     const peak = Math.max(...slow.requests.map((r) => r.openAtArrival));
     assert.equal(peak, 2 * share, "the slow endpoints held at most (and used) a quarter of each worker's slots");
-    assert.deepEqual(await stopAll(workers), [], 'no error-level log line');
+    assert.deepEqual(await rig.stopWorkers(), [], 'no error-level log line');
   });
 });
