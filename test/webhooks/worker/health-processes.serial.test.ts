@@ -4,11 +4,11 @@ import { startHttpsTarget, type HttpsTarget, type TargetResponse } from '../../h
 import type { TestApp } from '../../helpers/app.ts';
 import {
   answeredBefore,
-  recoveringTarget,
   assertNeighbourDelivered,
   errorLines,
   hangingBesideHealthy,
   healthOf,
+  recoveringTarget,
   sleep,
   type SubscriptionHealth,
 } from '../../helpers/delivery-health.ts';
