@@ -69,7 +69,7 @@ describe('delivery health in headless Chromium', { skip: SKIP_WITHOUT_BROWSER },
     // Six 503s in a row opened its circuit (the worker's breaker), and it says so.
     assert.match(
       (await attention.textContent()) ?? '',
-      /failing-crm-endpoint.*Failing\s*(Circuit open|Probing).*Zap Platform.*failing since .*; circuit open since /s,
+      /failing-crm-endpoint.*Failing\s*(Sending paused|Testing URL).*Zap Platform.*failing since .*; (sending paused since|testing the URL)/s,
     );
     assert.match((await page.locator('section[aria-labelledby=apps]').textContent()) ?? '', /Zap Platform/);
     await screenshot(page, 'home');
@@ -100,13 +100,13 @@ describe('delivery health in headless Chromium', { skip: SKIP_WITHOUT_BROWSER },
     assert.ok(await hourly.locator('g.mark text').isVisible());
     assert.match(
       (await page.locator('p.circuit').textContent()) ?? '',
-      /^Circuit open since \d{4}-\d\d-\d\d [\d:]+ UTC — (next probe at|its wait ended at) /,
+      /^(Sending is paused: this URL kept failing \(circuit open since|Testing this URL: the pause ended at) \d{4}-\d\d-\d\d [\d:]+ UTC/,
     );
     assert.match(
       (await page.locator('dl.facts').textContent()) ?? '',
-      /Circuit\s*(Open since|Probing open since) .*Failures in a row\s*[5-9]\s*Concurrency limit\s*1 attempt at a time/s,
+      /Sending\s*(Sending paused after repeated failures \(circuit open since|Testing the URL with one delivery \(circuit probing, open since) .*Failures in a row\s*[5-9]\s*Concurrency limit\s*1 attempt at a time/s,
     );
-    assert.match((await page.locator('h1').textContent()) ?? '', /Failing\s*(Circuit open|Probing)/);
+    assert.match((await page.locator('h1').textContent()) ?? '', /Failing\s*(Sending paused|Testing URL)/);
     const daily = page.locator('svg[role=img]', { has: page.locator('title', { hasText: 'Delivery attempts per day, last 7 days' }) });
     assert.match((await daily.locator('desc').textContent()) ?? '', /^6 attempts in the last 7 days/);
     assert.equal(await page.locator('figure.chart', { has: daily }).locator('tbody tr').count(), 7);
@@ -165,7 +165,7 @@ describe('delivery health in headless Chromium', { skip: SKIP_WITHOUT_BROWSER },
     assert.equal(await page.locator('g.mark').count(), 0);
     assert.match(
       (await page.locator('dl.facts').textContent()) ?? '',
-      /Circuit\s*Closed\s*since .*Failures in a row\s*0\s*Concurrency limit\s*\d+ attempts? at a time/s,
+      /Sending\s*Delivering normally \(circuit closed since .*Failures in a row\s*0\s*Concurrency limit\s*\d+ attempts? at a time/s,
     );
     await screenshot(page, 'webhook-health');
   });

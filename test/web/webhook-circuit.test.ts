@@ -51,18 +51,23 @@ describe('the circuit breaker on the webhook pages', () => {
     assert.equal(page.status, 200);
     assert.match(
       page.body,
-      /<h1>Webhook subscription <span class="badge warn"[^>]*>Failing<\/span><span class="badge bad"[^>]*>Circuit open<\/span><\/h1>/,
+      /<h1>Webhook subscription <span class="badge warn"[^>]*>Failing<\/span><span class="badge bad"[^>]*>Sending paused<\/span><\/h1>/,
     );
     const dl = facts(page.body);
-    assert.ok(dl.includes(`<dt>Circuit</dt><dd>Open <span class="muted">since ${utc(open.since)}</span></dd>`), dl);
-    assert.ok(dl.includes(`<dt>Next probe</dt><dd>${utc(open.retryAt)}</dd>`), dl);
+    assert.ok(
+      dl.includes(
+        `<dt>Sending</dt><dd>Sending paused after repeated failures <span class="muted">(circuit open since ${utc(open.since)})</span></dd>`,
+      ),
+      dl,
+    );
+    assert.ok(dl.includes(`<dt>Next try</dt><dd>${utc(open.retryAt)}</dd>`), dl);
     assert.ok(dl.includes('<dt>Failures in a row</dt><dd>6</dd>'), dl);
     assert.ok(dl.includes('<dt>Concurrency limit</dt><dd>1 attempt at a time (one more per healthy answer, up to 10)</dd>'), dl);
 
     const health = /<section class="card" aria-labelledby="health-title">([\s\S]*?)<\/section>/.exec(page.body)![1]!;
     assert.ok(
       health.includes(
-        `<p class="circuit error">Circuit open since ${utc(open.since)} — next probe at ${utc(open.retryAt)}. Nothing is sent to this URL until then.</p>`,
+        `<p class="circuit error">Sending is paused: this URL kept failing (circuit open since ${utc(open.since)}). The next try is at ${utc(open.retryAt)}; nothing is sent to this URL until then.</p>`,
       ),
       health,
     );
@@ -87,35 +92,43 @@ describe('the circuit breaker on the webhook pages', () => {
 
   test('a probing circuit: the wait is over and the next attempt is a probe', async () => {
     const page = await agent.get(`/ui/webhooks/${probing.id}`);
-    assert.match(page.body, /<span class="badge warn"[^>]*>Probing<\/span><\/h1>/);
+    assert.match(page.body, /<span class="badge warn"[^>]*>Testing URL<\/span><\/h1>/);
     const dl = facts(page.body);
-    assert.ok(dl.includes(`<dt>Circuit</dt><dd>Probing <span class="muted">open since ${utc(probing.since)}</span></dd>`), dl);
-    assert.ok(dl.includes(`<dt>Next probe</dt><dd>Now: the wait ended at ${utc(probing.retryAt)}</dd>`), dl);
+    assert.ok(
+      dl.includes(
+        `<dt>Sending</dt><dd>Testing the URL with one delivery <span class="muted">(circuit probing, open since ${utc(probing.since)})</span></dd>`,
+      ),
+      dl,
+    );
+    assert.ok(dl.includes(`<dt>Next try</dt><dd>Now: the pause ended at ${utc(probing.retryAt)}</dd>`), dl);
     assert.ok(
       page.body.includes(
-        `<p class="circuit warning">Circuit open since ${utc(probing.since)} — its wait ended at ${utc(probing.retryAt)}: the next attempt is a probe, one at a time, and a healthy answer closes the circuit.</p>`,
+        `<p class="circuit warning">Testing this URL: the pause ended at ${utc(probing.retryAt)}, so the next attempt is a single test delivery (circuit probing, open since ${utc(probing.since)}); a healthy answer resumes normal sending.</p>`,
       ),
     );
     assert.match(page.body, /and is probing\.<\/desc>/);
   });
 
-  test('a closed circuit: no badge, no line and no mark; the limit it has now', async () => {
+  test('a closed circuit: delivering normally, in those words; no badge, no line and no mark; the limit it has now', async () => {
     const page = await agent.get(`/ui/webhooks/${healthy}`);
     assert.match(page.body, /<h1>Webhook subscription <span class="badge ok">Active<\/span><\/h1>/);
     const dl = facts(page.body);
-    assert.ok(dl.includes('<dt>Circuit</dt><dd>Closed</dd>'), dl);
-    assert.ok(!dl.includes('Next probe'));
+    assert.ok(dl.includes('<dt>Sending</dt><dd>Delivering normally <span class="muted">(circuit closed)</span></dd>'), dl);
+    assert.ok(!dl.includes('Next try'));
     assert.ok(dl.includes('<dt>Concurrency limit</dt><dd>4 attempts at a time (one more per healthy answer, up to 10)</dd>'), dl);
-    assert.doesNotMatch(page.body, /class="circuit |class="mark"|Circuit open/);
+    assert.doesNotMatch(page.body, /class="circuit |class="mark"|Sending paused|circuit open/);
   });
 
   test('the webhooks list and the home page badge open and probing circuits, saying since when', async () => {
     const list = await agent.get('/ui/webhooks');
     const row = (id: string) => new RegExp(`<tr>\\s*<td class="wrap"><a href="/ui/webhooks/${id}">[\\s\\S]*?</tr>`).exec(list.body)![0];
-    assert.match(row(open.id), /Circuit open<\/span><br><span class="muted">circuit open since [^<]*, next probe at /);
-    assert.ok(row(open.id).includes(`circuit open since ${utc(open.since)}, next probe at ${utc(open.retryAt)}`));
-    assert.match(row(probing.id), />Probing<\/span><br><span class="muted">circuit open since [^<]*, probing: the next attempt is a probe/);
-    assert.doesNotMatch(row(healthy), /Circuit open|Probing/);
+    assert.match(row(open.id), /Sending paused<\/span><br><span class="muted">sending paused since [^<]* \(circuit open\), next try at /);
+    assert.ok(row(open.id).includes(`sending paused since ${utc(open.since)} (circuit open), next try at ${utc(open.retryAt)}`));
+    assert.match(
+      row(probing.id),
+      />Testing URL<\/span><br><span class="muted">testing the URL with one delivery \(circuit probing, open since [^<]*\)/,
+    );
+    assert.doesNotMatch(row(healthy), /Sending paused|Testing URL/);
 
     // On home, an open circuit needs attention even before the subscription counts as failing.
     await t.db.pool.query('UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = $1', [open.id]);
@@ -124,13 +137,18 @@ describe('the circuit breaker on the webhook pages', () => {
     assert.match(
       attention,
       new RegExp(
-        `href="/ui/webhooks/${open.id}"[^<]*</a> <span class="badge ok">Active</span><span class="badge bad"[^>]*>Circuit open</span>`,
+        `href="/ui/webhooks/${open.id}"[^<]*</a> <span class="badge ok">Active</span><span class="badge bad"[^>]*>Sending paused</span>`,
       ),
     );
-    assert.ok(attention.includes(`Zap Platform · circuit open since ${utc(open.since)}, next probe at ${utc(open.retryAt)}`), attention);
+    assert.ok(
+      attention.includes(`Zap Platform · sending paused since ${utc(open.since)} (circuit open), next try at ${utc(open.retryAt)}`),
+      attention,
+    );
     assert.match(
       attention,
-      new RegExp(`href="/ui/webhooks/${probing.id}"[\\s\\S]*?Probing[\\s\\S]*?failing since [^;<]*; circuit open since`),
+      new RegExp(
+        `href="/ui/webhooks/${probing.id}"[\\s\\S]*?Testing URL[\\s\\S]*?failing since [^;<]*; testing the URL with one delivery \\(circuit probing, open since`,
+      ),
     );
     assert.doesNotMatch(attention, new RegExp(healthy));
   });

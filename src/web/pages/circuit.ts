@@ -1,6 +1,9 @@
 // A subscription's circuit breaker and concurrency limit as the pages say
 // them: a badge beside its status, facts on its page, and a line over its
 // delivery charts. The state comes from the API's view (app_circuit_shown).
+// Each says first what it means for sending, in plain words ("Delivering
+// normally"; a closed circuit read as "blocked" by someone who is no
+// electrician), and the technical state after it in brackets for engineers.
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../webhooks/worker/endpoint-health.ts';
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { html } from '../html.ts';
@@ -11,21 +14,21 @@ export function circuitTripped(subscription: SubscriptionView): boolean {
   return subscription.status === 'active' && subscription.circuit.state !== 'closed';
 }
 
-/** An open or probing circuit in a phrase ("circuit open since …, next probe at …"); '' while closed. */
+/** An open or probing circuit in a phrase ("sending paused since … (circuit open), next try at …"); '' while closed. */
 export function circuitPhrase(subscription: SubscriptionView): string {
   const c = subscription.circuit;
-  if (c.state === 'open') return `circuit open since ${formatTime(c.since)}, next probe at ${formatTime(c.next_probe_at)}`;
-  if (c.state === 'probing') return `circuit open since ${formatTime(c.since)}, probing: the next attempt is a probe`;
+  if (c.state === 'open') return `sending paused since ${formatTime(c.since)} (circuit open), next try at ${formatTime(c.next_probe_at)}`;
+  if (c.state === 'probing') return `testing the URL with one delivery (circuit probing, open since ${formatTime(c.since)})`;
   return '';
 }
 
-/** "Circuit open" or "Probing", beside the status badge; nothing while closed. */
+/** "Sending paused" or "Testing URL", beside the status badge; nothing while closed. */
 export function circuitBadge(subscription: SubscriptionView) {
   if (!circuitTripped(subscription)) return '';
   const c = subscription.circuit;
   return c.state === 'open'
-    ? html`<span class="badge bad" title="circuit open since ${formatTime(c.since)}; next probe at ${formatTime(c.next_probe_at)}">Circuit open</span>`
-    : html`<span class="badge warn" title="circuit open since ${formatTime(c.since)}; the next attempt is a probe">Probing</span>`;
+    ? html`<span class="badge bad" title="circuit open since ${formatTime(c.since)}; next try at ${formatTime(c.next_probe_at)}">Sending paused</span>`
+    : html`<span class="badge warn" title="circuit probing, open since ${formatTime(c.since)}; the next attempt is a test">Testing URL</span>`;
 }
 
 function concurrency(limit: number): string {
@@ -35,15 +38,21 @@ function concurrency(limit: number): string {
     : `${attempts} (the full limit)`;
 }
 
-/** The subscription page's facts: circuit state and since when, next probe, failures in a row, concurrency limit. */
+const SENDING = {
+  closed: { words: 'Delivering normally', circuit: 'circuit closed' },
+  open: { words: 'Sending paused after repeated failures', circuit: 'circuit open' },
+  // 'probing' is no state of its own: it is still open, since it opened.
+  probing: { words: 'Testing the URL with one delivery', circuit: 'circuit probing, open' },
+};
+
+/** The subscription page's facts: how sending goes (the circuit state) and since when, next try, failures in a row, concurrency limit. */
 export function circuitFacts(subscription: SubscriptionView) {
   const c = subscription.circuit;
-  // 'probing' is no state of its own: it is still open, since it opened.
-  const state = { closed: 'Closed', open: 'Open', probing: 'Probing' }[c.state];
-  const since = c.state === 'probing' ? 'open since' : 'since';
-  return html`<dt>Circuit</dt><dd>${state}${c.since ? html` <span class="muted">${since} ${formatTime(c.since)}</span>` : ''}</dd>
-    ${c.state === 'open' ? html`<dt>Next probe</dt><dd>${formatTime(c.next_probe_at)}</dd>` : ''}
-    ${c.state === 'probing' ? html`<dt>Next probe</dt><dd>Now: the wait ended at ${formatTime(c.next_probe_at)}</dd>` : ''}
+  const sending = SENDING[c.state];
+  const circuit = c.since ? `${sending.circuit} since ${formatTime(c.since)}` : sending.circuit;
+  return html`<dt>Sending</dt><dd>${sending.words} <span class="muted">(${circuit})</span></dd>
+    ${c.state === 'open' ? html`<dt>Next try</dt><dd>${formatTime(c.next_probe_at)}</dd>` : ''}
+    ${c.state === 'probing' ? html`<dt>Next try</dt><dd>Now: the pause ended at ${formatTime(c.next_probe_at)}</dd>` : ''}
     <dt>Failures in a row</dt><dd>${c.consecutive_failures}</dd>
     <dt>Concurrency limit</dt><dd>${concurrency(c.concurrency_limit)}</dd>`;
 }
@@ -53,6 +62,6 @@ export function circuitLine(subscription: SubscriptionView) {
   if (!circuitTripped(subscription)) return '';
   const c = subscription.circuit;
   return c.state === 'open'
-    ? html`<p class="circuit error">Circuit open since ${formatTime(c.since)} — next probe at ${formatTime(c.next_probe_at)}. Nothing is sent to this URL until then.</p>`
-    : html`<p class="circuit warning">Circuit open since ${formatTime(c.since)} — its wait ended at ${formatTime(c.next_probe_at)}: the next attempt is a probe, one at a time, and a healthy answer closes the circuit.</p>`;
+    ? html`<p class="circuit error">Sending is paused: this URL kept failing (circuit open since ${formatTime(c.since)}). The next try is at ${formatTime(c.next_probe_at)}; nothing is sent to this URL until then.</p>`
+    : html`<p class="circuit warning">Testing this URL: the pause ended at ${formatTime(c.next_probe_at)}, so the next attempt is a single test delivery (circuit probing, open since ${formatTime(c.since)}); a healthy answer resumes normal sending.</p>`;
 }
