@@ -86,6 +86,17 @@ describe('calls CSV export', () => {
       ['x\t\r=1', "x\t'\r'=1"],
       // A quote that a reader ignoring quotes could take as opening a cell.
       ['x;"=1+1', `x;"'=1+1`],
+      // Unicode: full-width signs (an import folding compatibility forms reads them as ASCII), and any
+      // whitespace an import trimming Unicode whitespace drops, before a formula start.
+      ['\uff1d1+1', "'\uff1d1+1"],
+      ['x;\uff0b1+1', "x;'\uff0b1+1"],
+      ['\uff0d1', "'\uff0d1"],
+      ['\uff20SUM(A1)', "'\uff20SUM(A1)"],
+      ['x;\u00a0=1+1', "x;\u00a0'=1+1"],
+      ['x;\u3000=1+1', "x;\u3000'=1+1"],
+      ['x;\v=1+1', "x;\v'=1+1"],
+      ['x\uff1b=1+1', "x\uff1b'=1+1"],
+      ['x\u2028=1+1', "x\u2028'=1+1"],
       // Inside text, not at a cell's start: left alone.
       ['1+1=2', '1+1=2'],
       ['a - b', 'a - b'],
@@ -94,6 +105,20 @@ describe('calls CSV export', () => {
     for (const [value, shown] of cases) assert.equal(csvCell(value), `"${shown.replace(/"/g, '""')}"`, JSON.stringify(value));
     assert.equal(csvCell('=HYPERLINK("https://evil.example","click")'), `"'=HYPERLINK(""https://evil.example"",""click"")"`);
     for (const value of PAYLOADS) assertInert(csvLine([value]));
+  });
+
+  test('cells: every character that folds to a formula start or a separator, and every kind of whitespace, is covered', () => {
+    const formulaStarts = foldingTo('=+-@');
+    const separators = foldingTo(',;"');
+    const spaces = everyCodePoint().filter((c) => /^[\s\p{White_Space}\u200b]$/u.test(c));
+    assert.ok(formulaStarts.includes('\uff1d') && separators.includes('\uff1b') && spaces.includes('\u3000'));
+    for (const sign of formulaStarts) {
+      assertInert(csvLine([`${sign}1`]));
+      for (const separator of [...separators, '\t', '\n']) {
+        assertInert(csvLine([`x${separator}${sign}1`]));
+        for (const space of spaces) assertInert(csvLine([`x${separator}${space}${sign}1`]));
+      }
+    }
   });
 
   test('the export over HTTP: every text cell quoted, and no separator exposes a formula', async () => {
@@ -146,6 +171,11 @@ const PAYLOADS = [
   'ok; +cmd|" /C calc"!A0',
   'a\n-2+3',
   'x;"=1+1',
+  '\uff1d1+1',
+  'x;\uff0b1+1',
+  'x;\u00a0=1+1',
+  'x;\u3000=1+1',
+  'x;\v=1+1',
   '=HYPERLINK("https://evil.example","click")',
   'Booked a visit; call back, please.',
 ];
@@ -164,21 +194,47 @@ const SHOWN = [
   `ok; '+cmd|" /C calc"!A0`,
   "a\n'-2+3",
   `x;"'=1+1`,
+  "'\uff1d1+1",
+  "x;'\uff0b1+1",
+  "x;\u00a0'=1+1",
+  "x;\u3000'=1+1",
+  "x;\v'=1+1",
   `'=HYPERLINK("https://evil.example","click")`,
   'Booked a visit; call back, please.',
 ];
 
 /**
  * Splits `text` as a reader ignoring quotes would, on each separator in turn
- * (`,`, `;`, tab, line ends), dropping the spaces and quote characters such a
- * reader may trim: no fragment may begin with a formula start.
+ * (`,`, `;`, tab, line ends, Python's splitlines() ones included), dropping the
+ * whitespace and quote characters such a reader may trim: no fragment may begin
+ * with a formula start. The text is first folded to its compatibility forms
+ * (NFKC), as an import may fold full-width `＝` to `=`; the folded text holds
+ * every ASCII formula start of the original too.
  */
 function assertInert(text: string): void {
-  for (const separator of [',', ';', '\t', /\r\n|\r|\n/]) {
-    for (const fragment of text.split(separator)) {
-      assert.doesNotMatch(fragment.replace(/^[ "]+/, ''), /^[=+\-@]/, `${JSON.stringify(fragment)} split on ${String(separator)}`);
+  const folded = text.normalize('NFKC');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the file, group and record separators are line breaks to splitlines()
+  for (const separator of [',', ';', '\t', /\r\n|[\n\v\f\r\x1c-\x1e\x85\u2028\u2029]/]) {
+    for (const fragment of folded.split(separator)) {
+      assert.doesNotMatch(
+        fragment.replace(/^[\s\p{White_Space}\u200b"]+/u, ''),
+        /^[=+\-@]/,
+        `${JSON.stringify(fragment)} split on ${String(separator)} in ${JSON.stringify(text)}`,
+      );
     }
   }
+}
+
+/** Every Unicode scalar value, as a one-character string. */
+function everyCodePoint(): string[] {
+  const all: string[] = [];
+  for (let c = 0; c <= 0x10ffff; c++) if (c < 0xd800 || c > 0xdfff) all.push(String.fromCodePoint(c));
+  return all;
+}
+
+/** The characters whose compatibility form (NFKC) is one of `ascii`'s characters, those included. */
+function foldingTo(ascii: string): string[] {
+  return everyCodePoint().filter((c) => c.normalize('NFKC').length === 1 && ascii.includes(c.normalize('NFKC')));
 }
 
 /** The raw cells of each record (quotes kept), cut where RFC 4180 cuts them. */
