@@ -4,9 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { readFileSync } from 'node:fs';
-
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+import { VERSION } from '../version.ts';
 
 interface OpenApiShape {
   paths?: Record<string, Record<string, { parameters?: { required?: boolean; in?: string; schema?: { default?: unknown } }[] }>>;
@@ -32,7 +30,11 @@ async function openapi(app: FastifyInstance) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Switchboard API', version, description: 'OAuth 2.0, call.completed REST Hooks, calls, locations and service areas.' },
+      info: {
+        title: 'Switchboard API',
+        version: VERSION,
+        description: 'OAuth 2.0, call.completed REST Hooks, calls, locations and service areas.',
+      },
       servers: [{ url: app.config.baseUrl }],
       components: {
         securitySchemes: {

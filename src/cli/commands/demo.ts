@@ -7,10 +7,27 @@ import { createAgent, createCall } from '../../calls/calls.service.ts';
 import { createClient } from '../../oauth/clients.service.ts';
 import { insertOrganization } from '../../organizations/organizations.queries.ts';
 import { createUser } from '../../organizations/organizations.service.ts';
+import type { Command } from '../command.ts';
 import { output, withDatabase, type CommandContext } from '../context.ts';
 
 // Zapier's redirect URI for CLI-built integrations, and a local one for curl/browser tries.
 const DEFAULT_REDIRECT_URIS = ['https://zapier.com/dashboard/auth/oauth/return/App000CLIAPI/', 'http://localhost:8765/callback'];
+
+export const demoCommand: Command = {
+  name: 'demo',
+  summary: 'Seed a demo organization, its owner, an agent, an OAuth client and three calls, and print them',
+  description: "Every run makes a new set; the owner's password and the client's secret are shown once.",
+  options: [
+    {
+      name: 'redirect-uri',
+      value: 'URI',
+      multiple: true,
+      description: `the client's redirect URI; without it ${DEFAULT_REDIRECT_URIS.join(' and ')}`,
+    },
+  ],
+  json: '{organization, user, user_token, agent, client, calls}',
+  run: demo,
+};
 
 const SAMPLE_CALLS = [
   { summary: 'Customer reported a leaking kitchen tap; booked a plumber for Tuesday 9:00.', duration_seconds: 184 },

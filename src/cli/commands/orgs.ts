@@ -1,6 +1,30 @@
 import { NAME_MAX_LENGTH } from '../../http/schemas.ts';
 import { listOrganizations, insertOrganization, setOrganizationActive } from '../../organizations/organizations.queries.ts';
+import type { Command } from '../command.ts';
 import { output, requirePositional, requireString, requireUuid, UsageError, withDatabase, type CommandContext } from '../context.ts';
+
+export const orgCreateCommand: Command = {
+  name: 'org create',
+  summary: 'Create an organization',
+  options: [{ name: 'name', value: 'N', required: true, description: `its name, 1 to ${NAME_MAX_LENGTH} characters` }],
+  json: '{id, name}',
+  run: orgCreate,
+};
+
+export const orgListCommand: Command = {
+  name: 'org list',
+  summary: 'List every organization, active or not',
+  json: '{organizations: [...]}',
+  run: orgList,
+};
+
+export const orgDeactivateCommand: Command = {
+  name: 'org deactivate',
+  summary: 'Deactivate an organization: its users and platform tokens stop working for it',
+  arguments: [{ name: 'ORG_ID', description: "the organization's id" }],
+  json: '{id, active: false}',
+  run: orgDeactivate,
+};
 
 export async function orgCreate(ctx: CommandContext) {
   const name = requireString(ctx, 'name').trim();

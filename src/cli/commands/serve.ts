@@ -1,5 +1,22 @@
 import { runUntilSignalled } from '../../server.ts';
+import type { Command } from '../command.ts';
 import type { CommandContext } from '../context.ts';
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'Run the HTTP server, and the delivery worker unless --no-worker',
+  description:
+    'Opens the database (DATABASE_URL, or an embedded PostgreSQL in DATA_DIR), applies migrations, and listens on HOST:PORT until SIGTERM or SIGINT.',
+  options: [{ name: 'no-worker', description: 'serve HTTP only; deliveries are left to `switchboard worker` processes' }],
+  run: serve,
+};
+
+export const workerCommand: Command = {
+  name: 'worker',
+  summary: 'Run the delivery worker only (webhook deliveries, housekeeping)',
+  description: 'Serves /healthz, /readyz and /metrics on WORKER_PORT; runs until SIGTERM or SIGINT.',
+  run: worker,
+};
 
 export function serve(ctx: CommandContext) {
   return runUntilSignalled(ctx.config, { http: true, workers: ctx.flags['no-worker'] !== true });

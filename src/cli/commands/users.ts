@@ -1,9 +1,51 @@
 import { issueSession } from '../../auth/sessions.service.ts';
 import { createUser, OrgsError } from '../../organizations/organizations.service.ts';
 import { findUserByEmail, listUsers, setUserActiveByEmail, type Role } from '../../organizations/users.queries.ts';
+import type { Command } from '../command.ts';
 import { optionalString, output, requireString, requireUuid, UsageError, withDatabase, type CommandContext } from '../context.ts';
 
 const ROLES: Role[] = ['owner', 'admin', 'member'];
+
+export const userCreateCommand: Command = {
+  name: 'user create',
+  summary: 'Create a user in an organization, or add an existing user (same email and password) to it',
+  options: [
+    { name: 'email', value: 'E', required: true, description: 'the sign-in email' },
+    { name: 'password', value: 'P', required: true, description: 'the password, at least 8 characters; an existing user must give theirs' },
+    { name: 'org', value: 'ORG_ID', required: true, description: 'the organization to join' },
+    { name: 'name', value: 'N', description: 'the display name' },
+    { name: 'role', value: 'ROLE', description: `${ROLES.join(', ')} (default member)` },
+  ],
+  json: '{id, email}',
+  run: userCreate,
+};
+
+export const userListCommand: Command = {
+  name: 'user list',
+  summary: 'List users, with their role in the organization given',
+  options: [{ name: 'org', value: 'ORG_ID', description: "only this organization's members" }],
+  json: '{users: [...]}',
+  run: userList,
+};
+
+export const userDeactivateCommand: Command = {
+  name: 'user deactivate',
+  summary: 'Deactivate a user: they can no longer sign in, and their sessions and tokens stop working',
+  options: [{ name: 'email', value: 'E', required: true, description: "the user's email" }],
+  json: '{id, active: false}',
+  run: userDeactivate,
+};
+
+export const userTokenCreateCommand: Command = {
+  name: 'user-token create',
+  summary: 'Issue an x-user-token for a user (a session, as signing in would)',
+  options: [
+    { name: 'email', value: 'E', required: true, description: "the user's email" },
+    { name: 'org', value: 'ORG_ID', description: "the organization it acts in (default: the user's first)" },
+  ],
+  json: '{token, expires_at}',
+  run: userTokenCreate,
+};
 
 export async function userCreate(ctx: CommandContext) {
   const email = requireString(ctx, 'email');

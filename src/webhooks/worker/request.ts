@@ -1,10 +1,9 @@
 // The headers of a call.completed delivery (docs/interface.md §6.1). The body
 // is the stored event text, sent byte for byte on every attempt.
-import { readFileSync } from 'node:fs';
+import { VERSION } from '../../version.ts';
 import { standardWebhookHeaders } from './sign.ts';
 
-const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-export const USER_AGENT = `Switchboard-Webhooks/${version}`;
+export const USER_AGENT = `Switchboard-Webhooks/${VERSION}`;
 
 export interface DeliveryHeadersInput {
   deliveryId: string;
