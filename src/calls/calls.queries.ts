@@ -4,7 +4,7 @@
 // A request with an Idempotency-Key claims its key in the statement that
 // writes its call (claimedKeys, idempotency.queries.ts): the key and the call
 // commit together or not at all.
-// When the organization already holds the key the statement writes nothing
+// When the caller already holds the key the statement writes nothing
 // for that request (or, for a key committed by another transaction meanwhile,
 // fails on its primary key), and the caller answers from the stored row.
 import { randomUUID } from 'node:crypto';
@@ -16,11 +16,11 @@ import { claimedKeys, KeyHeld, type KeyClaim } from './idempotency.queries.ts';
 
 const COLUMNS = 'id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary';
 
-/** An in-progress call. Throws KeyHeld when `idempotency` names a key the organization already holds (nothing written). */
+/** An in-progress call. Throws KeyHeld when `idempotency` names a key its caller already holds (nothing written). */
 export async function insertCall(db: Queryable, input: { agentId: string | null; idempotency?: KeyClaim | null }): Promise<Call> {
   const id = randomUUID();
   const { rows } = await db.query<Call>(
-    `WITH ${claimedKeys('SELECT app_current_org(), $3::text, $4::bytea, $1::uuid, $5::smallint WHERE $3::text IS NOT NULL')}
+    `WITH ${claimedKeys('SELECT app_current_org(), $6::text, $3::text, $4::bytea, $1::uuid, $5::smallint WHERE $3::text IS NOT NULL')}
      INSERT INTO calls (id, organization_id, agent_id)
      SELECT $1::uuid, app_current_org(), $2::uuid WHERE $3::text IS NULL OR EXISTS (SELECT 1 FROM claimed)
      RETURNING ${COLUMNS}`,
@@ -30,15 +30,15 @@ export async function insertCall(db: Queryable, input: { agentId: string | null;
   return rows[0];
 }
 
-/** A claim's key, fingerprint and answer status as parameters (nulls without one). */
-function keyParameters(claim: KeyClaim | null | undefined): [string | null, Buffer | null, number | null] {
-  return claim ? [claim.key, claim.fingerprint, claim.status] : [null, null, null];
+/** A claim's key, fingerprint, answer status and caller as parameters (nulls without one). */
+function keyParameters(claim: KeyClaim | null | undefined): [string | null, Buffer | null, number | null, string | null] {
+  return claim ? [claim.key, claim.fingerprint, claim.status, claim.caller] : [null, null, null, null];
 }
 
 /**
  * A call that finished before it was recorded: created completed, with its
  * call.completed deliveries (the outbox), in one statement. Throws KeyHeld
- * when `idempotency` names a key the organization already holds (nothing
+ * when `idempotency` names a key its caller already holds (nothing
  * written, so the COMMIT behind it commits nothing).
  */
 export async function insertCompletedCall(
@@ -51,7 +51,7 @@ export async function insertCompletedCall(
      SELECT $1::uuid, app_current_org(), $2::uuid, 'completed', now(), $3::text, $4::int
       WHERE $5::text IS NULL OR EXISTS (SELECT 1 FROM claimed)
      RETURNING ${COLUMNS}`,
-      claimedKeys('SELECT app_current_org(), $5::text, $6::bytea, $1::uuid, $7::smallint WHERE $5::text IS NOT NULL'),
+      claimedKeys('SELECT app_current_org(), $8::text, $5::text, $6::bytea, $1::uuid, $7::smallint WHERE $5::text IS NOT NULL'),
     ),
     [randomUUID(), input.agentId, input.summary, input.durationSeconds, ...keyParameters(input.idempotency)],
   );
@@ -65,8 +65,8 @@ export async function insertCompletedCall(
  * statement. The ids come from the caller so that each row finds its
  * request. A call naming an agent the organization does not have is left
  * out instead of failing the statement (its id is missing from the result),
- * and so is one whose idempotency key (`keys[i]`, null for none) the
- * organization already holds; the foreign key still guards an agent deleted
+ * and so is one whose idempotency key (`keys[i]` of `callers[i]`, null for
+ * none) its caller already holds; the foreign key still guards an agent deleted
  * meanwhile.
  */
 export async function insertCompletedCalls(
@@ -76,6 +76,7 @@ export async function insertCompletedCalls(
     agentIds: (string | null)[];
     summaries: string[];
     durationsSeconds: number[];
+    callers: (string | null)[];
     keys: (string | null)[];
     fingerprints: (Buffer | null)[];
     statuses: (number | null)[];
@@ -89,14 +90,14 @@ export async function insertCompletedCalls(
       WHERE i.key IS NULL OR i.id IN (SELECT call_id FROM claimed)
      RETURNING ${COLUMNS}`,
       `input AS (
-       SELECT i.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[], $6::bytea[], $7::smallint[])
-                    AS i(id, agent_id, summary, duration_seconds, key, fingerprint, response_status)
+       SELECT i.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[], $6::bytea[], $7::smallint[], $8::text[])
+                    AS i(id, agent_id, summary, duration_seconds, key, fingerprint, response_status, caller)
         WHERE i.agent_id IS NULL
            OR EXISTS (SELECT 1 FROM agents a WHERE a.organization_id = app_current_org() AND a.id = i.agent_id)
      ),
-     ${claimedKeys('SELECT app_current_org(), i.key, i.fingerprint, i.id, i.response_status FROM input i WHERE i.key IS NOT NULL')}`,
+     ${claimedKeys('SELECT app_current_org(), i.caller, i.key, i.fingerprint, i.id, i.response_status FROM input i WHERE i.key IS NOT NULL')}`,
     ),
-    [input.ids, input.agentIds, input.summaries, input.durationsSeconds, input.keys, input.fingerprints, input.statuses],
+    [input.ids, input.agentIds, input.summaries, input.durationsSeconds, input.keys, input.fingerprints, input.statuses, input.callers],
   );
   return rows.map(completedCall);
 }
@@ -120,7 +121,7 @@ export async function completeInProgressCall(
       `UPDATE calls SET status = 'completed', completed_at = now(), summary = $2::text, duration_seconds = $3::int
       WHERE id = $1::uuid AND status = 'in_progress' AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM claimed))
      RETURNING ${COLUMNS}`,
-      claimedKeys('SELECT app_current_org(), $4::text, $5::bytea, $1::uuid, $6::smallint WHERE $4::text IS NOT NULL'),
+      claimedKeys('SELECT app_current_org(), $7::text, $4::text, $5::bytea, $1::uuid, $6::smallint WHERE $4::text IS NOT NULL'),
     ),
     [input.id, input.summary, input.durationSeconds, ...keyParameters(input.idempotency)],
   );

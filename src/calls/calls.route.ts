@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { requirePrincipal } from '../auth/principal.ts';
+import { requirePrincipal, type Principal } from '../auth/principal.ts';
 import { requireUserOrPlatformToken, USER_OR_PLATFORM_SECURITY } from '../auth/user-or-platform.hook.ts';
 import { sendJsonText } from '../http/json-text.ts';
 import { setNextLink } from '../http/pagination.ts';
@@ -22,7 +22,7 @@ import {
   RecentCallsQuery,
 } from './calls.schemas.ts';
 import { completeCall, getCall, listCallsPage, recentCallsForPlatform, recordCall } from './calls.service.ts';
-import { keyFromHeader, type Answer } from './idempotency.ts';
+import { keyCaller, keyFromHeader, type Answer, type CallerKey } from './idempotency.ts';
 
 const errorsFor = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema };
 const security = USER_OR_PLATFORM_SECURITY;
@@ -30,6 +30,12 @@ const security = USER_OR_PLATFORM_SECURITY;
 /** A stored answer given again says so (as Stripe's API does). */
 function markReplayed(reply: FastifyReply, answer: Answer<unknown>) {
   if (answer.replayed) reply.header('idempotent-replayed', 'true');
+}
+
+/** An Idempotency-Key header's key, as its caller's key. */
+function callerKey(header: string | undefined, principal: Principal): CallerKey | undefined {
+  const key = keyFromHeader(header);
+  return key === undefined ? undefined : { caller: keyCaller(principal), key };
 }
 
 export default async function callsRoutes(fastify: FastifyInstance) {
@@ -79,8 +85,14 @@ export default async function callsRoutes(fastify: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const key = keyFromHeader(request.headers['idempotency-key']);
-      const answer = await recordCall(app.db, app.caches, requirePrincipal(request.principal).organizationId, request.body, key);
+      const principal = requirePrincipal(request.principal);
+      const answer = await recordCall(
+        app.db,
+        app.caches,
+        principal.organizationId,
+        request.body,
+        callerKey(request.headers['idempotency-key'], principal),
+      );
       markReplayed(reply, answer);
       return reply.code(answer.status).header('location', `/calls/${answer.body.id}`).send(answer.body);
     },
@@ -110,14 +122,14 @@ export default async function callsRoutes(fastify: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const key = keyFromHeader(request.headers['idempotency-key']);
+      const principal = requirePrincipal(request.principal);
       const answer = await completeCall(
         app.db,
         app.caches,
-        requirePrincipal(request.principal).organizationId,
+        principal.organizationId,
         request.params.id,
         request.body,
-        key,
+        callerKey(request.headers['idempotency-key'], principal),
       );
       markReplayed(reply, answer);
       return reply.code(answer.status).send(answer.body);

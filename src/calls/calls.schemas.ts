@@ -50,9 +50,11 @@ export const IdempotencyHeaders = Type.Object({
       'x-error-message': KEY_RULE,
       description:
         `Makes a retry safe (IETF draft "The Idempotency-Key HTTP Header Field"): 1 to ${KEY_MAX_LENGTH} printable ASCII ` +
-        'characters, as they are or as a quoted string ("…"), unique per request, such as a UUID. For 24 hours the organization\'s ' +
+        'characters, as they are or as a quoted string ("…"), unique per request, such as a UUID. For 24 hours the same caller\'s ' +
         'next request with the same key and the same body gets the first answer again (same status and body, header ' +
-        'Idempotent-Replayed: true) and records nothing; with another body it gets 422. A request that failed stores nothing.',
+        'Idempotent-Replayed: true) and records nothing; with another body it gets 422. A request that failed stores nothing. ' +
+        "A key is its caller's (the OAuth grant of a platform request, or the user of an x-user-token): another caller of the " +
+        'organization with the same key makes its own call.',
     }),
   ),
 });

@@ -15,7 +15,7 @@ import { ACCESS_TOKENS, accessTokenTags } from '../oauth/tokens.service.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { insertAgent, listAgents as listAgentRows, type Agent } from './agents.queries.ts';
 import { writeCompletedCall } from './completed-call-batches.ts';
-import { idempotently, type Answer } from './idempotency.ts';
+import { idempotently, type Answer, type CallerKey } from './idempotency.ts';
 import { KeyHeld } from './idempotency.queries.ts';
 import { completeInProgressCall, findCall, insertCall, listCalls, readRecentCallsForToken, type CallFilters } from './calls.queries.ts';
 import type { Call, CallStatus } from './call.ts';
@@ -101,7 +101,7 @@ export async function recordCall(
   caches: Caches,
   organizationId: string,
   input: NewCall,
-  idempotencyKey?: string,
+  idempotencyKey?: CallerKey,
 ): Promise<Answer<CallView>> {
   const agentId = input.agent_id ?? null;
   const hasSummary = input.summary !== undefined;
@@ -152,7 +152,7 @@ export async function completeCall(
   organizationId: string,
   callId: string,
   input: Completion,
-  idempotencyKey?: string,
+  idempotencyKey?: CallerKey,
 ): Promise<Answer<CallView>> {
   const completion = checkCompletion(input);
   const request = {

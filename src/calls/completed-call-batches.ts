@@ -11,7 +11,7 @@
 // (withOrgOneStatement), on the statement's generic plan.
 //
 // The batch statement leaves out a call whose agent the organization does not
-// have, or whose Idempotency-Key it already holds; such a call then goes
+// have, or whose Idempotency-Key its caller already holds; such a call then goes
 // through the single write, which answers it as it would alone (the foreign
 // key's error, or KeyHeld).
 import { randomUUID } from 'node:crypto';
@@ -59,6 +59,7 @@ function createCompletedCallWriter(pool: Pool) {
               agentIds: calls.map((call) => call.agentId),
               summaries: calls.map((call) => call.summary),
               durationsSeconds: calls.map((call) => call.durationSeconds),
+              callers: calls.map((call) => call.idempotency?.caller ?? null),
               keys: calls.map((call) => call.idempotency?.key ?? null),
               fingerprints: calls.map((call) => call.idempotency?.fingerprint ?? null),
               statuses: calls.map((call) => call.idempotency?.status ?? null),

@@ -1,5 +1,5 @@
-// Idempotency keys of the current organization (migration 0023): the CTE the
-// calls statements claim a key with, the stored request a retry is compared
+// Idempotency keys of the current organization, each its caller's (migrations
+// 0023 and 0034): the CTE the calls statements claim a key with, the stored request a retry is compared
 // with (and the call its answer is rebuilt from), and housekeeping.
 import type { Queryable } from '../db/pool.ts';
 import { UNIQUE_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
@@ -9,7 +9,7 @@ import type { Call } from './call.ts';
 const KEY_LIFETIME = "interval '24 hours'";
 
 /**
- * A statement claiming a key wrote nothing: the organization holds the key
+ * A statement claiming a key wrote nothing: the caller holds the key
  * already, or (when `otherwise` is given) the request was refused for that
  * reason, unless the key turns out to be held.
  */
@@ -19,16 +19,18 @@ export class KeyHeld extends Error {
   }
 }
 
-/** A key, the digest of the request it comes with (src/calls/idempotency.ts) and the status of its answer. */
+/** A caller's key, the digest of the request it comes with (src/calls/idempotency.ts) and the status of its answer. */
 export interface KeyClaim {
+  /** Whose key it is (keyCaller, src/calls/idempotency.ts). */
+  caller: string;
   key: string;
   fingerprint: Buffer;
   status: number;
 }
 
 /**
- * The CTE `claimed`: stores each key `rows` selects (organization_id, key,
- * fingerprint, call_id, response_status) that the organization does not hold
+ * The CTE `claimed`: stores each key `rows` selects (organization_id, caller,
+ * key, fingerprint, call_id, response_status) that its caller does not hold
  * yet, returning the call_id of every key it stored; the statement must write
  * nothing for a request whose key it did not store. A key another transaction
  * stored after this statement's snapshot fails the statement on the primary
@@ -42,10 +44,11 @@ export interface KeyClaim {
  */
 export function claimedKeys(rows: string): string {
   return `claimed AS (
-    INSERT INTO idempotency_keys (organization_id, key, fingerprint, call_id, response_status)
-    SELECT r.* FROM (${rows}) AS r (organization_id, key, fingerprint, call_id, response_status)
+    INSERT INTO idempotency_keys (organization_id, caller, key, fingerprint, call_id, response_status)
+    SELECT r.* FROM (${rows}) AS r (organization_id, caller, key, fingerprint, call_id, response_status)
      -- A scalar subquery, not NOT EXISTS: planned as an anti-join, that read the whole table per statement.
-     WHERE (SELECT true FROM idempotency_keys k WHERE k.organization_id = r.organization_id AND k.key = r.key) IS NULL
+     WHERE (SELECT true FROM idempotency_keys k
+             WHERE k.organization_id = r.organization_id AND k.caller = r.caller AND k.key = r.key) IS NULL
      ORDER BY r.key
     RETURNING call_id)`;
 }
@@ -62,14 +65,14 @@ export interface StoredRequest {
   call: Call;
 }
 
-/** An unexpired key of the current organization, with its call. */
-export async function findStoredRequest(db: Queryable, key: string): Promise<StoredRequest | undefined> {
+/** An unexpired key of a caller of the current organization, with its call. */
+export async function findStoredRequest(db: Queryable, caller: string, key: string): Promise<StoredRequest | undefined> {
   const { rows } = await db.query<Omit<StoredRequest, 'call'> & Call>(
     `SELECT k.fingerprint, k.response_status,
             c.id, c.organization_id, c.agent_id, c.status, c.created_at, c.completed_at, c.duration_seconds, c.summary
        FROM idempotency_keys k JOIN calls c ON c.organization_id = k.organization_id AND c.id = k.call_id
-      WHERE k.organization_id = app_current_org() AND k.key = $1 AND k.created_at > now() - ${KEY_LIFETIME}`,
-    [key],
+      WHERE k.organization_id = app_current_org() AND k.caller = $1 AND k.key = $2 AND k.created_at > now() - ${KEY_LIFETIME}`,
+    [caller, key],
   );
   const row = rows[0];
   if (!row) return undefined;
@@ -77,12 +80,12 @@ export async function findStoredRequest(db: Queryable, key: string): Promise<Sto
   return { fingerprint, response_status, call };
 }
 
-/** An expired key of the current organization that housekeeping has not removed yet; whether there was one. */
-export async function deleteExpiredKey(db: Queryable, key: string): Promise<boolean> {
+/** An expired key of a caller of the current organization that housekeeping has not removed yet; whether there was one. */
+export async function deleteExpiredKey(db: Queryable, caller: string, key: string): Promise<boolean> {
   const { rowCount } = await db.query(
     `DELETE FROM idempotency_keys
-      WHERE organization_id = app_current_org() AND key = $1 AND created_at <= now() - ${KEY_LIFETIME}`,
-    [key],
+      WHERE organization_id = app_current_org() AND caller = $1 AND key = $2 AND created_at <= now() - ${KEY_LIFETIME}`,
+    [caller, key],
   );
   return (rowCount ?? 0) > 0;
 }
@@ -91,8 +94,8 @@ export async function deleteExpiredKey(db: Queryable, key: string): Promise<bool
 export async function deleteExpiredKeys(db: Queryable, batch: number): Promise<number> {
   const { rowCount } = await db.query(
     `DELETE FROM idempotency_keys
-      WHERE (organization_id, key) IN (SELECT organization_id, key FROM idempotency_keys
-                                        WHERE created_at <= now() - ${KEY_LIFETIME} LIMIT $1)`,
+      WHERE (organization_id, caller, key) IN (SELECT organization_id, caller, key FROM idempotency_keys
+                                                WHERE created_at <= now() - ${KEY_LIFETIME} LIMIT $1)`,
     [batch],
   );
   return rowCount ?? 0;

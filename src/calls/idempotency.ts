@@ -1,6 +1,8 @@
 // Idempotency-Key on calls ingest (POST /calls, POST /calls/{id}/complete),
 // after the IETF httpapi draft "The Idempotency-Key HTTP Header Field" and
-// Stripe's behaviour. A key belongs to an organization for 24 hours:
+// Stripe's behaviour. A key belongs to its caller for 24 hours (keyCaller):
+// two callers of one organization with the same key make two calls, and
+// neither learns of the other's (the draft's security considerations).
 // - the first request with it is carried out, and its key, its request's
 //   fingerprint and its call are stored by the statement that writes the call
 //   (calls.queries.ts), so they commit together or not at all;
@@ -20,6 +22,7 @@ import * as errors from '../errors.ts';
 import type { Pool } from '../db/pool.ts';
 import { onePerPool } from '../db/per-pool.ts';
 import { withOrg } from '../db/with-org.ts';
+import type { Principal } from '../auth/principal.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import type { Call } from './call.ts';
 import { deleteExpiredKey, deleteExpiredKeys, findStoredRequest, KeyHeld, keyTaken, type KeyClaim } from './idempotency.queries.ts';
@@ -51,6 +54,28 @@ export function keyFromHeader(value: string | undefined): string | undefined {
   if (!HEADER.test(value)) throw new ValidationProblem([{ field: KEY_HEADER, message: KEY_RULE }]);
   return value.startsWith('"') ? value.slice(1, -1).replace(/\\(["\\])/g, '$1') : value;
 }
+
+/** A key and whose it is: the key alone means nothing across callers. */
+export interface CallerKey {
+  /** keyCaller's answer, or CLI_CALLER. */
+  caller: string;
+  key: string;
+}
+
+/**
+ * Whose keys a request uses: a platform request's OAuth grant (one client
+ * acting for one user; reconnecting the app makes a new grant, and keys last
+ * only a day), or the user of an x-user-token. Stored with the key (migration
+ * 0034).
+ */
+export function keyCaller(principal: Principal): string {
+  if (principal.kind === 'user') return `user:${principal.userId}`;
+  if (!principal.grantId) throw new Error('a platform principal without its grant');
+  return `grant:${principal.grantId}`;
+}
+
+/** The command line's --idempotency-key: one caller per organization, whoever runs it. */
+export const CLI_CALLER = 'cli';
 
 /** The same rule for callers that do not come through HTTP (the CLI's --idempotency-key). */
 export function checkKey(key: string): string {
@@ -84,12 +109,12 @@ export interface Answer<T> {
   replayed: boolean;
 }
 
-/** Keys of requests being processed through a pool (in practice: in this process), as "organization key". */
+/** Keys of requests being processed through a pool (in practice: in this process), as "organization caller key". */
 const keysInFlight = onePerPool(() => new Set<string>());
 
 /** A request to carry out once per key. */
 export interface KeyedRequest<T> {
-  key: string | undefined;
+  key: CallerKey | undefined;
   /** The method and path (with its ids) and the request's fields: see fingerprint(). */
   endpoint: string;
   fields: unknown[];
@@ -112,9 +137,14 @@ export async function idempotently<T>(
   run: (claim: KeyClaim | null) => Promise<T>,
 ): Promise<Answer<T>> {
   if (request.key === undefined) return { status: request.status, body: await run(null), replayed: false };
-  const claim = { key: checkKey(request.key), fingerprint: fingerprint(request.endpoint, request.fields), status: request.status };
+  const claim = {
+    caller: request.key.caller,
+    key: checkKey(request.key.key),
+    fingerprint: fingerprint(request.endpoint, request.fields),
+    status: request.status,
+  };
   const inFlight = keysInFlight(pool);
-  const id = `${organizationId} ${claim.key}`;
+  const id = `${organizationId} ${claim.caller} ${claim.key}`;
   if (inFlight.has(id)) throw new KeyInProgress();
   inFlight.add(id);
   try {
@@ -123,13 +153,13 @@ export async function idempotently<T>(
         return { status: request.status, body: await run(claim), replayed: false };
       } catch (error) {
         if (!(error instanceof KeyHeld) && !keyTaken(error)) throw error;
-        const stored = await withOrg(pool, organizationId, (db) => findStoredRequest(db, claim.key));
+        const stored = await withOrg(pool, organizationId, (db) => findStoredRequest(db, claim.caller, claim.key));
         if (stored) {
           if (!stored.fingerprint.equals(claim.fingerprint)) throw new errors.IDEMPOTENCY_KEY_REUSED();
           return { status: stored.response_status, body: request.rebuild(stored.call), replayed: true };
         }
         // Not held: an expired row housekeeping has not removed yet is removed, and the request carried out.
-        if (attempt === 1 && (await withOrg(pool, organizationId, (db) => deleteExpiredKey(db, claim.key)))) continue;
+        if (attempt === 1 && (await withOrg(pool, organizationId, (db) => deleteExpiredKey(db, claim.caller, claim.key)))) continue;
         // Otherwise the write's own refusal, or (a row that expired in between) a retry claims the key afresh.
         throw (error instanceof KeyHeld && error.otherwise) || new KeyInProgress();
       }

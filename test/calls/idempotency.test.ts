@@ -1,5 +1,5 @@
 // Idempotency-Key on POST /calls and POST /calls/{id}/complete
-// (src/calls/idempotency.ts): one write per key and organization, the first
+// (src/calls/idempotency.ts): one write per key and caller, the first
 // answer given again to a retry, 422 for a key reused with another request,
 // 409 with Retry-After while the first is still being processed.
 import assert from 'node:assert/strict';
@@ -114,6 +114,7 @@ describe('Idempotency-Key on calls ingest', () => {
     const organizationId = member.org.id;
     assert.equal((await post(t, member, '/calls', { summary: 'held', duration_seconds: 1 }, 'held-key')).statusCode, 201);
     const claim = (key: string, summary: string, duration: number) => ({
+      caller: `user:${member.user.id}`,
       key,
       fingerprint: fingerprint('POST /calls', [null, summary, duration]),
       status: 201,
@@ -266,22 +267,92 @@ describe('Idempotency-Key on calls ingest', () => {
     assert.notEqual(fromA.json().id, fromB.json().id);
     assert.equal(fromB.json().organization_id, b.org.id);
     assert.equal(fromB.headers['idempotent-replayed'], undefined);
-    // The organization's key whatever the credential: its platform connection (calls:write) gets A's answer.
-    const platform = await connectPlatform(t, { member: a, scopes: ['calls:read', 'calls:write'] });
-    const viaPlatform = await t.app.inject({
-      method: 'POST',
-      url: '/calls',
-      headers: { ...platform.headers, 'idempotency-key': 'shared-key' },
-      payload: body,
-    });
-    assert.equal(viaPlatform.statusCode, 201);
-    assert.equal(viaPlatform.body, fromA.body);
-    assert.equal(viaPlatform.headers['idempotent-replayed'], 'true');
     // Another body under B's key is B's business only.
     assert.equal((await post(t, b, '/calls', { summary: 'Other', duration_seconds: 1 }, 'shared-key')).statusCode, 422);
     assert.equal((await post(t, a, '/calls', body, 'shared-key')).body, fromA.body);
     assert.equal(await callsOf(a), 1);
     assert.equal(await callsOf(b), 1);
+  });
+
+  /** POST with a platform connection's three headers. */
+  const postAs = (connection: Connection, url: string, payload: unknown, key: string) =>
+    t.app.inject({ method: 'POST', url, headers: { ...connection.headers, 'idempotency-key': key }, payload: payload as object });
+
+  test("keys belong to their caller: a second OAuth client of the organization with the user's key and body gets a call of its own, never the user's", async () => {
+    const user = await createMember(t.db.pool);
+    const first = await post(t, user, '/calls', {}, 'order-1');
+    assert.equal(first.statusCode, 201);
+    // The review's attacker: another app of the organization, allowed only to write calls (it may not read them).
+    const app = await connectPlatform(t, {
+      member: await createMember(t.db.pool, { org: user.org, role: 'member' }),
+      scopes: ['calls:write'],
+    });
+    assert.equal((await t.app.inject({ url: '/calls', headers: app.headers })).statusCode, 403, 'it may not read calls');
+    const theirs = await postAs(app, '/calls', {}, 'order-1');
+    assert.equal(theirs.statusCode, 201, theirs.body);
+    assert.equal(theirs.headers['idempotent-replayed'], undefined, "not a replay of the user's call");
+    assert.notEqual(theirs.json().id, first.json().id);
+    // Another body under a key the user holds is no reuse either: nothing tells the app the key is in use.
+    assert.equal((await post(t, user, '/calls', { summary: 'The real order', duration_seconds: 9 }, 'order-2')).statusCode, 201);
+    const probe = await postAs(app, '/calls', { summary: 'Probe', duration_seconds: 1 }, 'order-2');
+    assert.equal(probe.statusCode, 201, probe.body);
+    assert.equal(probe.headers['idempotent-replayed'], undefined);
+    // And a key the app takes first does not make the user's request fail.
+    assert.equal((await postAs(app, '/calls', { summary: 'Squatted', duration_seconds: 1 }, 'order-3')).statusCode, 201);
+    const userLater = await post(t, user, '/calls', { summary: 'The next order', duration_seconds: 4 }, 'order-3');
+    assert.equal(userLater.statusCode, 201, userLater.body);
+    assert.equal(userLater.json().summary, 'The next order');
+    // Each caller's retry replays its own answer, as before.
+    const userAgain = await post(t, user, '/calls', {}, 'order-1');
+    assert.equal(userAgain.body, first.body);
+    assert.equal(userAgain.headers['idempotent-replayed'], 'true');
+    const appAgain = await postAs(app, '/calls', {}, 'order-1');
+    assert.equal(appAgain.body, theirs.body);
+    assert.equal(appAgain.headers['idempotent-replayed'], 'true');
+    // The same key on completion: the app completes its own call, and the user's key for completing is the user's.
+    const done = { summary: 'Done', duration_seconds: 5 };
+    const appDone = await postAs(app, `/calls/${theirs.json().id}/complete`, done, 'finish');
+    assert.equal(appDone.statusCode, 200);
+    const userDone = await post(t, user, `/calls/${first.json().id}/complete`, done, 'finish');
+    assert.equal(userDone.statusCode, 200, userDone.body);
+    assert.equal(userDone.json().id, first.json().id);
+    assert.equal(await callsOf(user), 6, 'order-1, order-2 and order-3 of each caller');
+  });
+
+  test('a second app of the same user is a second caller; the same connection is one caller', async () => {
+    const user = await createMember(t.db.pool);
+    const one = await connectPlatform(t, { member: user, scopes: ['calls:write'] });
+    const two = await connectPlatform(t, { member: user, scopes: ['calls:write'] });
+    const body = { summary: 'Same request', duration_seconds: 2 };
+    const fromOne = await postAs(one, '/calls', body, 'k-1');
+    const fromTwo = await postAs(two, '/calls', body, 'k-1');
+    const fromUser = await post(t, user, '/calls', body, 'k-1');
+    assert.deepEqual(
+      [fromOne, fromTwo, fromUser].map((r) => [r.statusCode, r.headers['idempotent-replayed']]),
+      [
+        [201, undefined],
+        [201, undefined],
+        [201, undefined],
+      ],
+    );
+    assert.equal(new Set([fromOne, fromTwo, fromUser].map((r) => r.json().id)).size, 3);
+    assert.equal((await postAs(one, '/calls', body, 'k-1')).body, fromOne.body);
+    assert.equal(await callsOf(user), 3);
+  });
+
+  test('two users of one organization with the same key and body make two calls; each replays its own', async () => {
+    const first = await createMember(t.db.pool);
+    const second = await createMember(t.db.pool, { org: first.org, role: 'member' });
+    const body = { summary: 'Booked a visit', duration_seconds: 30 };
+    const a = await post(t, first, '/calls', body, 'visit-7');
+    const b = await post(t, second, '/calls', body, 'visit-7');
+    assert.equal(b.statusCode, 201);
+    assert.equal(b.headers['idempotent-replayed'], undefined);
+    assert.notEqual(b.json().id, a.json().id);
+    assert.equal((await post(t, second, '/calls', { summary: 'Other', duration_seconds: 1 }, 'visit-7')).statusCode, 422);
+    assert.equal((await post(t, first, '/calls', body, 'visit-7')).body, a.body);
+    assert.equal((await post(t, second, '/calls', body, 'visit-7')).body, b.body);
+    assert.equal(await callsOf(first), 2);
   });
 
   test('a failed request does not take the key: after a 400 or 404 the key works for the corrected request', async () => {

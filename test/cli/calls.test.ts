@@ -105,7 +105,7 @@ describe('switchboard agent create | call complete', () => {
     assert.equal(human.code, 0, human.stderr);
     assert.match(human.stdout, /^completed call [0-9a-f-]{36} \(95s, recorded earlier with this idempotency key\)\n$/);
 
-    // The key is the API's: POST /calls with it and the same fields is the same request.
+    // The command line is a caller of its own: an API caller with the same key and fields makes its own call.
     const viaApi = await t.app.inject({
       method: 'POST',
       url: '/calls',
@@ -113,7 +113,9 @@ describe('switchboard agent create | call complete', () => {
       payload: { summary: 'Quote for a new boiler', duration_seconds: 95 },
     });
     assert.equal(viaApi.statusCode, 201);
-    assert.deepEqual(viaApi.json(), JSON.parse(first.stdout));
+    assert.equal(viaApi.headers['idempotent-replayed'], undefined);
+    assert.notEqual(viaApi.json().id, JSON.parse(first.stdout).id);
+    assert.equal((await cli(...args, '--json')).stdout, first.stdout, "and the command line's key still names its first call");
 
     const other = await cli(
       'call',
@@ -133,9 +135,9 @@ describe('switchboard agent create | call complete', () => {
     assert.match(other.stderr, /^switchboard: --idempotency-key: The Idempotency-Key was already used with a different request body/);
 
     const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM calls WHERE organization_id = $1', [org.member.org.id]);
-    assert.equal(rows[0].n, 1);
-    const [delivery] = await settled(t, hook.id, 1);
-    assert.equal(delivery!.call_id, JSON.parse(first.stdout).id);
+    assert.equal(rows[0].n, 2, "the command line's call and the API caller's");
+    const delivered = await settled(t, hook.id, 2);
+    assert.deepEqual(delivered.map((d) => d.call_id).sort(), [JSON.parse(first.stdout).id, viaApi.json().id].sort());
   });
 
   test('bad arguments exit non-zero with one line on stderr', async () => {

@@ -1,5 +1,6 @@
 import { NO_CACHES } from '../../cache/caches.ts';
 import { createAgent, recordCall } from '../../calls/calls.service.ts';
+import { CLI_CALLER } from '../../calls/idempotency.ts';
 import * as errors from '../../errors.ts';
 import type { Pool } from '../../db/pool.ts';
 import { ValidationProblem } from '../../http/problem-details.plugin.ts';
@@ -79,7 +80,8 @@ function parseDuration(raw: string): number {
  * Records a completed call, which fires call.completed to every active
  * subscription of the organization. With --idempotency-key, as POST /calls
  * with that Idempotency-Key: run again with the same key and flags, it prints
- * the call the first run recorded and records nothing.
+ * the call the first run recorded and records nothing. The command line is
+ * one caller of the organization: its keys are not those of an API caller.
  */
 export async function callComplete(ctx: CommandContext) {
   const organizationId = requireUuid('--org', requireString(ctx, 'org'));
@@ -95,7 +97,7 @@ export async function callComplete(ctx: CommandContext) {
       NO_CACHES,
       organizationId,
       { agent_id: agentId, summary, duration_seconds: durationSeconds },
-      idempotencyKey,
+      idempotencyKey === undefined ? undefined : { caller: CLI_CALLER, key: idempotencyKey },
     ).catch(asUsageError);
   });
   const call = answer.body;
