@@ -1,21 +1,25 @@
-// Process lifecycle for `switchboard serve` and `switchboard worker`: open the
-// database (embedded or DATABASE_URL), migrate, start HTTP and/or background
-// workers, and on SIGINT/SIGTERM stop them in reverse order: HTTP first (drain
-// requests), then workers, then the pool, then the embedded PostgreSQL.
+// Process lifecycle for `switchboard serve` and `switchboard worker`: check
+// HOST, open the database (embedded, or DATABASE_URL waited for), migrate,
+// start HTTP and/or background workers, and on SIGINT/SIGTERM stop them in
+// reverse order: HTTP first (drain requests), then workers, then the pool,
+// then the embedded PostgreSQL.
 import { pino, type Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import { buildApp, buildKeyed, buildWorkerApp } from './app.ts';
 import { startMaintenance, type BackgroundTask } from './background.ts';
 import type { Config } from './config/config.ts';
+import { checkListenHost } from './config/listen-host.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool, OWNER_SESSION_SETTINGS, type Pool } from './db/pool.ts';
+import { reachDatabase, type DatabaseWait } from './db/reach-database.ts';
 import { openRequestPool } from './db/request-pool.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startDeliveryWorker } from './webhooks/worker/worker.ts';
 import { connectRateLimitRedis } from './http/rate-limit-redis.ts';
 import { createProcessCaches, type ProcessCaches } from './cache/process-caches.ts';
 import { listenForInvalidations, type CacheListener } from './cache/cache-listener.ts';
+import { waitingProbes } from './probes/waiting-server.ts';
 
 export interface RunOptions {
   http: boolean;
@@ -48,8 +52,13 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
   let cacheListener: CacheListener | undefined;
   const tasks: BackgroundTask[] = [];
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  // Once an external database is found away at start, the port answers probes
+  // (/readyz 503) until the application takes it over.
+  const probes = waitingProbes(config.host, options.http ? config.port : config.workerPort);
+  const wait: DatabaseWait = { log, onWaiting: () => probes.start() };
 
   const stop = async () => {
+    await probes.stop();
     await app?.close();
     await cacheListener?.close();
     await Promise.all(tasks.map((task) => task.stop()));
@@ -60,7 +69,8 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
   };
 
   try {
-    database = await openDatabase(config, (line) => log.debug({ component: 'postgres' }, line));
+    await checkListenHost(config.host);
+    database = await openDatabase(config, (line) => log.debug({ component: 'postgres' }, line), wait);
     const pool = createPool(database.url, 20, OWNER_SESSION_SETTINGS);
     ownerPool = pool;
     const { applied } = await migrate(pool);
@@ -91,11 +101,13 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
     if (!options.http) {
       // A standalone worker still answers probes and scrapes (WORKER_PORT).
       app = await buildWorkerApp({ config, pool, metrics });
-      const url = await app.listen({ port: config.workerPort, host: config.host });
+      await probes.stop();
+      const url = await app.listen({ port: probes.port, host: config.host });
       return { url, stop };
     }
 
     if (config.redisUrl) redis = await connectRateLimitRedis(config.redisUrl, log);
+    if (config.databaseAppUrl) await reachDatabase('DATABASE_APP_URL', config.databaseAppUrl, wait);
     appPool = await openRequestPool({ ownerPool: pool, ownerUrl: database.url, appUrl: config.databaseAppUrl, max: 20 });
     if (config.cacheMaxAgeSeconds > 0) {
       // Credential and read caches, on only while their LISTEN connection is (src/cache).
@@ -111,7 +123,8 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
       ...(redis ? { redis } : {}),
       ...(caches ? { caches } : {}),
     });
-    const url = await app.listen({ port: config.port, host: config.host });
+    await probes.stop();
+    const url = await app.listen({ port: probes.port, host: config.host });
     return { url, stop };
   } catch (error) {
     await stop().catch(() => {});

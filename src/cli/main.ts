@@ -4,6 +4,7 @@
 // accepts is what it declares (commands/index.ts); --help prints it.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig } from '../config/config.ts';
+import { DatabaseUnreachableError } from '../db/reach-database.ts';
 import { VERSION } from '../version.ts';
 import { GLOBAL_OPTIONS, type Command, type CommandOption } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
@@ -103,7 +104,10 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const code = (error as { code?: string }).code;
     const message =
-      error instanceof ConfigError || error instanceof UsageError || code?.startsWith('ERR_PARSE_ARGS')
+      error instanceof ConfigError ||
+      error instanceof UsageError ||
+      error instanceof DatabaseUnreachableError ||
+      code?.startsWith('ERR_PARSE_ARGS')
         ? (error as Error).message
         : `error: ${(error as Error).message}`;
     process.stderr.write(`switchboard: ${message.split('\n')[0]}\n`);

@@ -1,10 +1,21 @@
 // DATABASE_URL when given; otherwise the embedded PostgreSQL under DATA_DIR.
 import type { Config } from '../config/config.ts';
+import { prepareDataDir } from '../config/data-dir.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
+import { reachDatabase, type DatabaseWait } from './reach-database.ts';
 
 export type Database = EmbeddedPostgres;
 
-export async function openDatabase(config: Config, log: (line: string) => void = () => {}): Promise<Database> {
-  if (config.databaseUrl) return { url: config.databaseUrl, owned: false, stop: async () => {} };
+/**
+ * DATA_DIR is checked first when anything uses it (the embedded database, a
+ * generated secret.key); DATABASE_URL's server must then answer: with `wait`
+ * (serve, worker) it is waited for, without it an unreachable server throws.
+ */
+export async function openDatabase(config: Config, log: (line: string) => void = () => {}, wait?: DatabaseWait): Promise<Database> {
+  if (!config.databaseUrl || !config.secretKey) await prepareDataDir(config.dataDir);
+  if (config.databaseUrl) {
+    await reachDatabase('DATABASE_URL', config.databaseUrl, wait);
+    return { url: config.databaseUrl, owned: false, stop: async () => {} };
+  }
   return startEmbeddedPostgres(config.dataDir, log);
 }

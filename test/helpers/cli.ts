@@ -19,14 +19,19 @@ export function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+/** Runs a command to its end; with `timeoutMs`, one still running then is killed (code null). */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs?: number): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 

@@ -30,7 +30,8 @@ interface Flow {
   silent: boolean;
 }
 
-export async function startSilentProxy(databaseUrl: string): Promise<SilentProxy> {
+/** A proxy to `databaseUrl`'s server on `port` of 127.0.0.1 (0: a free one). */
+export async function startSilentProxy(databaseUrl: string, port = 0): Promise<SilentProxy> {
   const target = new URL(databaseUrl);
   const flows = new Set<Flow>();
   let trigger: { text: Buffer; fired: () => void } | undefined;
@@ -70,13 +71,13 @@ export async function startSilentProxy(databaseUrl: string): Promise<SilentProxy
     client.on('error', () => client.destroy());
     upstream.on('error', () => upstream.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const listening = (server.address() as net.AddressInfo).port;
   return {
     urlFor(url) {
       const proxied = new URL(url);
       proxied.hostname = '127.0.0.1';
-      proxied.port = String(port);
+      proxied.port = String(listening);
       return proxied.toString();
     },
     get open() {
