@@ -6,7 +6,7 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'Run the HTTP server, and the delivery worker unless --no-worker',
   description:
-    'Opens the database (DATABASE_URL, or an embedded PostgreSQL in DATA_DIR), applies migrations, and listens on HOST:PORT until SIGTERM or SIGINT.',
+    'Opens the database (DATABASE_URL, waited for while it does not answer, or an embedded PostgreSQL in DATA_DIR), applies migrations, and listens on HOST:PORT until SIGTERM or SIGINT.',
   options: [{ name: 'no-worker', description: 'serve HTTP only; deliveries are left to `switchboard worker` processes' }],
   run: serve,
 };
