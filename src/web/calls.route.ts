@@ -1,9 +1,11 @@
 // The calls pages (docs/interface.md §14): the organization's calls, newest first, and
-// one call in full. Read-only; through the calls service.
+// one call in full with its webhook deliveries. Read-only; through the calls
+// and deliveries services.
 import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
 import { callCsvLine, CALLS_CSV_HEADER, csvLine } from '../calls/calls-csv.ts';
 import { getCall, listAgents, listCallsPage, streamCalls } from '../calls/calls.service.ts';
+import { listDeliveriesOfCall } from '../webhooks/deliveries.service.ts';
 import { parseCallFilters } from './call-filters.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import type { Csrf } from '../crypto/csrf.ts';
@@ -83,7 +85,8 @@ export function callPages(csrf: Csrf) {
       if (!ctx) return reply;
       const call = await getCall(app.db, ctx.organizationId, pathId(request.params.id, 'call'));
       const agentName = call.agent_id ? (await agentNames(ctx.organizationId)).get(call.agent_id) : undefined;
-      return sendPage(reply, 200, callPage({ nav: ctx.nav, call, agentName }));
+      const deliveries = await listDeliveriesOfCall(app.db, ctx.principal, call.id);
+      return sendPage(reply, 200, callPage({ nav: ctx.nav, call, agentName, deliveries }));
     });
   };
 }

@@ -108,5 +108,8 @@ h3 { font-size: 16px; margin: 8px 0; }
 .grid-2.charts { margin-top: 8px; }
 .last-error p { margin: 0 0 4px; }
 .pager { display: flex; justify-content: space-between; margin-top: 16px; }
+.delivery-summary { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: flex-start; gap: 6px 16px; font-weight: 400; }
+tbody.delivery tr.delivery-head th { text-transform: none; letter-spacing: 0; font-size: 15px; color: var(--ink); background: var(--bg); padding-top: 14px; }
+p.cannot { margin: 0; max-width: 30em; }
 @media (max-width: 640px) { .row, .grid-2 { grid-template-columns: 1fr; } svg.chart .axis, svg.chart .mark text { font-size: 17px; } main.wide table:not(.fit) { display: block; overflow-x: auto; } main.wide table:not(.fit) td.wrap { min-width: 14em; } .card { padding: 18px 14px; } .page-head { flex-wrap: wrap; } header { padding: 10px 12px; } main.wide { padding: 0 8px; } td.row-actions { white-space: normal; } }
 `;

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import * as errors from '../errors.ts';
 import { findClient } from '../oauth/clients.service.ts';
-import { listAttemptsPage, redeliver } from '../webhooks/deliveries.service.ts';
+import { listDeliveriesPage, redeliver } from '../webhooks/deliveries.service.ts';
 import { subscriptionHealth } from '../webhooks/delivery-health.service.ts';
 import { recoverFailedDeliveries, recoverSinceProblem } from '../webhooks/recovery.service.ts';
 import {
@@ -24,7 +24,8 @@ import { webhooksPage } from './pages/webhooks.page.ts';
 import { deleteRecordRoutes } from './record-routes.ts';
 import { sectionAccess } from './signed-in.ts';
 
-export const ATTEMPTS_PER_PAGE = 25;
+/** Deliveries per page of a subscription's log, each with its attempts. */
+export const DELIVERIES_PER_PAGE = 20;
 const NOTICES = {
   deleted: 'Subscription deleted. Its pending deliveries will not be sent.',
   enabled: 'Subscription re-enabled. Its paused deliveries are being sent.',
@@ -94,8 +95,8 @@ export function webhookPages(csrf: Csrf) {
       const subscriptionId = pathId(request.params.id, 'subscription');
       const cursor = pageCursor(request.query.cursor);
       const subscription = await getVisibleSubscription(app.db, ctx.principal, subscriptionId);
-      const { attempts, nextCursor } = await listAttemptsPage(app.db, ctx.principal, subscriptionId, {
-        limit: ATTEMPTS_PER_PAGE,
+      const { waiting, deliveries, nextCursor } = await listDeliveriesPage(app.db, ctx.principal, subscriptionId, {
+        limit: DELIVERIES_PER_PAGE,
         ...(cursor ? { cursor } : {}),
       });
       const clientName = (await clientNames([subscription.client_id])).get(subscription.client_id) ?? subscription.client_id;
@@ -112,7 +113,8 @@ export function webhookPages(csrf: Csrf) {
           nav: ctx.nav,
           subscription,
           clientName,
-          attempts,
+          waiting,
+          deliveries,
           nextCursor,
           paged: cursor !== undefined,
           health,

@@ -251,6 +251,101 @@ export async function requeueFailedDeliveries(
   return { requeued: rowCount ?? 0, more: rows[0]!.more };
 }
 
+/**
+ * A delivery as the pages list it: with its subscription's URL and state,
+ * whether a lease holds it (redeliver waits for that, even for one run out),
+ * whether it may be sent again (REDELIVERABLE), and its newest attempt.
+ */
+export interface ListedDelivery extends FoundDelivery {
+  callback_url: string;
+  leased: boolean;
+  last_attempted_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+}
+
+const LISTED_DELIVERY = `SELECT ${DELIVERY_COLUMNS}, s.client_id, s.callback_url, s.status AS subscription_status,
+       NOT coalesce(${REDELIVERABLE}, false) AS access_ended,
+       EXISTS (SELECT 1 FROM webhook_delivery_leases l WHERE l.delivery_id = d.id) AS leased,
+       last.attempted_at AS last_attempted_at, last.status_code AS last_status_code, last.error AS last_error
+  FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+  LEFT JOIN LATERAL (
+    SELECT a.attempted_at, a.status_code, a.error FROM webhook_attempts a WHERE a.delivery_id = d.id ORDER BY a.attempt DESC LIMIT 1
+  ) last ON true`;
+
+/** The deliveries of one call (one per subscription it went to), in the order they were made; `clientId` narrows to one client's. */
+export async function listCallDeliveries(
+  db: Queryable,
+  input: { callId: string; clientId?: string | undefined },
+): Promise<ListedDelivery[]> {
+  const { rows } = await db.query<ListedDelivery>(
+    `${LISTED_DELIVERY}
+      WHERE d.call_id = $1 AND ($2::text IS NULL OR s.client_id = $2)
+      ORDER BY d.created_at, s.callback_url, d.id`,
+    [input.callId, input.clientId ?? null],
+  );
+  return rows;
+}
+
+/**
+ * A subscription's deliveries that have attempts, the one attempted most
+ * recently first: walks the attempt log newest first (its index) and keeps
+ * each delivery's newest attempt, so a delivery is on one page only, however
+ * its attempts interleave with others'. `afterId` is the newest attempt of
+ * the previous page's last delivery; each row carries its own as `cursor_id`.
+ */
+export async function listSubscriptionDeliveries(
+  db: Queryable,
+  input: { subscriptionId: string; limit: number; afterId?: string },
+): Promise<(ListedDelivery & { cursor_id: string })[]> {
+  const { rows } = await db.query<ListedDelivery & { cursor_id: string }>(
+    `WITH newest AS (
+       SELECT a.delivery_id, a.id, a.attempted_at FROM webhook_attempts a
+        WHERE a.subscription_id = $1
+          AND ($2::uuid IS NULL OR (a.attempted_at, a.id) < (SELECT p.attempted_at, p.id FROM webhook_attempts p WHERE p.id = $2))
+          AND NOT EXISTS (SELECT 1 FROM webhook_attempts b WHERE b.delivery_id = a.delivery_id AND b.attempt > a.attempt)
+        ORDER BY a.attempted_at DESC, a.id DESC
+        LIMIT $3
+     )
+     SELECT listed.*, newest.id AS cursor_id
+       FROM newest JOIN LATERAL (${LISTED_DELIVERY} WHERE d.id = newest.delivery_id) listed ON true
+      ORDER BY newest.attempted_at DESC, newest.id DESC`,
+    [input.subscriptionId, input.afterId ?? null, input.limit],
+  );
+  return rows;
+}
+
+/** A subscription's deliveries waiting for their first attempt (none has attempts to list), the next due first. */
+export async function listUnattemptedDeliveries(
+  db: Queryable,
+  input: { subscriptionId: string; limit: number },
+): Promise<ListedDelivery[]> {
+  const { rows } = await db.query<ListedDelivery>(
+    `${LISTED_DELIVERY}
+      WHERE d.subscription_id = $1 AND d.status = 'pending' AND d.attempts = 0
+      ORDER BY d.next_attempt_at, d.id
+      LIMIT $2`,
+    [input.subscriptionId, input.limit],
+  );
+  return rows;
+}
+
+/** The newest `perDelivery` attempts of each of these deliveries, newest first. */
+export async function listAttemptsOfDeliveries(db: Queryable, input: { deliveryIds: string[]; perDelivery: number }): Promise<Attempt[]> {
+  const { rows } = await db.query<Attempt>(
+    `SELECT a.id, a.delivery_id, a.subscription_id, d.call_id, a.attempt, a.attempted_at, a.status_code, a.latency_ms,
+            a.error, a.error_message, a.response_body, a.outcome, d.status AS delivery_status
+       FROM webhook_deliveries d
+       JOIN LATERAL (
+         SELECT * FROM webhook_attempts x WHERE x.delivery_id = d.id ORDER BY x.attempt DESC LIMIT $2
+       ) a ON true
+      WHERE d.id = ANY ($1::uuid[])
+      ORDER BY a.attempted_at DESC, a.id DESC`,
+    [input.deliveryIds, input.perDelivery],
+  );
+  return rows;
+}
+
 /** A subscription's attempts, newest first; `afterId` is the last attempt of the previous page. */
 export async function listAttempts(db: Queryable, input: { subscriptionId: string; limit: number; afterId?: string }): Promise<Attempt[]> {
   const { rows } = await db.query<Attempt>(

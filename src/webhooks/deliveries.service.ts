@@ -9,10 +9,15 @@ import {
   attemptExists,
   findDelivery,
   listAttempts,
+  listAttemptsOfDeliveries,
+  listCallDeliveries,
+  listSubscriptionDeliveries,
+  listUnattemptedDeliveries,
   notifyDeliveriesDue,
   requeueDelivery,
   type Attempt,
   type Delivery,
+  type ListedDelivery,
 } from './deliveries.queries.ts';
 import { findSubscription } from './subscriptions.queries.ts';
 
@@ -69,6 +74,89 @@ export async function listAttemptsPage(
     const rows = await listAttempts(db, { subscriptionId, limit: input.limit + 1, ...(input.cursor ? { afterId: input.cursor } : {}) });
     const page = rows.slice(0, input.limit);
     return { attempts: page.map(attemptView), nextCursor: rows.length > input.limit ? page.at(-1)!.id : null };
+  });
+}
+
+/** A delivery as the pages list it: the view, its subscription's URL and state, and why it may not be redelivered. */
+export interface DeliveryLine extends DeliveryView {
+  callback_url: string;
+  subscription_status: string;
+  /** A worker holds it (its attempt, counted in `attempts`, is not logged yet). */
+  in_flight: boolean;
+  /** Why redeliver would refuse it now, or null when it may be sent again (the rules of redeliver below). */
+  not_redeliverable: 'access_ended' | 'subscription_disabled' | 'in_flight' | null;
+  last_attempt: { attempted_at: string; status_code: number | null; error: string | null } | null;
+}
+
+/** The newest attempts of a delivery its page shows; older ones are counted, not listed. */
+export const ATTEMPTS_SHOWN_PER_DELIVERY = 20;
+
+function deliveryLine(row: ListedDelivery): DeliveryLine {
+  return {
+    ...deliveryView(row),
+    callback_url: row.callback_url,
+    subscription_status: row.subscription_status,
+    in_flight: row.leased,
+    // In redeliver's order: the first refusal it would answer.
+    not_redeliverable: row.access_ended
+      ? 'access_ended'
+      : row.subscription_status !== 'active'
+        ? 'subscription_disabled'
+        : row.leased
+          ? 'in_flight'
+          : null,
+    last_attempt: row.last_attempted_at
+      ? { attempted_at: row.last_attempted_at.toISOString(), status_code: row.last_status_code, error: row.last_error }
+      : null,
+  };
+}
+
+/** The deliveries of one call, one per subscription it went to (a platform sees only its own client's). */
+export async function listDeliveriesOfCall(pool: Pool, principal: Principal, callId: string): Promise<DeliveryLine[]> {
+  return withOrg(pool, principal.organizationId, async (db) =>
+    (await listCallDeliveries(db, { callId, clientId: visibleClient(principal) })).map(deliveryLine),
+  );
+}
+
+/**
+ * A subscription's deliveries, the one attempted most recently first, each
+ * with its newest attempts (ATTEMPTS_SHOWN_PER_DELIVERY), one page of
+ * deliveries at a time. The cursor is an attempt id, as for listAttemptsPage.
+ * The first page also has the deliveries waiting for their first attempt
+ * (`waiting`, the next due first, at most `limit`): queued behind an open
+ * circuit, say, they have no attempt to be listed by.
+ */
+export async function listDeliveriesPage(
+  pool: Pool,
+  principal: Principal,
+  subscriptionId: string,
+  input: { limit: number; cursor?: string },
+): Promise<{ waiting: DeliveryLine[]; deliveries: (DeliveryLine & { attempt_log: AttemptView[] })[]; nextCursor: string | null }> {
+  return withOrg(pool, principal.organizationId, async (db) => {
+    const subscription = await findSubscription(db, { id: subscriptionId, clientId: visibleClient(principal) });
+    if (!subscription) throw new errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND(subscriptionId);
+    if (input.cursor !== undefined && !(await attemptExists(db, { subscriptionId, id: input.cursor }))) {
+      throw new ValidationProblem([{ field: 'cursor', message: 'is not a cursor from a previous page' }]);
+    }
+    const rows = await listSubscriptionDeliveries(db, {
+      subscriptionId,
+      limit: input.limit + 1,
+      ...(input.cursor ? { afterId: input.cursor } : {}),
+    });
+    const page = rows.slice(0, input.limit);
+    const attempts = await listAttemptsOfDeliveries(db, {
+      deliveryIds: page.map((d) => d.id),
+      perDelivery: ATTEMPTS_SHOWN_PER_DELIVERY,
+    });
+    const waiting = input.cursor ? [] : await listUnattemptedDeliveries(db, { subscriptionId, limit: input.limit });
+    return {
+      waiting: waiting.map(deliveryLine),
+      deliveries: page.map((row) => ({
+        ...deliveryLine(row),
+        attempt_log: attempts.filter((a) => a.delivery_id === row.id).map(attemptView),
+      })),
+      nextCursor: rows.length > input.limit ? page.at(-1)!.cursor_id : null,
+    };
   });
 }
 

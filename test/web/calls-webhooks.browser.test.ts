@@ -63,7 +63,7 @@ describe('calls and webhooks in headless Chromium', { skip: SKIP_WITHOUT_BROWSER
     await context.close();
   });
 
-  test("a subscription's attempts show status, latency, error and answer; redeliver, re-enable, delete", async () => {
+  test("a subscription's deliveries show each attempt's status, latency, error and answer; redeliver, re-enable, delete", async () => {
     const path = '/hooks/crm';
     let healthy = false;
     target.respond((request) =>
@@ -84,16 +84,19 @@ describe('calls and webhooks in headless Chromium', { skip: SKIP_WITHOUT_BROWSER
     await screenshot(page, 'webhooks');
 
     await listed.locator('text=Deliveries').click();
-    const attempts = page.locator('table.attempts > tbody > tr');
+    const group = page.locator('table.attempts > tbody.delivery');
+    assert.equal(await group.count(), 1, 'one delivery');
+    assert.match((await group.locator('tr.delivery-head').textContent()) ?? '', /Call of .*Failed.*3 attempts/s);
+    const attempts = group.locator('tr:not(.delivery-head)');
     assert.equal(await attempts.count(), 3, 'the first attempt and two retries');
     const newest = (await attempts.nth(0).textContent()) ?? '';
-    assert.match(newest, /attempt 3/);
+    assert.match(newest, /^\s*3 · /);
     assert.match(newest, /503/);
     assert.match(newest, /\d+ ms/);
     assert.match(newest, /Failed/);
     assert.match(newest, /maintenance/);
-    assert.match((await attempts.nth(2).textContent()) ?? '', /attempt 1.*Will retry/s);
-    assert.equal(await page.locator('button:has-text("Redeliver")').count(), 1, 'one button per delivery, on its latest attempt');
+    assert.match((await attempts.nth(2).textContent()) ?? '', /^\s*1 · .*Will retry/s);
+    assert.equal(await page.locator('button:has-text("Redeliver")').count(), 1, 'one button per delivery, in its heading');
     await screenshot(page, 'webhook-attempts');
 
     healthy = true;
@@ -102,8 +105,8 @@ describe('calls and webhooks in headless Chromium', { skip: SKIP_WITHOUT_BROWSER
     assert.match((await page.locator('.notice').textContent()) ?? '', /Delivery queued/);
     await waitFor('the redelivery', async () => (await attemptsOf(t, delivery!.id)).some((a) => a.outcome === 'succeeded'));
     await page.reload();
-    const redelivered = (await page.locator('table.attempts > tbody > tr').nth(0).textContent()) ?? '';
-    assert.match(redelivered, /attempt 4.*200.*Succeeded/s);
+    const redelivered = (await page.locator('table.attempts > tbody.delivery > tr:not(.delivery-head)').nth(0).textContent()) ?? '';
+    assert.match(redelivered, /^\s*4 · .*200.*Succeeded/s);
     await screenshot(page, 'webhook-redelivered');
 
     // Five days of failures disable a subscription; here the state is set directly.
@@ -114,6 +117,10 @@ describe('calls and webhooks in headless Chromium', { skip: SKIP_WITHOUT_BROWSER
     await page.reload();
     assert.match((await page.locator('h1').textContent()) ?? '', /Disabled/);
     assert.equal(await page.locator('button:has-text("Redeliver")').count(), 0, 'no redelivery while disabled');
+    assert.equal(
+      await page.locator('tbody.delivery p.cannot').textContent(),
+      "Can't redeliver: the subscription is disabled; re-enable it first.",
+    );
     await screenshot(page, 'webhook-disabled');
     await page.click('button:has-text("Re-enable")');
     await page.waitForURL(/done=enabled$/);

@@ -1,8 +1,9 @@
-import type { AttemptView } from '../../webhooks/deliveries.service.ts';
+import type { AttemptView, DeliveryLine } from '../../webhooks/deliveries.service.ts';
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { html } from '../html.ts';
 import { layout, type Navigation } from '../layout.ts';
 import { circuitFacts } from './circuit.ts';
+import { deliveryBadge, deliveryNext, redeliverControl } from './delivery.ts';
 import { notice, postButton } from './fields.ts';
 import { dash, excerpt, formatTime } from './format.ts';
 import { canReenable, disabledBecause, subscriptionStatus } from './webhooks.page.ts';
@@ -31,7 +32,9 @@ interface WebhookPageInput {
   nav: Navigation;
   subscription: SubscriptionView;
   clientName: string;
-  attempts: AttemptView[];
+  /** Deliveries not attempted yet (first page only), then those attempted, the most recently attempted first. */
+  waiting: DeliveryLine[];
+  deliveries: (DeliveryLine & { attempt_log: AttemptView[] })[];
   nextCursor: string | null;
   paged: boolean;
   notice?: string;
@@ -42,29 +45,58 @@ interface WebhookPageInput {
   recoverError?: string;
 }
 
-/** One subscription and its delivery attempts, newest first; redeliver on each delivery's latest attempt. */
+const COLUMNS = 6;
+
+function attemptRow(a: AttemptView) {
+  return html`<tr>
+      <td class="nowrap" data-label="Attempt">${a.attempt} <span class="muted">· ${formatTime(a.attempted_at)}</span></td>
+      <td class="num" data-label="Status">${a.status_code ?? dash}</td>
+      <td class="num" data-label="Latency">${a.latency_ms === null ? dash : `${a.latency_ms} ms`}</td>
+      <td data-label="Outcome">${outcome(a)}</td>
+      <td class="wrap" data-label="Error">${a.error ? html`<code>${a.error}</code>${a.error_message ? html`<br><span class="muted">${a.error_message}</span>` : ''}` : dash}</td>
+      <td class="wrap" data-label="Response">${response(a)}</td>
+    </tr>`;
+}
+
+/** Why a disabled subscription's deliveries cannot be redelivered, and what to do. */
+function disabledRedeliver(s: SubscriptionView): string {
+  return canReenable(s)
+    ? 'the subscription is disabled; re-enable it first.'
+    : `the subscription is disabled (${disabledBecause(s)}); the app must connect again and subscribe.`;
+}
+
+/** One delivery: a heading row (its call, state, next retry, Redeliver or why not), then its attempts, newest first. */
+function deliveryGroup(
+  d: DeliveryLine & { attempt_log?: AttemptView[] },
+  input: { base: string; csrf: string; subscription: SubscriptionView },
+) {
+  const next = deliveryNext(d);
+  const log = d.attempt_log ?? [];
+  // `attempts` counts one in flight, which has no row yet.
+  const hidden = d.attempts - (d.in_flight ? 1 : 0) - log.length;
+  return html`<tbody class="delivery">
+    <tr class="delivery-head"><th colspan="${COLUMNS}" scope="rowgroup">
+      <div class="delivery-summary">
+        <div>
+          <a href="/ui/calls/${d.call_id}">Call of ${formatTime(d.created_at)}</a> ${deliveryBadge(d)}
+          <br><span class="muted">${d.attempts} ${d.attempts === 1 ? 'attempt' : 'attempts'}${next ? ` · ${next}` : ''}${hidden > 0 ? ` · the ${hidden} oldest not shown` : ''}</span>
+        </div>
+        ${redeliverControl(d, {
+          action: `${input.base}/deliveries/${d.id}/redeliver`,
+          csrf: input.csrf,
+          disabled: disabledRedeliver(input.subscription),
+        })}
+      </div>
+    </th></tr>
+    ${log.map(attemptRow)}
+  </tbody>`;
+}
+
+/** One subscription and its deliveries, the one attempted most recently first, each with its attempts and Redeliver. */
 export function webhookPage(input: WebhookPageInput) {
   const { subscription: s, nav } = input;
   const base = `/ui/webhooks/${s.id}`;
-  const seen = new Set<string>();
-  const rows = input.attempts.map((a) => {
-    // Attempts are newest first: the first row of a delivery is its latest attempt.
-    const latest = !seen.has(a.delivery_id);
-    seen.add(a.delivery_id);
-    const redeliver =
-      latest && s.status === 'active'
-        ? postButton({ action: `${base}/deliveries/${a.delivery_id}/redeliver`, csrf: nav.csrf, label: 'Redeliver' })
-        : '';
-    return html`<tr>
-      <td class="nowrap">${formatTime(a.attempted_at)}<br><a class="muted" href="/ui/calls/${a.call_id}">call</a> · <span class="muted">attempt ${a.attempt}</span></td>
-      <td class="num">${a.status_code ?? dash}</td>
-      <td class="num">${a.latency_ms === null ? dash : `${a.latency_ms} ms`}</td>
-      <td>${outcome(a)}</td>
-      <td class="wrap">${a.error ? html`<code>${a.error}</code>${a.error_message ? html`<br><span class="muted">${a.error_message}</span>` : ''}` : dash}</td>
-      <td class="wrap">${response(a)}</td>
-      <td class="row-actions">${redeliver}</td>
-    </tr>`;
-  });
+  const groups = [...input.waiting, ...input.deliveries].map((d) => deliveryGroup(d, { base, csrf: nav.csrf, subscription: s }));
   return layout({
     title: 'Webhook subscription',
     nav,
@@ -100,17 +132,17 @@ ${subscriptionHealthSection(s, input.health, {
   ...(input.recoverError ? { error: input.recoverError } : {}),
 })}
 <div class="card">
-  <h2>Delivery attempts</h2>
+  <h2>Deliveries</h2>
   ${canReenable(s) ? html`<p class="muted">Re-enable the subscription to redeliver; its paused deliveries resume at once.</p>` : ''}
   ${s.status === 'disabled' && !canReenable(s) ? html`<p class="muted">Nothing more is sent to this URL: ${disabledBecause(s)}, and its pending deliveries were dropped. The app subscribes again once it is connected again.</p>` : ''}
   ${
-    input.attempts.length === 0
-      ? html`<p class="muted">${input.paged ? 'No older attempts.' : 'No delivery attempts yet. One is made for every completed call.'}</p>`
-      : html`<table class="attempts"><thead><tr><th>Time</th><th class="num">Status</th><th class="num">Latency</th><th>Outcome</th><th>Error</th><th>Response</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+    groups.length === 0
+      ? html`<p class="muted">${input.paged ? 'No older deliveries.' : 'No delivery attempts yet. One delivery is made for every completed call.'}</p>`
+      : html`<table class="attempts stack"><caption class="visually-hidden">Deliveries and their attempts, the delivery attempted most recently first</caption><thead><tr><th>Attempt</th><th class="num">Status</th><th class="num">Latency</th><th>Outcome</th><th>Error</th><th>Response</th></tr></thead>${groups}</table>`
   }
   <div class="pager">
-    ${input.paged ? html`<a href="${base}">Newest attempts</a>` : html`<span></span>`}
-    ${input.nextCursor ? html`<a href="${base}?cursor=${input.nextCursor}">Older attempts</a>` : ''}
+    ${input.paged ? html`<a href="${base}">Newest deliveries</a>` : html`<span></span>`}
+    ${input.nextCursor ? html`<a href="${base}?cursor=${input.nextCursor}">Older deliveries</a>` : ''}
   </div>
 </div>`,
   });
