@@ -17,6 +17,7 @@ import { openRequestPool } from './db/request-pool.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startDeliveryWorker } from './webhooks/worker/worker.ts';
 import { connectRateLimitRedis } from './http/rate-limit-redis.ts';
+import { openLogStream } from './http/log-format.ts';
 import { createProcessCaches, type ProcessCaches } from './cache/process-caches.ts';
 import { listenForInvalidations, type CacheListener } from './cache/cache-listener.ts';
 import { waitingProbes } from './probes/waiting-server.ts';
@@ -41,7 +42,8 @@ export function workerDrainMs(shutdownTimeoutMs: number): number {
 }
 
 export async function run(config: Config, options: RunOptions): Promise<Running> {
-  const log: Logger = pino({ level: config.logLevel });
+  const logStream = await openLogStream(config.logFormat);
+  const log: Logger = logStream ? pino({ level: config.logLevel }, logStream) : pino({ level: config.logLevel });
   let database: Database | undefined;
   // Owner connection: migrations, the delivery worker, housekeeping. Request
   // work runs on appPool as switchboard_request (src/db/request-pool.ts).
@@ -100,7 +102,7 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
     }
     if (!options.http) {
       // A standalone worker still answers probes and scrapes (WORKER_PORT).
-      app = await buildWorkerApp({ config, pool, metrics });
+      app = await buildWorkerApp({ config, pool, metrics, ...(logStream ? { logStream } : {}) });
       await probes.stop();
       const url = await app.listen({ port: probes.port, host: config.host });
       return { url, stop };
@@ -120,6 +122,7 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
       ownerPool: pool,
       metrics,
       keyed,
+      ...(logStream ? { logStream } : {}),
       ...(redis ? { redis } : {}),
       ...(caches ? { caches } : {}),
     });

@@ -2,6 +2,7 @@
 // variable with its default). Every variable is parsed here once; a bad value
 // stops the process with a message naming it.
 import path from 'node:path';
+import { LOG_FORMATS, type LogFormat } from '../http/log-format.ts';
 
 export interface RateLimitSetting {
   max: number;
@@ -38,6 +39,8 @@ export interface Config {
   /** Per address on /oauth/token and /oauth/revoke; each client gets half of it per address. */
   tokenRateLimit: RateLimitSetting;
   logLevel: string;
+  /** LOG_FORMAT: json lines (default) or pretty, readable lines for a terminal. */
+  logFormat: LogFormat;
   /** CACHE_MAX_AGE: seconds a cached credential or read may be served at most (0: no process caches). */
   cacheMaxAgeSeconds: number;
 }
@@ -146,6 +149,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
   }
+  const logFormat = (env.LOG_FORMAT || 'json').toLowerCase() as LogFormat;
+  if (!LOG_FORMATS.includes(logFormat)) {
+    throw new ConfigError('LOG_FORMAT', `must be ${LOG_FORMATS.join(' or ')}, got "${env.LOG_FORMAT}"`);
+  }
   const baseUrl = url(env, 'BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
   return {
     port,
@@ -175,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: rateLimit(env, 'RATE_LIMIT', '300/min'),
     tokenRateLimit: rateLimit(env, 'TOKEN_RATE_LIMIT', '600/min'),
     logLevel,
+    logFormat,
     cacheMaxAgeSeconds: integer(env, 'CACHE_MAX_AGE', 10, 0, 300),
   };
 }
