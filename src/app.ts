@@ -13,6 +13,7 @@ import { censorChildBindings, genReqId, loggerOptions } from './http/logger.ts';
 import { CompletedRequestLog } from './http/request-log.ts';
 import problemDetails, { frameworkErrorProblem } from './http/problem-details.plugin.ts';
 import rejectNul from './http/reject-nul.plugin.ts';
+import rejectUndeclaredQuery from './http/reject-undeclared-query.plugin.ts';
 import { acceptEmptyJsonBody } from './http/empty-json-body.ts';
 import { validatorCompiler } from './http/validation.ts';
 import healthRoutes from './probes/probes.route.ts';
@@ -162,6 +163,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   await app.register(problemDetails);
   await app.register(rejectNul);
+  // Before any route: it completes each route's querystring schema as the route is added.
+  await app.register(rejectUndeclaredQuery);
   await app.register(rateLimit, {
     global: false,
     // RateLimit-Limit / RateLimit-Remaining / RateLimit-Reset (IETF draft) instead of X-RateLimit-*.

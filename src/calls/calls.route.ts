@@ -149,7 +149,13 @@ export default async function callsRoutes(fastify: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const { calls, nextCursor } = await listCallsPage(app.db, requirePrincipal(request.principal).organizationId, request.query);
+      // Named fields only: what reaches the query is what the schema declared and checked.
+      const { limit, cursor, status } = request.query;
+      const { calls, nextCursor } = await listCallsPage(app.db, requirePrincipal(request.principal).organizationId, {
+        limit,
+        cursor,
+        status,
+      });
       setNextLink(request, reply, app.config.baseUrl, nextCursor);
       return calls;
     },

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IdParams, ProblemSchema, Uuid } from '../http/schemas.ts';
+import { IdParams, PageCursor, ProblemSchema, Uuid } from '../http/schemas.ts';
 import { DURATION_MAX_SECONDS, SUMMARY_MAX_LENGTH } from './calls.service.ts';
 import { KEY_HEADER_PATTERN, KEY_MAX_LENGTH, KEY_RULE } from './idempotency.ts';
 
@@ -70,7 +70,7 @@ export const KeyReusedProblem = Type.Object(ProblemSchema.properties, {
 
 export const ListCallsQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  cursor: Type.Optional(Type.String({ format: 'uuid', description: 'next page: the value from the Link rel="next" header' })),
+  cursor: Type.Optional(PageCursor),
   status: Type.Optional(Type.Union([Type.Literal('in_progress'), Type.Literal('completed')])),
 });
 

@@ -195,17 +195,27 @@ export async function getCall(pool: Pool, organizationId: string, callId: string
 }
 
 /** One page, newest first; `nextCursor` is set when more may follow. */
+/**
+ * The filters of `input` by name: a caller's object may carry more (a whole
+ * query string once did, docs/security.md, third review, finding 2), and
+ * nothing but a filter may reach listCalls.
+ */
+function namedFilters(input: CallFilters): CallFilters {
+  const { status, agentId, from, before } = input;
+  return { status, agentId, from, before };
+}
+
 export async function listCallsPage(
   pool: Pool,
   organizationId: string,
-  input: { limit: number; cursor?: string } & CallFilters,
+  input: { limit: number; cursor?: string | undefined } & CallFilters,
 ): Promise<{ calls: CallView[]; nextCursor: string | null }> {
-  const { limit, cursor, ...filters } = input;
+  const { limit, cursor } = input;
   return withOrg(pool, organizationId, async (db) => {
     if (cursor !== undefined && !(await findCall(db, cursor))) {
       throw new ValidationProblem([{ field: 'cursor', message: 'is not a cursor from a previous page' }]);
     }
-    const calls = await listCalls(db, { ...filters, limit: limit + 1, ...(cursor ? { afterId: cursor } : {}) });
+    const calls = await listCalls(db, { ...namedFilters(input), limit: limit + 1, afterId: cursor });
     const page = calls.slice(0, limit);
     return { calls: page.map(callView), nextCursor: calls.length > limit ? page.at(-1)!.id : null };
   });
@@ -221,9 +231,7 @@ export const EXPORT_BATCH = 500;
 export async function* streamCalls(pool: Pool, organizationId: string, filters: CallFilters): AsyncGenerator<CallView[]> {
   let afterId: string | undefined;
   for (;;) {
-    const batch = await withOrg(pool, organizationId, (db) =>
-      listCalls(db, { ...filters, limit: EXPORT_BATCH, ...(afterId ? { afterId } : {}) }),
-    );
+    const batch = await withOrg(pool, organizationId, (db) => listCalls(db, { ...namedFilters(filters), limit: EXPORT_BATCH, afterId }));
     if (batch.length > 0) yield batch.map(callView);
     if (batch.length < EXPORT_BATCH) return;
     afterId = batch.at(-1)!.id;

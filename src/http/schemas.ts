@@ -25,3 +25,10 @@ export const NAME_MAX_LENGTH = 200;
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 export const Uuid = Type.String({ format: 'uuid', pattern: UUID_PATTERN });
 export const IdParams = Type.Object({ id: Uuid });
+
+/** The `cursor` query parameter of a paged list: the last id of the previous page (src/http/pagination.ts). */
+export const PageCursor = Type.String({
+  format: 'uuid',
+  pattern: UUID_PATTERN,
+  description: 'next page: the value from the Link rel="next" header',
+});

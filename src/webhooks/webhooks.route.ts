@@ -169,12 +169,10 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
       },
     },
     async (request, reply) => {
-      const { attempts, nextCursor } = await listAttemptsPage(
-        app.db,
-        requirePrincipal(request.principal),
-        request.params.id,
-        request.query,
-      );
+      const { attempts, nextCursor } = await listAttemptsPage(app.db, requirePrincipal(request.principal), request.params.id, {
+        limit: request.query.limit,
+        cursor: request.query.cursor,
+      });
       setNextLink(request, reply, app.config.baseUrl, nextCursor);
       return attempts;
     },

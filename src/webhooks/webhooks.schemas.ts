@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IdParams, ProblemSchema, Uuid } from '../http/schemas.ts';
+import { IdParams, PageCursor, ProblemSchema, Uuid } from '../http/schemas.ts';
 import { HOOK_URL_MAX_LENGTH } from './ssrf/check-hook-url.ts';
 import { BREAKER_THRESHOLD, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from './worker/endpoint-health.ts';
 
@@ -126,7 +126,7 @@ export const DeliverySchema = Type.Object({
 
 export const AttemptsQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
-  cursor: Type.Optional(Type.String({ format: 'uuid', description: 'next page: the value from the Link rel="next" header' })),
+  cursor: Type.Optional(PageCursor),
 });
 
 export { IdParams, ProblemSchema };

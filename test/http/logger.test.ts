@@ -109,7 +109,9 @@ describe('the logger censors secrets', () => {
         cookie: 'sid=sk-cookie-6',
       },
     });
-    assert.equal(response.statusCode, 401);
+    // A token in the query string (RFC 6750 §2.3) is no credential here: an undeclared parameter, refused by name.
+    assert.equal(response.statusCode, 400);
+    assert.deepEqual(response.json().errors, [{ field: 'access_token', message: 'is not an allowed field' }]);
     const logs = t.logs.join('');
     assert.match(logs, /access_token=\[redacted\]/, 'the request was logged');
     assert.doesNotMatch(logs, /sk-[a-z-]+-6/);
