@@ -339,7 +339,7 @@ async function main() {
       createGrant(tx, { clientUuid: client.client.id, userId: user.id, organizationId: org.id, scopes: ['calls:read'] }),
     );
     await subscribe(
-      { pool, secretBox: createSecretBox(secretKey), urlCheck: { allowPrivate: true, allowedPorts: '*' } },
+      { pool, secretBox: createSecretBox(secretKey), urlCheck: { allowPrivate: true, allowedPorts: '*' }, maxSubscriptions: 1 },
       { kind: 'oauth', userId: user.id, organizationId: org.id, scopes: ['calls:read'], clientId: client.client_id, grantId: hookGrant.id },
       { hookUrl: `https://127.0.0.1:${(silent.address() as net.AddressInfo).port}/hook`, secret: 'bench-secret' },
     );

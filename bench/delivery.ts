@@ -284,7 +284,8 @@ async function main() {
     };
     const subscriptionIds: string[] = [];
     for (const url of urls) {
-      const hook = await subscribe({ pool, secretBox, urlCheck: { allowPrivate: true, allowedPorts: '*' } }, principal, {
+      const deps = { pool, secretBox, urlCheck: { allowPrivate: true, allowedPorts: '*' as const }, maxSubscriptions: urls.length };
+      const hook = await subscribe(deps, principal, {
         hookUrl: url,
         secret: 'bench-secret',
       });

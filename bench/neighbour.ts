@@ -513,7 +513,8 @@ async function setUpOrg(
     Array.from({ length: SETUP_CONNECTIONS }, async () => {
       while (next < urls.length) {
         const url = urls[next++]!;
-        await subscribe({ pool, secretBox, urlCheck: { allowPrivate: true, allowedPorts: '*' } }, principal, {
+        const deps = { pool, secretBox, urlCheck: { allowPrivate: true, allowedPorts: '*' as const }, maxSubscriptions: urls.length };
+        await subscribe(deps, principal, {
           hookUrl: url,
           secret: 'bench-secret',
         });

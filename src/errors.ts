@@ -84,6 +84,12 @@ export const WEBHOOK_SUBSCRIPTION_GRANT_ENDED = createError(
   "Webhook subscription %s cannot be re-enabled: the app's access it was made under has ended; the app must be connected again and subscribe anew",
   409,
 );
+// (an organization's active subscriptions are at WEBHOOK_MAX_SUBSCRIPTIONS: subscribing a new URL, or re-enabling one)
+export const WEBHOOK_SUBSCRIPTION_LIMIT = createError(
+  'WEBHOOK_SUBSCRIPTION_LIMIT',
+  'The organization already has %s active webhook subscriptions, its limit; unsubscribe or delete one to make room',
+  409,
+);
 export const WEBHOOK_DELIVERY_NOT_FOUND = createError('WEBHOOK_DELIVERY_NOT_FOUND', 'Webhook delivery %s does not exist', 404);
 export const WEBHOOK_DELIVERY_ACCESS_ENDED = createError(
   'WEBHOOK_DELIVERY_ACCESS_ENDED',

@@ -35,6 +35,8 @@ export interface Config {
   webhookAllowPrivateTargets: boolean;
   /** WEBHOOK_ALLOWED_PORTS: the ports a hook URL may name ('*': any). */
   webhookAllowedPorts: readonly number[] | '*';
+  /** WEBHOOK_MAX_SUBSCRIPTIONS: active subscriptions an organization may have at once. */
+  webhookMaxSubscriptions: number;
   rateLimit: RateLimitSetting;
   /** Per address on /oauth/token and /oauth/revoke; each client gets half of it per address. */
   tokenRateLimit: RateLimitSetting;
@@ -179,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // With private targets allowed (development, tests: receivers on random
     // local ports) an unset list means any port; production keeps 443,8443.
     webhookAllowedPorts: portList(env, 'WEBHOOK_ALLOWED_PORTS', boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false) ? '*' : '443,8443'),
+    webhookMaxSubscriptions: integer(env, 'WEBHOOK_MAX_SUBSCRIPTIONS', 100, 1, 100_000),
     rateLimit: rateLimit(env, 'RATE_LIMIT', '300/min'),
     tokenRateLimit: rateLimit(env, 'TOKEN_RATE_LIMIT', '600/min'),
     logLevel,

@@ -13,6 +13,7 @@ import {
   listVisibleSubscriptions,
   reenableSubscription,
   removeSubscription,
+  subscriptionUsage,
 } from '../webhooks/subscriptions.service.ts';
 import { pageCursor } from './calls.route.ts';
 import type { Csrf } from '../crypto/csrf.ts';
@@ -36,6 +37,7 @@ const PROBLEMS = {
   disabled: 'The subscription is disabled: re-enable it first.',
   grant_ended: "The app's access this subscription was made under has ended: connect the app again; it subscribes anew.",
   access_ended: "That delivery was dropped when the app's access ended: it is never sent, even after the app connects again.",
+  limit: 'The organization already has as many active subscriptions as it may: delete one to make room, then re-enable this one.',
 };
 /** Why a recover time was refused, shown beside the field (fixed texts chosen by a code). */
 const RECOVER_PROBLEMS = {
@@ -81,9 +83,10 @@ export function webhookPages(csrf: Csrf) {
       const ctx = await page(request, reply);
       if (!ctx) return reply;
       const subscriptions = await listVisibleSubscriptions(app.db, ctx.principal);
+      const usage = await subscriptionUsage(app.db, ctx.principal.organizationId, app.config.webhookMaxSubscriptions);
       const clients = await clientNames(subscriptions.map((s) => s.client_id));
       const message = noticeFor(NOTICES, request.query.done);
-      return sendPage(reply, 200, webhooksPage({ nav: ctx.nav, subscriptions, clients, ...(message ? { notice: message } : {}) }));
+      return sendPage(reply, 200, webhooksPage({ nav: ctx.nav, subscriptions, usage, clients, ...(message ? { notice: message } : {}) }));
     });
 
     app.get<{
@@ -131,10 +134,11 @@ export function webhookPages(csrf: Csrf) {
       if (!ctx) return reply;
       const subscriptionId = pathId(request.params.id, 'subscription');
       try {
-        await reenableSubscription(app.db, ctx.principal, subscriptionId);
+        await reenableSubscription(app.db, ctx.principal, subscriptionId, app.config.webhookMaxSubscriptions);
       } catch (error) {
         if (error instanceof errors.WEBHOOK_SUBSCRIPTION_GRANT_ENDED)
           return reply.redirect(`/ui/webhooks/${subscriptionId}?problem=grant_ended`, 303);
+        if (error instanceof errors.WEBHOOK_SUBSCRIPTION_LIMIT) return reply.redirect(`/ui/webhooks/${subscriptionId}?problem=limit`, 303);
         throw error;
       }
       return reply.redirect(`/ui/webhooks/${subscriptionId}?done=enabled`, 303);

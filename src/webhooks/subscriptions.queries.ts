@@ -86,6 +86,39 @@ export async function upsertSubscription(
   return rows[0]!;
 }
 
+/**
+ * Serialises adding active subscriptions to the current organization
+ * (subscribing a new URL or a disabled one, re-enabling): taken first in each
+ * such transaction, so the next one, once it holds the lock, counts what the
+ * previous one committed, and two requests for the last place cannot both
+ * see room. Removing and disabling make room without it.
+ */
+export async function lockActiveSubscriptions(db: Queryable): Promise<void> {
+  await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('switchboard.webhooks.active:' || app_current_org()::text, 0))`);
+}
+
+/** The current organization's active subscriptions (every client's). */
+export async function countActiveSubscriptions(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM webhook_subscriptions WHERE organization_id = app_current_org() AND status = 'active'",
+  );
+  return rows[0]!.n;
+}
+
+/** Whether the client's subscription to this event and URL exists and is active (subscribing it again adds nothing). */
+export async function isActiveSubscription(
+  db: Queryable,
+  input: { clientId: string; event: string; callbackUrl: string },
+): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM webhook_subscriptions
+      WHERE organization_id = app_current_org() AND client_id = $1 AND event = $2
+        AND md5(callback_url) = md5($3) AND callback_url = $3 AND status = 'active'`,
+    [input.clientId, input.event, input.callbackUrl],
+  );
+  return rows.length > 0;
+}
+
 /** Removes the client's subscriptions with exactly this URL (any event); returns how many. */
 export async function deleteSubscriptionsByUrl(db: Queryable, input: { clientId: string; callbackUrl: string }): Promise<number> {
   const { rowCount } = await db.query(

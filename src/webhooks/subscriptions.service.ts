@@ -1,7 +1,9 @@
 // call.completed subscriptions (docs/interface.md §4.2, §4.3, §13). The platform
 // subscribes and unsubscribes by URL for its own client; an organization user
 // (x-user-token) sees and manages every subscription of the organization, an
-// OAuth caller only its own client's.
+// OAuth caller only its own client's. An organization has at most
+// WEBHOOK_MAX_SUBSCRIPTIONS active subscriptions, every client's together: one
+// leaked access token cannot make each call fan out without bound.
 import type { Principal } from '../auth/principal.ts';
 import { CALL_COMPLETED } from '../calls/call-event.ts';
 import type { Pool } from '../db/pool.ts';
@@ -13,11 +15,14 @@ import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from './worker/endpoint-health.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { checkHookUrl, checkUrlShape, type CheckHookUrlOptions, type HookUrlCheck } from './ssrf/check-hook-url.ts';
 import {
+  countActiveSubscriptions,
   deleteSubscription,
   deleteSubscriptionsByUrl,
   enableSubscription,
   findSubscription,
+  isActiveSubscription,
   listSubscriptions,
+  lockActiveSubscriptions,
   upsertSubscription,
   type CircuitShown,
   type DisabledReason,
@@ -56,6 +61,14 @@ export interface SubscribeDeps {
   pool: Pool;
   secretBox: SecretBox;
   urlCheck: CheckHookUrlOptions;
+  /** WEBHOOK_MAX_SUBSCRIPTIONS. */
+  maxSubscriptions: number;
+}
+
+/** How much of its limit an organization uses: its active subscriptions, every client's. */
+export interface SubscriptionUsage {
+  active: number;
+  limit: number;
 }
 
 export function subscriptionView(row: Subscription): SubscriptionView {
@@ -114,9 +127,16 @@ export async function subscribe(
   hookUrlProblem(await checkHookUrl(input.hookUrl, deps.urlCheck));
   const event = input.event ?? CALL_COMPLETED;
   const secretCiphertext = input.secret === undefined ? null : deps.secretBox.seal(input.secret, principal.organizationId);
-  const row = await withOrg(deps.pool, principal.organizationId, (db) =>
-    upsertSubscription(db, { clientId, grantId, event, callbackUrl: input.hookUrl, secretCiphertext }),
-  );
+  const hook = { clientId, event, callbackUrl: input.hookUrl };
+  const row = await withOrg(deps.pool, principal.organizationId, async (db) => {
+    // Waits for the organization's other subscribes and re-enables, so it counts what they committed.
+    await lockActiveSubscriptions(db);
+    // A URL subscribed and active already adds nothing: answered as always, even at the limit.
+    if (!(await isActiveSubscription(db, hook)) && (await countActiveSubscriptions(db)) >= deps.maxSubscriptions) {
+      throw new errors.WEBHOOK_SUBSCRIPTION_LIMIT(deps.maxSubscriptions);
+    }
+    return upsertSubscription(db, { ...hook, grantId, secretCiphertext });
+  });
   return { subscription: { id: row.id, event: row.event, callback_url: row.callback_url }, created: row.inserted };
 }
 
@@ -136,6 +156,11 @@ export async function listVisibleSubscriptions(pool: Pool, principal: Principal)
   return rows.map(subscriptionView);
 }
 
+/** The organization's use of its limit: every client's active subscriptions, whichever the caller may see. */
+export async function subscriptionUsage(pool: Pool, organizationId: string, limit: number): Promise<SubscriptionUsage> {
+  return { active: await withOrg(pool, organizationId, countActiveSubscriptions), limit };
+}
+
 /** The subscription when the caller may see it; otherwise 404 (another organization's or client's id included). */
 export async function getVisibleSubscription(pool: Pool, principal: Principal, id: string): Promise<SubscriptionView> {
   const row = await withOrg(pool, principal.organizationId, (db) => findSubscription(db, { id, clientId: visibleClient(principal) }));
@@ -151,13 +176,18 @@ export async function removeSubscription(pool: Pool, principal: Principal, id: s
 /**
  * Re-enables a disabled subscription; its paused deliveries resume at once.
  * Refused once the grant it was made under has ended: the platform must be
- * connected again and subscribe anew.
+ * connected again and subscribe anew; and when the organization's active
+ * subscriptions are at `limit`.
  */
-export async function reenableSubscription(pool: Pool, principal: Principal, id: string): Promise<SubscriptionView> {
+export async function reenableSubscription(pool: Pool, principal: Principal, id: string, limit: number): Promise<SubscriptionView> {
   const row = await withOrg(pool, principal.organizationId, async (db) => {
     const clientId = visibleClient(principal);
+    await lockActiveSubscriptions(db);
+    const wasDisabled = (await findSubscription(db, { id, clientId }))?.status === 'disabled';
     const enabled = await enableSubscription(db, { id, clientId });
     if (enabled) {
+      // Counted after the change, which the throw rolls back, so that an ended grant is the reason given first.
+      if (wasDisabled && (await countActiveSubscriptions(db)) > limit) throw new errors.WEBHOOK_SUBSCRIPTION_LIMIT(limit);
       await notifyDeliveriesDue(db);
       return enabled;
     }

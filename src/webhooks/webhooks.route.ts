@@ -16,6 +16,7 @@ import {
   reenableSubscription,
   removeSubscription,
   subscribe,
+  subscriptionUsage,
   unsubscribe,
   type SubscribeDeps,
 } from './subscriptions.service.ts';
@@ -28,6 +29,10 @@ import {
   RecoverBody,
   RecoverResponse,
   SubscribeBody,
+  SUBSCRIPTION_COUNT_HEADER,
+  SUBSCRIPTION_LIMIT_HEADER,
+  SubscriptionLimitProblem,
+  SubscriptionListSchema,
   SubscriptionSchema,
   SubscriptionSummarySchema,
   UnsubscribeBody,
@@ -43,6 +48,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
     pool: app.db,
     secretBox: options.webhookSecrets,
     urlCheck: { allowPrivate: app.config.webhookAllowPrivateTargets, allowedPorts: app.config.webhookAllowedPorts },
+    maxSubscriptions: app.config.webhookMaxSubscriptions,
   };
   const platform = requirePlatformToken('calls:read');
   const userOrPlatform = requireUserOrPlatformToken('calls:read');
@@ -65,7 +71,13 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
           summary: 'Subscribe a target URL to call.completed (201 new, 200 when it already exists)',
           security: PLATFORM_SECURITY,
           body: SubscribeBody,
-          response: { 200: SubscriptionSummarySchema, 201: SubscriptionSummarySchema, 400: ProblemSchema, ...authErrors },
+          response: {
+            200: SubscriptionSummarySchema,
+            201: SubscriptionSummarySchema,
+            400: ProblemSchema,
+            ...authErrors,
+            409: SubscriptionLimitProblem,
+          },
         },
       },
       async (request, reply) => {
@@ -101,10 +113,16 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
         tags: ['webhooks'],
         summary: "The organization's subscriptions with their status (a platform sees its own)",
         security,
-        response: { 200: Type.Array(SubscriptionSchema), ...authErrors },
+        response: { 200: SubscriptionListSchema, ...authErrors },
       },
     },
-    async (request) => listVisibleSubscriptions(app.db, requirePrincipal(request.principal)),
+    async (request, reply) => {
+      const principal = requirePrincipal(request.principal);
+      const subscriptions = await listVisibleSubscriptions(app.db, principal);
+      const usage = await subscriptionUsage(app.db, principal.organizationId, deps.maxSubscriptions);
+      reply.header(SUBSCRIPTION_COUNT_HEADER, usage.active).header(SUBSCRIPTION_LIMIT_HEADER, usage.limit);
+      return subscriptions;
+    },
   );
 
   app.get(
@@ -149,10 +167,19 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
         summary: 'Re-enable a disabled subscription; its paused deliveries resume',
         security,
         params: IdParams,
-        response: { 200: SubscriptionSchema, 400: ProblemSchema, ...authErrors, 404: ProblemSchema },
+        response: {
+          200: SubscriptionSchema,
+          400: ProblemSchema,
+          ...authErrors,
+          404: ProblemSchema,
+          409: Type.Object(ProblemSchema.properties, {
+            description:
+              'WEBHOOK_SUBSCRIPTION_GRANT_ENDED: the app must connect again and subscribe; or WEBHOOK_SUBSCRIPTION_LIMIT: the organization has WEBHOOK_MAX_SUBSCRIPTIONS active subscriptions',
+          }),
+        },
       },
     },
-    async (request) => reenableSubscription(app.db, requirePrincipal(request.principal), request.params.id),
+    async (request) => reenableSubscription(app.db, requirePrincipal(request.principal), request.params.id, deps.maxSubscriptions),
   );
 
   app.get(

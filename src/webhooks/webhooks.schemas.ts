@@ -92,6 +92,33 @@ export const SubscriptionSchema = Type.Object({
   circuit: CircuitSchema,
 });
 
+/**
+ * GET /webhooks's answer: the plain array the platform and the interface
+ * document expect, with the organization's use of WEBHOOK_MAX_SUBSCRIPTIONS
+ * in two headers (docs/decisions.md, "Subscription limit").
+ */
+export const SUBSCRIPTION_COUNT_HEADER = 'subscription-count';
+export const SUBSCRIPTION_LIMIT_HEADER = 'subscription-limit';
+export const SubscriptionListSchema = Type.Array(SubscriptionSchema, {
+  description: 'the subscriptions the caller may see',
+  headers: {
+    'Subscription-Count': {
+      type: 'integer',
+      description: "the organization's active subscriptions, every app's (a platform still lists only its own)",
+    },
+    'Subscription-Limit': {
+      type: 'integer',
+      description:
+        'the most active subscriptions the organization may have (WEBHOOK_MAX_SUBSCRIPTIONS); past it subscribing a new URL is 409',
+    },
+  },
+});
+
+export const SubscriptionLimitProblem = Type.Object(ProblemSchema.properties, {
+  description:
+    'WEBHOOK_SUBSCRIPTION_LIMIT: the organization already has WEBHOOK_MAX_SUBSCRIPTIONS active subscriptions (the detail names the number); unsubscribe or delete one first',
+});
+
 export const UnsubscribeResponse = Type.Object({ success: Type.Boolean() });
 
 export const AttemptSchema = Type.Object({

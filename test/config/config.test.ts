@@ -19,6 +19,7 @@ describe('configuration from the environment', () => {
     assert.equal(config.webhookRetryScheduleMs.length, 10);
     assert.equal(config.webhookAllowPrivateTargets, false);
     assert.deepEqual(config.webhookAllowedPorts, [443, 8443]);
+    assert.equal(config.webhookMaxSubscriptions, 100);
     assert.deepEqual(config.rateLimit, { max: 300, windowMs: 60_000 });
     assert.equal(config.logLevel, 'info');
     assert.equal(config.workerPort, 0);
@@ -54,6 +55,9 @@ describe('configuration from the environment', () => {
     ['WEBHOOK_ALLOWED_PORTS', '443,0'],
     ['WEBHOOK_ALLOWED_PORTS', '443,70000'],
     ['WEBHOOK_ALLOWED_PORTS', '443;8443'],
+    ['WEBHOOK_MAX_SUBSCRIPTIONS', 'many'],
+    ['WEBHOOK_MAX_SUBSCRIPTIONS', '0'],
+    ['WEBHOOK_MAX_SUBSCRIPTIONS', '100001'],
     ['RATE_LIMIT', 'lots'],
     ['TOKEN_RATE_LIMIT', '0/min'],
     ['LOG_LEVEL', 'loud'],
@@ -84,7 +88,9 @@ describe('configuration from the environment', () => {
       RATE_LIMIT: '5/s',
       TOKEN_RATE_LIMIT: '1200/min',
       WEBHOOK_RETRY_SCHEDULE: '1s, 2m',
+      WEBHOOK_MAX_SUBSCRIPTIONS: ' 20 ',
     });
+    assert.equal(config.webhookMaxSubscriptions, 20);
     assert.equal(config.baseUrl, 'https://sb.example.com');
     assert.deepEqual(config.rateLimit, { max: 5, windowMs: 1000 });
     assert.deepEqual(config.tokenRateLimit, { max: 1200, windowMs: 60_000 });

@@ -1,4 +1,4 @@
-import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
+import type { SubscriptionUsage, SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { html } from '../html.ts';
 import { layout, type Navigation } from '../layout.ts';
 import { circuitBadge, circuitPhrase, circuitTripped } from './circuit.ts';
@@ -33,7 +33,13 @@ export function subscriptionStatus(subscription: SubscriptionView) {
 }
 
 /** The organization's webhook subscriptions, each with its status and a way to its delivery attempts. */
-export function webhooksPage(input: { nav: Navigation; subscriptions: SubscriptionView[]; clients: Map<string, string>; notice?: string }) {
+export function webhooksPage(input: {
+  nav: Navigation;
+  subscriptions: SubscriptionView[];
+  usage: SubscriptionUsage;
+  clients: Map<string, string>;
+  notice?: string;
+}) {
   const { csrf } = input.nav;
   const rows = input.subscriptions.map(
     (s) => html`<tr>
@@ -57,6 +63,7 @@ export function webhooksPage(input: { nav: Navigation; subscriptions: Subscripti
 ${notice(input.notice)}
 <div class="card">
   <p class="lead">Where Switchboard sends <code>call.completed</code> events. Connected apps create these subscriptions; a subscription whose deliveries only failed for five days is disabled until you re-enable it, and one whose app is disconnected (or whose user or organization is deactivated) stops at once.</p>
+  <p id="subscription-usage">${input.usage.active} of ${input.usage.limit} active subscriptions used${input.usage.active >= input.usage.limit ? ": the limit is reached, so an app's new subscription is refused until one is deleted" : ''}.</p>
   ${
     input.subscriptions.length === 0
       ? html`<p class="muted">No webhook subscriptions. They appear when a connected app subscribes to call events.</p>`
