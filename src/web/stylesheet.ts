@@ -11,7 +11,7 @@ header { display: flex; flex-wrap: wrap; align-items: center; justify-content: s
 .brand { font-size: 18px; }
 nav.session { display: flex; gap: 14px; align-items: center; color: var(--muted); font-size: 14px; }
 nav.session .who { max-width: 170px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-nav.sections { display: flex; gap: 2px; margin-right: auto; overflow-x: auto; }
+nav.sections { display: flex; flex-wrap: wrap; gap: 2px; margin-right: auto; }
 nav.sections a { color: var(--ink); text-decoration: none; padding: 6px 9px; border-radius: 6px; font-size: 15px; white-space: nowrap; }
 nav.sections a:hover { background: var(--bg); }
 nav.sections a[aria-current=page] { background: #e8eefc; color: var(--accent); font-weight: 600; }
@@ -111,5 +111,20 @@ h3 { font-size: 16px; margin: 8px 0; }
 .delivery-summary { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: flex-start; gap: 6px 16px; font-weight: 400; }
 tbody.delivery tr.delivery-head th { text-transform: none; letter-spacing: 0; font-size: 15px; color: var(--ink); background: var(--bg); padding-top: 14px; }
 p.cannot { margin: 0; max-width: 30em; }
-@media (max-width: 640px) { .row, .grid-2 { grid-template-columns: 1fr; } svg.chart .axis, svg.chart .mark text { font-size: 17px; } main.wide table:not(.fit) { display: block; overflow-x: auto; } main.wide table:not(.fit) td.wrap { min-width: 14em; } .card { padding: 18px 14px; } .page-head { flex-wrap: wrap; } header { padding: 10px 12px; } main.wide { padding: 0 8px; } td.row-actions { white-space: normal; } }
+/* Narrow screens: a table of class "stack" becomes a card per row, each cell
+   under its column's name (data-label), so nothing lies off to the side. */
+@media (max-width: 640px) {
+  table.stack, table.stack tbody, table.stack tr, table.stack td, table.stack th[scope=rowgroup] { display: block; }
+  table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  table.stack tr { padding: 8px 0; border-bottom: 1px solid var(--line); }
+  table.stack td, table.stack th[scope=rowgroup] { border: none; padding: 3px 0; text-align: left; }
+  table.stack td[data-label] { position: relative; padding-left: 7.5em; }
+  table.stack td[data-label]::before { content: attr(data-label); position: absolute; left: 0; top: 5px; width: 7em; color: var(--muted); font-size: 13px; }
+  table.stack td.row-actions { display: flex; flex-wrap: wrap; gap: 6px; width: auto; padding-top: 8px; }
+  table.stack td.row-actions > * + * { margin-left: 0; }
+  table.stack td:empty { display: none; }
+  table.stack tbody:last-child tr:last-child { border-bottom: none; }
+  tbody.delivery tr.delivery-head th { padding: 10px 8px; }
+}
+@media (max-width: 640px) { .row, .grid-2 { grid-template-columns: 1fr; } svg.chart .axis, svg.chart .mark text { font-size: 17px; } main.wide table:not(.fit):not(.stack) { display: block; overflow-x: auto; } main.wide table:not(.fit):not(.stack) td.wrap { min-width: 14em; } .card { padding: 18px 14px; } .page-head { flex-wrap: wrap; } header { padding: 10px 12px; } main.wide { padding: 0 8px; } td.row-actions { white-space: normal; } }
 `;

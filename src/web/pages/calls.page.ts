@@ -61,10 +61,10 @@ export function callsPage(input: CallsPageInput) {
   const rows = input.calls.map(
     (call) => html`<tr>
       <td class="nowrap"><a href="/ui/calls/${call.id}">${formatTime(call.created_at)}</a></td>
-      <td>${callStatusBadge(call)}</td>
-      <td class="wrap">${call.agent_id ? (input.agents.get(call.agent_id) ?? 'Unknown agent') : dash}</td>
-      <td class="num">${call.duration_seconds === null ? dash : formatDuration(call.duration_seconds)}</td>
-      <td class="wrap">${call.summary === null ? dash : excerpt(call.summary, 140)}</td>
+      <td data-label="Status">${callStatusBadge(call)}</td>
+      <td class="wrap" data-label="Agent">${call.agent_id ? (input.agents.get(call.agent_id) ?? 'Unknown agent') : dash}</td>
+      <td class="num" data-label="Duration">${call.duration_seconds === null ? dash : formatDuration(call.duration_seconds)}</td>
+      <td class="wrap" data-label="Summary">${call.summary === null ? dash : excerpt(call.summary, 140)}</td>
     </tr>`,
   );
   const empty = invalid
@@ -84,7 +84,7 @@ export function callsPage(input: CallsPageInput) {
   ${
     input.calls.length === 0
       ? html`<p class="muted">${empty}</p>`
-      : html`<table><thead><tr><th>Started</th><th>Status</th><th>Agent</th><th class="num">Duration</th><th>Summary</th></tr></thead><tbody>${rows}</tbody></table>`
+      : html`<table class="stack"><thead><tr><th>Started</th><th>Status</th><th>Agent</th><th class="num">Duration</th><th>Summary</th></tr></thead><tbody>${rows}</tbody></table>`
   }
   <nav class="pager" aria-label="Pages">
     ${input.paged ? html`<a href="/ui/calls${filterQuery(input.filters)}">Newest calls</a>` : html`<span></span>`}

@@ -9,7 +9,7 @@ export function connectedAppsPage(input: { nav: Navigation; apps: ConnectedApp[]
   const rows = input.apps.map(
     (app) => html`<tr>
       <td><strong>${app.client_name}</strong><br><span class="muted">connected ${app.connected_at.toISOString().slice(0, 10)}</span></td>
-      <td>${app.scopes.map((s) => html`<div title="${SCOPE_DESCRIPTIONS[s as Scope] ?? s}"><code>${s}</code></div>`)}</td>
+      <td data-label="Access">${app.scopes.map((s) => html`<div title="${SCOPE_DESCRIPTIONS[s as Scope] ?? s}"><code>${s}</code></div>`)}</td>
       <td class="row-actions">
         <form method="post" action="/connected-apps/revoke" class="inline">
           <input type="hidden" name="csrf" value="${csrf}">
@@ -30,7 +30,7 @@ ${notice(input.notice)}
   ${
     input.apps.length === 0
       ? html`<p class="muted">No applications are connected.</p>`
-      : html`<table><thead><tr><th>Application</th><th>Access</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+      : html`<table class="stack"><thead><tr><th>Application</th><th>Access</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
   }
 </div>`,
   });

@@ -18,8 +18,8 @@ export function locationsPage(input: { nav: Navigation; locations: Location[]; n
   const rows = input.locations.map(
     (location) => html`<tr>
       <td class="wrap"><strong>${location.name}</strong>${location.is_primary ? html` <span class="badge">Primary</span>` : ''}</td>
-      <td class="wrap">${address(location) || html`<span class="muted">No address</span>`}</td>
-      <td class="nowrap">${coordinates(location) || html`<span class="muted">—</span>`}</td>
+      <td class="wrap" data-label="Address">${address(location) || html`<span class="muted">No address</span>`}</td>
+      <td class="nowrap" data-label="Coordinates">${coordinates(location) || html`<span class="muted">—</span>`}</td>
       <td class="row-actions">
         <a class="button secondary small" href="/ui/locations/${location.id}/edit">Edit</a>
         ${location.is_primary ? '' : postButton({ action: `/ui/locations/${location.id}/primary`, csrf, label: 'Make primary' })}
@@ -40,7 +40,7 @@ ${notice(input.notice)}
   ${
     input.locations.length === 0
       ? html`<p class="muted">No locations yet. Add the places your organization works from.</p>`
-      : html`<table><thead><tr><th>Name</th><th>Address</th><th>Coordinates</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+      : html`<table class="stack"><thead><tr><th>Name</th><th>Address</th><th>Coordinates</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
   }
 </div>`,
   });

@@ -44,10 +44,10 @@ export function webhooksPage(input: {
   const rows = input.subscriptions.map(
     (s) => html`<tr>
       <td class="wrap"><a href="/ui/webhooks/${s.id}">${s.callback_url}</a></td>
-      <td><code>${s.event}</code></td>
-      <td>${subscriptionStatus(s)}${s.status === 'disabled' ? html`<br><span class="muted">${disabledBecause(s)}</span>` : ''}${circuitTripped(s) ? html`<br><span class="muted">${circuitPhrase(s)}</span>` : ''}</td>
-      <td class="wrap">${input.clients.get(s.client_id) ?? s.client_id}</td>
-      <td class="nowrap">${formatTime(s.created_at).slice(0, 10)}</td>
+      <td data-label="Event"><code>${s.event}</code></td>
+      <td data-label="Status">${subscriptionStatus(s)}${s.status === 'disabled' ? html`<br><span class="muted">${disabledBecause(s)}</span>` : ''}${circuitTripped(s) ? html`<br><span class="muted">${circuitPhrase(s)}</span>` : ''}</td>
+      <td class="wrap" data-label="App">${input.clients.get(s.client_id) ?? s.client_id}</td>
+      <td class="nowrap" data-label="Since">${formatTime(s.created_at).slice(0, 10)}</td>
       <td class="row-actions">
         <a class="button secondary small" href="/ui/webhooks/${s.id}">Deliveries</a>
         ${canReenable(s) ? postButton({ action: `/ui/webhooks/${s.id}/enable`, csrf, label: 'Re-enable' }) : ''}
@@ -67,7 +67,7 @@ ${notice(input.notice)}
   ${
     input.subscriptions.length === 0
       ? html`<p class="muted">No webhook subscriptions. They appear when a connected app subscribes to call events.</p>`
-      : html`<table><thead><tr><th>Target URL</th><th>Event</th><th>Status</th><th>App</th><th>Since</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+      : html`<table class="stack"><thead><tr><th>Target URL</th><th>Event</th><th>Status</th><th>App</th><th>Since</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
   }
 </div>`,
   });
