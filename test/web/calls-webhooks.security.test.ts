@@ -133,6 +133,51 @@ describe('calls and webhook pages: access, CSRF and organization boundaries', ()
     assert.match((await agent.get(disabled.location!)).body, /re-enable it first/);
   });
 
+  test('a delivery not attempted yet is listed on its subscription page and its call page, and says why it cannot be redelivered', async () => {
+    const hook = await subscribeHook(t, mine, { hookUrl: 'https://127.0.0.1:9/waiting' });
+    const call = await completeCall(t, mine.member);
+    const [delivery] = await deliveriesOf(t, hook.id);
+    const agent = await signedInAgent(t.url, mine.member.email);
+    const group = async () => {
+      const page = await agent.get(`/ui/webhooks/${hook.id}`);
+      const groups = page.body.match(/<tbody class="delivery">[\s\S]*?<\/tbody>/g) ?? [];
+      assert.equal(groups.length, 1, 'the one delivery, though it has no attempt yet');
+      assert.ok(groups[0]!.includes(`href="/ui/calls/${call.id}"`));
+      return groups[0]!.replace(/\s+/g, ' ');
+    };
+    assert.match(await group(), /Waiting<\/span> <br><span class="muted">0 attempts · first attempt at [\d-]+ [\d:]+ UTC<\/span>/);
+    assert.match(await group(), new RegExp(`action="/ui/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver"`));
+    const callPage = (await agent.get(`/ui/calls/${call.id}`)).body.replace(/\s+/g, ' ');
+    assert.match(
+      callPage,
+      new RegExp(
+        `<a href="/ui/webhooks/${hook.id}">https://127.0.0.1:9/waiting</a>.*Waiting</span><br><span class="muted">first attempt at `,
+      ),
+    );
+
+    await t.db.pool.query(
+      `INSERT INTO webhook_delivery_leases (delivery_id, organization_id, subscription_id, token, attempt, started_at, expires_at)
+       SELECT id, organization_id, subscription_id, gen_random_uuid(), attempts + 1, now(), now() + interval '1 minute'
+         FROM webhook_deliveries WHERE id = $1`,
+      [delivery!.id],
+    );
+    assert.match(
+      await group(),
+      /Sending now<\/span> <br><span class="muted">1 attempt<\/span>.*<p class="muted cannot">Can&#39;t redeliver yet: it is being sent right now\. Reload in a moment\.<\/p>/,
+    );
+    assert.doesNotMatch(await group(), />Redeliver</);
+
+    await t.db.pool.query('DELETE FROM webhook_delivery_leases WHERE delivery_id = $1', [delivery!.id]);
+    await t.db.pool.query(
+      "UPDATE webhook_subscriptions SET status = 'disabled', disabled_at = now(), disabled_reason = 'delivery_failures' WHERE id = $1",
+      [hook.id],
+    );
+    assert.match(
+      await group(),
+      /Paused<\/span> <br><span class="muted">0 attempts · paused while the subscription is disabled<\/span>.*Can(&#39;|')t redeliver: the subscription is disabled; re-enable it first\./,
+    );
+  });
+
   test('texts from the URL are never shown: unknown notice codes show nothing', async () => {
     const hook = await subscribeHook(t, mine, { hookUrl: 'https://127.0.0.1:9/notice' });
     const agent = await signedInAgent(t.url, mine.member.email);
