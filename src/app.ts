@@ -17,7 +17,7 @@ import rejectUndeclaredQuery from './http/reject-undeclared-query.plugin.ts';
 import { acceptEmptyJsonBody } from './http/empty-json-body.ts';
 import { validatorCompiler } from './http/validation.ts';
 import healthRoutes from './probes/probes.route.ts';
-import { livenessServerFactory } from './probes/liveness-server.ts';
+import { livenessServerFactory, type Liveness } from './probes/liveness-server.ts';
 import sessionsRoutes from './auth/sessions.route.ts';
 import userTokenRateLimit from './http/user-token-rate-limit.plugin.ts';
 import locationsRoutes from './locations/locations.route.ts';
@@ -72,6 +72,8 @@ declare module 'fastify' {
     config: Config;
     /** Credential and read caches (src/cache); NO_CACHES when the process keeps none. */
     caches: Caches;
+    /** What /healthz answers (src/probes/liveness-server.ts). */
+    liveness: Liveness;
   }
 }
 
@@ -93,6 +95,8 @@ export interface AppOptions {
   caches?: Caches;
   /** Shared with the in-process delivery worker (server.ts); built from the config when absent. */
   keyed?: Keyed;
+  /** Set to failing by server.ts when the process gives up (/healthz); always live when absent. */
+  liveness?: Liveness;
 }
 
 /**
@@ -101,20 +105,22 @@ export interface AppOptions {
  * delivery counters of this process). Nothing tenant-facing.
  */
 export async function buildWorkerApp(
-  options: Pick<AppOptions, 'config' | 'pool' | 'logStream'> & { metrics: Metrics },
+  options: Pick<AppOptions, 'config' | 'pool' | 'logStream' | 'liveness'> & { metrics: Metrics },
 ): Promise<FastifyInstance> {
   const { config, pool } = options;
+  const liveness = options.liveness ?? {};
   const app = Fastify({
     logger: loggerOptions(config.logLevel, options.logStream),
     genReqId,
     frameworkErrors: frameworkErrorProblem,
-    serverFactory: livenessServerFactory,
+    serverFactory: livenessServerFactory(liveness),
   });
   censorChildBindings(app.log);
   app.decorate('db', pool);
   app.decorate('ownerDb', pool);
   app.decorate('config', config);
   app.decorate('caches', NO_CACHES);
+  app.decorate('liveness', liveness);
   await app.register(problemDetails);
   await app.register(healthRoutes);
   await app.register(metricsPlugin, { metrics: options.metrics });
@@ -124,6 +130,7 @@ export async function buildWorkerApp(
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, pool } = options;
   const keyed = options.keyed ?? (await buildKeyed(config));
+  const liveness = options.liveness ?? {};
   const app = Fastify({
     logger: loggerOptions(config.logLevel, options.logStream),
     genReqId,
@@ -131,7 +138,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: false,
     ajv: { customOptions: {} },
     frameworkErrors: frameworkErrorProblem,
-    serverFactory: livenessServerFactory,
+    serverFactory: livenessServerFactory(liveness),
     logController: new CompletedRequestLog(),
   });
   censorChildBindings(app.log);
@@ -140,6 +147,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('ownerDb', options.ownerPool ?? pool);
   app.decorate('config', config);
   app.decorate('caches', options.caches ?? NO_CACHES);
+  app.decorate('liveness', liveness);
   app.decorateRequest('principal', null);
 
   // Callback style, not async: it runs on every answer, and a promise per hook is measurable there.

@@ -21,6 +21,8 @@ import { openLogStream } from './http/log-format.ts';
 import { createProcessCaches, type ProcessCaches } from './cache/process-caches.ts';
 import { listenForInvalidations, type CacheListener } from './cache/cache-listener.ts';
 import { waitingProbes } from './probes/waiting-server.ts';
+import type { Supervision } from './db/embedded-postgres.ts';
+import type { Liveness } from './probes/liveness-server.ts';
 
 export interface RunOptions {
   http: boolean;
@@ -30,6 +32,8 @@ export interface RunOptions {
 export interface Running {
   url?: string;
   stop(): Promise<void>;
+  /** Settles when the process has given up (its embedded PostgreSQL could not be brought back). */
+  gaveUp: Promise<Error>;
 }
 
 /**
@@ -40,6 +44,9 @@ export interface Running {
 export function workerDrainMs(shutdownTimeoutMs: number): number {
   return Math.max(500, Math.round(shutdownTimeoutMs * 0.6) - 1000);
 }
+
+/** How long /healthz answers 503 before a process that gave up stops. */
+const LIVENESS_FAILING_MS = 3000;
 
 export async function run(config: Config, options: RunOptions): Promise<Running> {
   const logStream = await openLogStream(config.logFormat);
@@ -58,6 +65,22 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
   // (/readyz 503) until the application takes it over.
   const probes = waitingProbes(config.host, options.http ? config.port : config.workerPort);
   const wait: DatabaseWait = { log, onWaiting: () => probes.start() };
+  const liveness: Liveness = {};
+  let giveUp: (error: Error) => void = () => {};
+  const gaveUp = new Promise<Error>((resolve) => (giveUp = resolve));
+  // A crash of the embedded PostgreSQL (the OOM killer) is an outage this
+  // process ends by itself: warn, restart, info. Only giving up is an error.
+  const supervision: Supervision = {
+    lost: (pid) =>
+      log.warn({ component: 'postgres', pid, data_dir: config.dataDir }, 'embedded PostgreSQL ended unexpectedly; starting it again'),
+    recovered: (outageMs) => log.info({ component: 'postgres', outage_ms: outageMs }, 'embedded PostgreSQL running again'),
+    failed: (error) => {
+      // /healthz fails for a probe interval before the exit, so a probing orchestrator sees why.
+      liveness.failure = `embedded PostgreSQL could not be started again: ${error.message.split('\n')[0]}`;
+      log.error({ component: 'postgres', err: error }, 'embedded PostgreSQL could not be started again; exiting');
+      setTimeout(() => giveUp(error), LIVENESS_FAILING_MS);
+    },
+  };
 
   const stop = async () => {
     await probes.stop();
@@ -72,7 +95,7 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
 
   try {
     await checkListenHost(config.host);
-    database = await openDatabase(config, (line) => log.debug({ component: 'postgres' }, line), wait);
+    database = await openDatabase(config, (line) => log.debug({ component: 'postgres' }, line), wait, supervision);
     const pool = createPool(database.url, 20, OWNER_SESSION_SETTINGS);
     ownerPool = pool;
     const { applied } = await migrate(pool);
@@ -102,10 +125,10 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
     }
     if (!options.http) {
       // A standalone worker still answers probes and scrapes (WORKER_PORT).
-      app = await buildWorkerApp({ config, pool, metrics, ...(logStream ? { logStream } : {}) });
+      app = await buildWorkerApp({ config, pool, metrics, liveness, ...(logStream ? { logStream } : {}) });
       await probes.stop();
       const url = await app.listen({ port: probes.port, host: config.host });
-      return { url, stop };
+      return { url, stop, gaveUp };
     }
 
     if (config.redisUrl) redis = await connectRateLimitRedis(config.redisUrl, log);
@@ -122,13 +145,14 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
       ownerPool: pool,
       metrics,
       keyed,
+      liveness,
       ...(logStream ? { logStream } : {}),
       ...(redis ? { redis } : {}),
       ...(caches ? { caches } : {}),
     });
     await probes.stop();
     const url = await app.listen({ port: probes.port, host: config.host });
-    return { url, stop };
+    return { url, stop, gaveUp };
   } catch (error) {
     await stop().catch(() => {});
     throw error;
@@ -141,17 +165,19 @@ export async function runUntilSignalled(config: Config, options: RunOptions): Pr
   if (options.http) process.stdout.write(`Switchboard listening on ${running.url} (BASE_URL ${config.baseUrl})\n`);
   else process.stdout.write(`Switchboard worker running; health and metrics on ${running.url}\n`);
   let stopping = false;
-  const shutdown = (signal: NodeJS.Signals) => {
+  const shutdown = (reason: NodeJS.Signals | Error) => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`${signal} received, shutting down\n`);
+    const exitCode = reason instanceof Error ? 1 : 0;
+    if (reason instanceof Error) process.stderr.write(`switchboard: giving up: ${reason.message.split('\n')[0]}\n`);
+    else process.stdout.write(`${reason} received, shutting down\n`);
     const force = setTimeout(() => {
       process.stderr.write(`shutdown did not finish within SHUTDOWN_TIMEOUT (${config.shutdownTimeoutMs} ms); exiting\n`);
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();
     running.stop().then(
-      () => process.exit(0),
+      () => process.exit(exitCode),
       (error) => {
         process.stderr.write(`shutdown failed: ${(error as Error).message}\n`);
         process.exit(1);
@@ -160,4 +186,5 @@ export async function runUntilSignalled(config: Config, options: RunOptions): Pr
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+  void running.gaveUp.then(shutdown);
 }

@@ -65,13 +65,17 @@ const REMINDER_MS = 60_000;
 /** The part of a pino (or Fastify) logger this needs. */
 interface OutageLogger {
   error(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
   info(fields: object, message: string): void;
 }
 
 /**
  * One log line when an outage starts, one when the pool connects again, and a
  * reminder with the count of refused requests each minute in between.
- * `what` names the component ("http", "webhook-worker").
+ * `what` names the component ("http", "webhook-worker"). The start is a
+ * warning: most outages end by themselves within seconds (a restart, a
+ * failover, the embedded PostgreSQL brought back after a crash); one that
+ * lasts to its first reminder is an error.
  */
 export function outageLog(pool: Pool, log: OutageLogger, what: string): OutageLog {
   let since: number | undefined;
@@ -92,7 +96,7 @@ export function outageLog(pool: Pool, log: OutageLogger, what: string): OutageLo
       if (since === undefined) {
         since = now;
         lastLogged = now;
-        log.error({ component: what, err: error }, 'database unreachable');
+        log.warn({ component: what, err: error }, 'database unreachable');
       } else if (now - lastLogged >= REMINDER_MS) {
         lastLogged = now;
         log.error({ component: what, err: error, outage_ms: now - since, failures }, 'database still unreachable');

@@ -5,7 +5,9 @@
 // the server's lifecycle must follow ours: it registers its own SIGINT/SIGTERM
 // exit hook (which would stop the database while requests still drain), and it
 // neither recovers a stale postmaster.pid nor lets a second process (the CLI)
-// attach to a server that `serve` already runs.
+// attach to a server that `serve` already runs. Every process using the server
+// is recorded (embedded-attachments.ts): the last to stop cleanly stops it, and
+// one left running by processes that are all gone (kill -9) is adopted.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, chown, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
@@ -13,14 +15,14 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { attach, detach, isAlive, otherAttached, withDataDirLock } from './embedded-attachments.ts';
 
 const exec = promisify(execFile);
 
 export interface EmbeddedPostgres {
   /** Connection URL of the application database. */
   url: string;
-  /** True when this process started the server and must stop it. */
-  owned: boolean;
+  /** Leaves the server; the last process to leave stops it. */
   stop(): Promise<void>;
 }
 
@@ -99,15 +101,6 @@ function freePort(): Promise<number> {
   });
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 interface PidFile {
   pid: number;
   port: number;
@@ -168,12 +161,17 @@ async function initialise(bin: Binaries, dataDir: string, pgdata: string, runAs:
   }
 }
 
+/**
+ * Starts the postmaster and resolves once it accepts connections. It runs in a
+ * process group of its own: a Ctrl-C in the terminal reaches our process, which
+ * drains requests first and then stops it, not the database directly.
+ */
 async function startServer(bin: Binaries, pgdata: string, runAs: RunAs | undefined, log: (line: string) => void, fixedPort?: number) {
   const port = fixedPort ?? (await freePort());
   const child: ChildProcess = spawn(
     bin.postgres,
     ['-D', pgdata, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-    { ...runAs, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } },
+    { ...runAs, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' }, detached: true },
   );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -181,13 +179,12 @@ async function startServer(bin: Binaries, pgdata: string, runAs: RunAs | undefin
     stderr = (stderr + text).slice(-4000);
     for (const line of text.split('\n')) if (line.trim()) log(line);
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let exitCode: number | null | undefined;
-  void exited.then((code) => (exitCode = code));
+  child.once('exit', (code) => (exitCode = code));
   for (let waited = 0; waited < 60_000; waited += 50) {
     if (exitCode !== undefined) throw new Error(`embedded PostgreSQL exited during start: ${stderr.trim()}`);
     const pidFile = await readPidFile(pgdata);
-    if (pidFile && pidFile.pid === child.pid && pidFile.ready) return { child, port, exited };
+    if (pidFile && pidFile.pid === child.pid && pidFile.ready) return { child, port };
     await sleep(50);
   }
   child.kill('SIGKILL');
@@ -209,67 +206,189 @@ async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
+/** The postmaster running on `pgdata`, if any (a postmaster.pid whose process is gone is not one). */
+async function runningServer(pgdata: string): Promise<PidFile | undefined> {
+  const pidFile = await readPidFile(pgdata);
+  if (pidFile && pidFile.pid > 0 && isAlive(pidFile.pid) && (await isPostgresProcess(pidFile.pid))) return pidFile;
+  return undefined;
+}
+
+interface Started {
+  port: number;
+  /** Set when this process started the postmaster (it is our child). */
+  child?: ChildProcess;
+}
+
+/**
+ * Holding the DATA_DIR lock: the running server's port, or a server started
+ * (on `port` when given). `recovering`: the cluster exists and must never be
+ * initialised again (a restart after a crash).
+ */
+async function ensureServer(dataDir: string, log: (line: string) => void, port: number | undefined, recovering: boolean): Promise<Started> {
+  const pgdata = path.join(dataDir, 'pg');
+  for (let waited = 0; ; waited += 100) {
+    const existing = await runningServer(pgdata);
+    if (!existing) break;
+    if (existing.ready) return { port: existing.port };
+    // Started outside our lock (by hand, or recovering from a backend crash on its own).
+    if (waited > 60_000) throw new Error(`embedded PostgreSQL (pid ${existing.pid}) did not become ready within 60 s`);
+    await sleep(100);
+  }
+  await rm(path.join(pgdata, 'postmaster.pid'), { force: true });
+
+  const bin = await binaries();
+  const runAs = await runAsForRoot();
+  if (runAs) {
+    await ensureTraversable(path.dirname(bin.postgres), runAs);
+    await ensureTraversable(path.join(path.dirname(bin.postgres), '..', 'lib'), runAs);
+    await ensureTraversable(dataDir, runAs);
+  }
+  const initialised = await stat(path.join(pgdata, 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
+  if (!initialised) {
+    if (recovering) throw new Error(`${pgdata} holds no PostgreSQL cluster any more (PG_VERSION is missing)`);
+    await rm(pgdata, { recursive: true, force: true });
+    await initialise(bin, dataDir, pgdata, runAs);
+  } else if (runAs) {
+    await chownTree(pgdata, runAs);
+  }
+  const { child, port: listening } = await startServer(bin, pgdata, runAs, log, port);
+  return { port: listening, child };
+}
+
+/** Stops the postmaster running on `pgdata` ("fast": open transactions roll back); resolves once it is gone. */
+async function stopServer(pgdata: string): Promise<number | undefined> {
+  const running = await runningServer(pgdata);
+  if (!running) return undefined;
+  process.kill(running.pid, 'SIGINT');
+  for (let waited = 0; isAlive(running.pid); waited += 50) {
+    if (waited === 20_000) process.kill(running.pid, 'SIGKILL');
+    await sleep(50);
+  }
+  return running.pid;
+}
+
+export interface Supervision {
+  /** The server ended without being asked to; it is being started again. */
+  lost(pid: number): void;
+  /** It answers again after `outageMs`. */
+  recovered(outageMs: number): void;
+  /** It could not be started again within RECOVERY_WINDOW_MS: the process should exit so that a supervisor acts. */
+  failed(error: Error): void;
+}
+
+/** How long a process keeps trying to bring its embedded PostgreSQL back before giving up. */
+const RECOVERY_WINDOW_MS = 60_000;
+const WATCH_INTERVAL_MS = 500;
+
 /**
  * Attach to the server another process runs on DATA_DIR, or start one.
  * A postmaster.pid whose process is gone (after kill -9) is removed first.
+ * With `supervision` (serve and worker), a server that dies is started again
+ * on the same port, so every pool's URL stays valid.
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
   log: (line: string) => void = () => {},
   /** Listen on this port instead of a free one (a test restarting its server keeps its URL). */
   port?: number,
+  supervision?: Supervision,
 ): Promise<EmbeddedPostgres> {
   const pgdata = path.join(dataDir, 'pg');
   await mkdir(dataDir, { recursive: true });
-  for (let attempt = 0; ; attempt++) {
-    const existing = await readPidFile(pgdata);
-    if (existing && existing.pid > 0 && isAlive(existing.pid) && (await isPostgresProcess(existing.pid))) {
-      if (existing.ready) {
-        const url = urlFor(await readPassword(dataDir), existing.port);
-        await ensureDatabase(url);
-        return { url, owned: false, stop: async () => {} };
-      }
-      await sleep(100); // another process is starting it
-      continue;
-    }
-    if (existing) await rm(path.join(pgdata, 'postmaster.pid'), { force: true });
-
-    const bin = await binaries();
-    const runAs = await runAsForRoot();
-    if (runAs) {
-      await ensureTraversable(path.dirname(bin.postgres), runAs);
-      await ensureTraversable(path.join(path.dirname(bin.postgres), '..', 'lib'), runAs);
-      await ensureTraversable(dataDir, runAs);
-    }
-    const initialised = await stat(path.join(pgdata, 'PG_VERSION')).then(
-      () => true,
-      () => false,
-    );
-    if (!initialised) {
-      await rm(pgdata, { recursive: true, force: true });
-      await initialise(bin, dataDir, pgdata, runAs);
-    } else if (runAs) {
-      await chownTree(pgdata, runAs);
-    }
-    try {
-      const { child, port: listening, exited } = await startServer(bin, pgdata, runAs, log, port);
-      const url = urlFor(await readPassword(dataDir), listening);
-      await ensureDatabase(url);
-      return {
-        url,
-        owned: true,
-        async stop() {
-          if (child.exitCode !== null) return;
-          child.kill('SIGINT'); // "fast" shutdown: roll back open transactions, checkpoint, exit
-          const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-          await exited;
-          clearTimeout(timer);
-        },
-      };
-    } catch (error) {
-      // Lost a race with another starter: attach to its server instead.
-      if (attempt < 3 && (await readPidFile(pgdata))) continue;
-      throw error;
-    }
+  let started: Started;
+  try {
+    started = await withDataDirLock(dataDir, async () => {
+      await attach(dataDir);
+      return ensureServer(dataDir, log, port, false);
+    });
+  } catch (error) {
+    await detach(dataDir);
+    throw error;
   }
+  const url = urlFor(await readPassword(dataDir), started.port);
+  let child = started.child;
+  let stopping = false;
+  let watch: NodeJS.Timeout | undefined;
+  let recovering: Promise<void> | undefined;
+
+  /** Start it again on the same port (or find that another attached process did), with backoff. */
+  const recover = async (lostPid: number) => {
+    supervision!.lost(lostPid);
+    const since = Date.now();
+    for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
+      if (stopping) return;
+      try {
+        const again = await withDataDirLock(dataDir, () => ensureServer(dataDir, log, started.port, true));
+        if (again.port !== started.port) throw new Error(`it runs on port ${again.port} now, not ${started.port}`);
+        child = again.child ?? child;
+        supervision!.recovered(Date.now() - since);
+        return;
+      } catch (error) {
+        if (Date.now() - since + delay > RECOVERY_WINDOW_MS) {
+          supervision!.failed(error as Error);
+          return;
+        }
+      }
+      await sleep(delay);
+    }
+  };
+  if (supervision) {
+    let lastPid = (await readPidFile(pgdata))?.pid ?? 0;
+    watch = setInterval(() => {
+      if (stopping || recovering) return;
+      void (async () => {
+        const running = await runningServer(pgdata);
+        if (running) {
+          lastPid = running.pid;
+          return;
+        }
+        if (stopping || recovering) return;
+        recovering = recover(lastPid).finally(() => (recovering = undefined));
+      })();
+    }, WATCH_INTERVAL_MS);
+    watch.unref();
+  }
+
+  try {
+    await ensureDatabase(url);
+  } catch (error) {
+    await detach(dataDir);
+    throw error;
+  }
+  return {
+    url,
+    async stop() {
+      stopping = true;
+      clearInterval(watch);
+      await recovering;
+      await withDataDirLock(dataDir, async () => {
+        await detach(dataDir);
+        if ((await otherAttached(dataDir)).length === 0) await stopServer(pgdata);
+      });
+      // Still used by another process: it runs on without us (and without our end of its stderr).
+      child?.stderr?.destroy();
+      child?.unref();
+    },
+  };
+}
+
+export interface StopOutcome {
+  /** The postmaster stopped, if one was running. */
+  stopped?: number;
+  /** Processes still using it: nothing was stopped. */
+  inUseBy: number[];
+}
+
+/** `switchboard db stop`: stops DATA_DIR's server unless a live process still uses it. */
+export async function stopEmbeddedPostgres(dataDir: string): Promise<StopOutcome> {
+  if (!(await runningServer(path.join(dataDir, 'pg')))) return { inUseBy: [] };
+  return withDataDirLock(dataDir, async () => {
+    const inUseBy = await otherAttached(dataDir);
+    if (inUseBy.length > 0) return { inUseBy };
+    const stopped = await stopServer(path.join(dataDir, 'pg'));
+    return stopped === undefined ? { inUseBy } : { stopped, inUseBy };
+  });
 }

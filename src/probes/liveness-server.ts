@@ -10,32 +10,57 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { FastifyServerOptions } from 'fastify';
 import { genReqId } from '../http/logger.ts';
+import { problemType } from '../http/problem-details.plugin.ts';
 
 const BODY = '{"status":"ok"}';
 
+/**
+ * Liveness fails only once the process has given up and is about to exit (its
+ * embedded PostgreSQL could not be brought back): a probing orchestrator sees
+ * it even before the exit. `failure` says why.
+ */
+export interface Liveness {
+  failure?: string;
+}
+
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
-export function answerLiveness(request: IncomingMessage, response: ServerResponse): boolean {
+/** The problem a failing liveness probe answers (the Fastify route sends the same). */
+function livenessProblem(failure: string) {
+  return {
+    type: problemType('SERVICE_UNAVAILABLE'),
+    title: 'Service Unavailable',
+    status: 503,
+    detail: failure,
+    code: 'SERVICE_UNAVAILABLE',
+  };
+}
+
+export function answerLiveness(request: IncomingMessage, response: ServerResponse, liveness: Liveness): boolean {
   if (request.url !== '/healthz' || request.method !== 'GET') return false;
+  const failing = liveness.failure !== undefined;
+  const body = failing ? JSON.stringify(livenessProblem(liveness.failure!)) : BODY;
   // The same headers the Fastify route's answer carries (app.ts onSend).
-  response.writeHead(200, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': BODY.length,
+  response.writeHead(failing ? 503 : 200, {
+    'content-type': failing ? 'application/problem+json; charset=utf-8' : 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
     'x-request-id': genReqId(request),
     'x-content-type-options': 'nosniff',
   });
-  response.end(BODY);
+  response.end(body);
   return true;
 }
 
 /** Fastify's serverFactory: the HTTP/1.1 server Fastify would make, with the same timeouts, and the liveness answer first. */
-export function livenessServerFactory(handler: Handler, options: FastifyServerOptions): http.Server {
-  const server = http.createServer((request, response) => {
-    if (!answerLiveness(request, response)) handler(request, response);
-  });
-  if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
-  if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;
-  if (options.connectionTimeout !== undefined) server.setTimeout(options.connectionTimeout);
-  if (options.maxRequestsPerSocket) server.maxRequestsPerSocket = options.maxRequestsPerSocket;
-  return server;
+export function livenessServerFactory(liveness: Liveness) {
+  return (handler: Handler, options: FastifyServerOptions): http.Server => {
+    const server = http.createServer((request, response) => {
+      if (!answerLiveness(request, response, liveness)) handler(request, response);
+    });
+    if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
+    if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;
+    if (options.connectionTimeout !== undefined) server.setTimeout(options.connectionTimeout);
+    if (options.maxRequestsPerSocket) server.maxRequestsPerSocket = options.maxRequestsPerSocket;
+    return server;
+  };
 }

@@ -1,4 +1,4 @@
-// /healthz: the process answers. /readyz: the database answers and every
+// /healthz: the process answers (and has not given up). /readyz: the database answers and every
 // migration this build knows about has been applied.
 import type { FastifyInstance } from 'fastify';
 import { listMigrations, pendingMigrations } from '../db/migrate.ts';
@@ -18,11 +18,15 @@ export default async function healthRoutes(app: FastifyInstance) {
       logLevel: 'warn',
       schema: {
         tags: ['health'],
-        summary: 'Liveness: the process answers',
-        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+        summary: 'Liveness: the process answers (503 once it has given up and is exiting)',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: ProblemSchema },
       },
     },
-    async () => ({ status: 'ok' }),
+    async (_request, reply) => {
+      const { failure } = app.liveness;
+      if (failure !== undefined) return sendProblem(reply, 503, new errors.SERVICE_UNAVAILABLE(0).code, failure);
+      return { status: 'ok' as const };
+    },
   );
 
   app.get(

@@ -36,7 +36,7 @@ export function waitingProbes(host: string, port: number): WaitingProbes {
     async start() {
       if (server) return;
       server = http.createServer((request, response) => {
-        if (answerLiveness(request, response)) return;
+        if (answerLiveness(request, response, {})) return;
         response.writeHead(503, {
           'content-type': 'application/problem+json; charset=utf-8',
           'content-length': Buffer.byteLength(BODY),

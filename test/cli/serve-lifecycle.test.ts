@@ -2,7 +2,10 @@
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { after, describe, test } from 'node:test';
-import { baseEnv, cliJson, postgresProcessesFor, startServe, tempDataDir } from '../helpers/cli.ts';
+import { baseEnv, cliJson, postgresProcessesFor, runCli, startServe, tempDataDir } from '../helpers/cli.ts';
+import { startWorkerProcess, stopProcess } from '../helpers/fleet.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('serve on the embedded PostgreSQL', () => {
   const dirs: string[] = [];
@@ -45,9 +48,9 @@ describe('serve on the embedded PostgreSQL', () => {
     const env = baseEnv({ DATA_DIR: dataDir, PORT: '0' });
     const first = await startServe(env);
     const org = await cliJson<{ id: string }>(['org', 'create', '--name', 'Survivor'], env);
+    // The database runs in a process group of its own: it outlives this kill, and the next start adopts it.
     process.kill(-first.child.pid!, 'SIGKILL');
     await first.exited;
-    for (let i = 0; i < 50 && (await postgresProcessesFor(dataDir)).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
 
     const second = await startServe(env);
     try {
@@ -61,5 +64,64 @@ describe('serve on the embedded PostgreSQL', () => {
       second.child.kill('SIGTERM');
       await second.exited;
     }
+    assert.deepEqual(await postgresProcessesFor(dataDir), [], 'the clean stop stopped the adopted PostgreSQL');
+  });
+
+  test('kill -9 of serve alone leaves its PostgreSQL running; the next start adopts it, and the last clean stop stops it', async () => {
+    const dataDir = await tempDataDir();
+    dirs.push(dataDir);
+    const env = baseEnv({ DATA_DIR: dataDir, PORT: '0' });
+    // Two kills in a row: each start takes over what the killed one left.
+    for (let kill = 0; kill < 2; kill++) {
+      const served = await startServe(env);
+      assert.equal((await fetch(`${served.url}/readyz`)).status, 200);
+      served.child.kill('SIGKILL');
+      await served.exited;
+      assert.equal((await postgresProcessesFor(dataDir)).length, 1, 'kill -9 of serve alone leaves its PostgreSQL running');
+    }
+    const last = await startServe(env);
+    assert.equal((await fetch(`${last.url}/readyz`)).status, 200);
+    last.child.kill('SIGTERM');
+    assert.equal(await last.exited, 0, last.output());
+    assert.deepEqual(await postgresProcessesFor(dataDir), [], 'the clean stop stopped the adopted PostgreSQL');
+  });
+
+  test('serve and worker share one DATA_DIR: the first to stop leaves the database to the other, the last stops it', async () => {
+    const dataDir = await tempDataDir();
+    dirs.push(dataDir);
+    const env = baseEnv({ DATA_DIR: dataDir, PORT: '0', WORKER_PORT: '0' });
+    const served = await startServe(env, ['--no-worker']);
+    const worker = await startWorkerProcess(env);
+    served.child.kill('SIGTERM');
+    assert.equal(await served.exited, 0, served.output());
+    assert.equal((await postgresProcessesFor(dataDir)).length, 1, 'the database was not stopped under the worker');
+    // Give a stopped database time to show on the worker's /readyz.
+    await sleep(1000);
+    assert.equal((await fetch(`${worker.url}/readyz`)).status, 200, worker.output());
+    await stopProcess(worker);
+    assert.equal(await worker.exited, 0, worker.output());
+    assert.deepEqual(await postgresProcessesFor(dataDir), [], 'the last clean stop stopped it');
+  });
+
+  test('`switchboard db stop` stops what a kill -9 left, and refuses while serve uses it', async () => {
+    const dataDir = await tempDataDir();
+    dirs.push(dataDir);
+    const env = baseEnv({ DATA_DIR: dataDir, PORT: '0' });
+    const served = await startServe(env);
+    const refused = await runCli(['db', 'stop'], env);
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, new RegExp(`in use by process ${served.child.pid}`));
+    assert.equal((await fetch(`${served.url}/readyz`)).status, 200, 'serve still has its database');
+
+    served.child.kill('SIGKILL');
+    await served.exited;
+    const left = await postgresProcessesFor(dataDir);
+    assert.equal(left.length, 1);
+    assert.deepEqual(await cliJson(['db', 'stop'], env), { stopped: true, pid: left[0] });
+    assert.deepEqual(await postgresProcessesFor(dataDir), []);
+    const again = await runCli(['db', 'stop'], env);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, `no embedded PostgreSQL is running in ${dataDir}\n`);
+    assert.match((await runCli(['--help'], env)).stdout, /^ {2}db stop +Stop the embedded PostgreSQL/m);
   });
 });

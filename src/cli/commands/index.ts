@@ -4,6 +4,7 @@
 import type { Command } from '../command.ts';
 import { agentCreateCommand, callCompleteCommand } from './calls.ts';
 import { clientCreateCommand, clientDeleteCommand, clientListCommand, clientRotateSecretCommand } from './clients.ts';
+import { dbStopCommand } from './db.ts';
 import { demoCommand } from './demo.ts';
 import { migrateCommand } from './migrate.ts';
 import { orgCreateCommand, orgDeactivateCommand, orgListCommand } from './orgs.ts';
@@ -14,6 +15,7 @@ export const COMMANDS: readonly Command[] = [
   serveCommand,
   workerCommand,
   migrateCommand,
+  dbStopCommand,
   orgCreateCommand,
   orgListCommand,
   orgDeactivateCommand,
