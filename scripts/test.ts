@@ -69,8 +69,17 @@ async function main() {
   if (!serverUrl) {
     tmp = await mkdtemp(path.join(os.tmpdir(), 'switchboard-test-'));
     await chmod(tmp, 0o755); // as root, PostgreSQL runs as `postgres` and must reach its directory
-    embedded = await startEmbeddedPostgres(tmp);
-    serverUrl = embedded.url;
+    const started = await startEmbeddedPostgres(tmp);
+    embedded = started;
+    serverUrl = started.url;
+    // Its server runs in a process group of its own, so a Ctrl-C does not reach it: stop it here.
+    const interrupted = (signal: NodeJS.Signals) => {
+      void started
+        .stop()
+        .finally(() => rm(tmp!, { recursive: true, force: true }).finally(() => process.exit(signal === 'SIGINT' ? 130 : 143)));
+    };
+    process.once('SIGINT', interrupted);
+    process.once('SIGTERM', interrupted);
     process.stdout.write(`tests: Node.js ${process.version}, embedded PostgreSQL in ${tmp}\n`);
   } else {
     process.stdout.write(`tests: Node.js ${process.version}, PostgreSQL at ${new URL(serverUrl).host}\n`);

@@ -133,7 +133,9 @@ describe('the embedded PostgreSQL killed', () => {
     process.kill((await embeddedServer(dataDir)).pid, 'SIGKILL');
 
     const liveness: number[] = [];
+    const deadline = Date.now() + 150_000;
     while (served.child.exitCode === null) {
+      assert.ok(Date.now() < deadline, `serve still running 150 s after its database became unusable; /healthz: ${liveness.join(', ')}`);
       const status = await fetch(`${served.url}/healthz`).then(
         (res) => res.status,
         () => 0,
