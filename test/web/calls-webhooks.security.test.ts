@@ -178,6 +178,41 @@ describe('calls and webhook pages: access, CSRF and organization boundaries', ()
     );
   });
 
+  test("a subscription's page lists 20 deliveries a page, the one attempted most recently first, each on one page only", async () => {
+    const hook = await subscribeHook(t, mine, { hookUrl: 'https://127.0.0.1:9/paged' });
+    for (let i = 0; i < 21; i++) await completeCall(t, mine.member);
+    const deliveries = await deliveriesOf(t, hook.id);
+    // Attempt 1 of each a minute apart, oldest delivery first; the oldest delivery's retry is the newest attempt of all.
+    await t.db.pool.query(
+      `INSERT INTO webhook_attempts (organization_id, delivery_id, subscription_id, attempt, attempted_at, status_code, latency_ms, outcome)
+       SELECT d.organization_id, d.id, d.subscription_id, 1, now() - make_interval(mins => 60 - n::int), 503, 5, 'retrying'
+         FROM unnest($1::uuid[]) WITH ORDINALITY AS u(id, n) JOIN webhook_deliveries d ON d.id = u.id
+       UNION ALL
+       SELECT d.organization_id, d.id, d.subscription_id, 2, now(), 503, 5, 'retrying' FROM webhook_deliveries d WHERE d.id = $2`,
+      [deliveries.map((d) => d.id), deliveries[0]!.id],
+    );
+    await t.db.pool.query(
+      'UPDATE webhook_deliveries d SET attempts = (SELECT count(*) FROM webhook_attempts a WHERE a.delivery_id = d.id) WHERE d.subscription_id = $1',
+      [hook.id],
+    );
+    const agent = await signedInAgent(t.url, mine.member.email);
+    const shown = (body: string) =>
+      [...body.matchAll(/<tbody class="delivery">\s*<tr class="delivery-head">[\s\S]*?href="\/ui\/calls\/([\w-]+)"/g)].map((m) => m[1]!);
+    const first = await agent.get(`/ui/webhooks/${hook.id}`);
+    const byCall = new Map(deliveries.map((d) => [d.call_id, d]));
+    const firstPage = shown(first.body);
+    assert.equal(firstPage.length, 20);
+    assert.equal(byCall.get(firstPage[0]!)!.id, deliveries[0]!.id, 'the delivery retried last comes first');
+    assert.equal(byCall.get(firstPage[1]!)!.id, deliveries[20]!.id);
+    const older = /<a href="([^"]+)">Older deliveries<\/a>/.exec(first.body)![1]!.replace(/&amp;/g, '&');
+    const secondPage = shown((await agent.get(older)).body);
+    assert.deepEqual(
+      secondPage.map((c) => byCall.get(c)!.id),
+      [deliveries[1]!.id],
+    );
+    assert.equal(new Set([...firstPage, ...secondPage]).size, 21, 'every delivery once');
+  });
+
   test('texts from the URL are never shown: unknown notice codes show nothing', async () => {
     const hook = await subscribeHook(t, mine, { hookUrl: 'https://127.0.0.1:9/notice' });
     const agent = await signedInAgent(t.url, mine.member.email);
