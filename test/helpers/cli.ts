@@ -20,9 +20,9 @@ export function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** Runs a command to its end; with `timeoutMs`, one still running then is killed (code null). */
-export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs?: number): Promise<CliResult> {
+export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs?: number, bin = BIN): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const timer = timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -36,8 +36,8 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs?: numbe
 }
 
 /** Runs a CLI command with --json and returns the parsed object (asserting success). */
-export async function cliJson<T = Record<string, unknown>>(args: string[], env: NodeJS.ProcessEnv): Promise<T> {
-  const result = await runCli([...args, '--json'], env);
+export async function cliJson<T = Record<string, unknown>>(args: string[], env: NodeJS.ProcessEnv, bin = BIN): Promise<T> {
+  const result = await runCli([...args, '--json'], env, undefined, bin);
   if (result.code !== 0) throw new Error(`switchboard ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
   return JSON.parse(result.stdout) as T;
 }

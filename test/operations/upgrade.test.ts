@@ -1,0 +1,219 @@
+// docs/operations.md, "Upgrading", followed from the previous tagged release to
+// this checkout: the previous release (its tree from git, built against this
+// checkout's node_modules) migrates a fresh database and serves it; an
+// organization, a user, an OAuth client, signed subscriptions and calls are
+// made through it (one delivery sent, one waiting for its retry); this
+// checkout's `migrate` runs while it serves; both releases then serve and
+// deliver side by side; the previous one stops; and everything made before is
+// still there and works: tokens, webhook secrets, the waiting delivery, new calls.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { baseEnv, BIN, cliJson, startServe, type Served } from '../helpers/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { PASSWORD } from '../helpers/fixtures.ts';
+import { startHttpsTarget, type HttpsTarget, type RecordedRequest } from '../helpers/https-target.ts';
+import { obtainCode } from '../helpers/oauth.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const REDIRECT_URI = 'https://platform.example/callback';
+
+/**
+ * The newest release tag reachable from HEAD that is not this version's own
+ * (once this version is tagged, the one before it). Undefined outside a git
+ * clone or in one without tags (a shallow clone: `git fetch --tags` brings them).
+ */
+function previousRelease(): string | undefined {
+  try {
+    const tags = execFileSync('git', ['tag', '--merged', 'HEAD', '--list', 'v*', '--sort=-v:refname'], { cwd: ROOT, encoding: 'utf8' });
+    return tags.split('\n').find((tag) => /^v\d+\.\d+\.\d+$/.test(tag) && tag !== `v${VERSION}`);
+  } catch {
+    return undefined;
+  }
+}
+
+const PREVIOUS = previousRelease();
+
+/** The release's tree, as `git archive` gives it, with this checkout's node_modules, compiled into its dist/. */
+async function extractRelease(tag: string): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), `switchboard-${tag}-`));
+  await new Promise<void>((resolve, reject) => {
+    const archive = spawn('git', ['archive', '--format=tar', tag], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const untar = spawn('tar', ['-x', '-C', dir], { stdio: ['pipe', 'inherit', 'inherit'] });
+    archive.stdout.pipe(untar.stdin);
+    untar.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git archive ${tag} | tar -x: ${code}`))));
+  });
+  // Its dependencies must be among this checkout's: it runs on them.
+  const { dependencies } = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  for (const name of Object.keys(dependencies)) {
+    assert.ok(existsSync(path.join(ROOT, 'node_modules', name)), `${tag} depends on ${name}, which this checkout does not install`);
+  }
+  await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: dir });
+  return dir;
+}
+
+async function stop(served: Served): Promise<number | null> {
+  served.child.kill('SIGTERM');
+  return served.exited;
+}
+
+/** The call.completed bodies a target received, by call id. */
+function callIds(requests: RecordedRequest[]): string[] {
+  return requests.map((request) => (JSON.parse(request.body) as { id: string }).id);
+}
+
+async function waitUntil(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe(`upgrading from the previous release (${PREVIOUS ?? 'no tag found'}) as docs/operations.md says`, {
+  skip: PREVIOUS ? false : 'no earlier release tag (v*) in this clone; `git fetch --tags` brings them',
+}, () => {
+  let oldDir: string;
+  let db: TestDatabase;
+  let env: NodeJS.ProcessEnv;
+  // `ok` answers every delivery; `flaky` answers its first one 503, so that delivery waits for its retry.
+  let ok: HttpsTarget;
+  let flaky: HttpsTarget;
+  let oldServe: Served | undefined;
+  let newServe: Served | undefined;
+
+  before(async () => {
+    oldDir = await extractRelease(PREVIOUS!);
+    db = await createTestDatabase({ migrated: false });
+    env = baseEnv({
+      DATABASE_URL: db.url,
+      PORT: '0',
+      SECRET_KEY: randomBytes(32).toString('base64'),
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // The delivery that failed waits through the upgrade for its retry (whichever worker's turn it is sends it).
+      WEBHOOK_RETRY_SCHEDULE: '15s,1s,1s',
+    });
+    ok = await startHttpsTarget(() => ({ status: 200 }));
+    flaky = await startHttpsTarget((_request, index) => (index === 0 ? { status: 503 } : { status: 200 }));
+  });
+  after(async () => {
+    for (const served of [oldServe, newServe]) if (served && served.child.exitCode === null) await stop(served);
+    await ok?.close();
+    await flaky?.close();
+    await db?.drop();
+    if (oldDir) await rm(oldDir, { recursive: true, force: true });
+  });
+
+  test('data made by the previous release survives migrate and a rolling restart, and both releases serve side by side meanwhile', async () => {
+    const oldBin = path.join(oldDir, 'bin/switchboard.js');
+
+    // The previous release: its migrations on a fresh database, its server with a delivery worker.
+    const oldMigrated = await cliJson<{ applied: string[] }>(['migrate'], env, oldBin);
+    assert.ok(oldMigrated.applied.length > 0);
+    oldServe = await startServe(env, [], oldBin);
+    const openapi = (await (await fetch(`${oldServe.url}/openapi.json`)).json()) as { info: { version: string } };
+    assert.equal(openapi.info.version, PREVIOUS!.slice(1), 'the previous release serves');
+
+    // Made through the previous release: an organization, its owner, an OAuth client connected over HTTP.
+    const org = await cliJson<{ id: string }>(['org', 'create', '--name', 'Before the upgrade'], env, oldBin);
+    const email = `owner-${randomBytes(3).toString('hex')}@example.com`;
+    await cliJson(['user', 'create', '--email', email, '--password', PASSWORD, '--org', org.id, '--role', 'owner'], env, oldBin);
+    const client = await cliJson<{ client_id: string; client_secret: string; redirect_uris: string[] }>(
+      ['client', 'create', '--name', 'Platform', '--redirect-uri', REDIRECT_URI],
+      env,
+      oldBin,
+    );
+    const { code, verifier } = await obtainCode(oldServe.url, { client, member: { email }, params: { scope: 'calls:read calls:write' } });
+    const tokenAnswer = await fetch(`${oldServe.url}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier! }),
+    });
+    assert.equal(tokenAnswer.status, 200);
+    const tokens = (await tokenAnswer.json()) as { access_token: string; refresh_token: string };
+    const platform = {
+      authorization: `Bearer ${tokens.access_token}`,
+      'x-client-id': client.client_id,
+      'x-client-secret': client.client_secret,
+    };
+    const subscribe = async (served: Served, hookUrl: string, secret: string) => {
+      const answer = await fetch(`${served.url}/webhooks/subscribe`, {
+        method: 'POST',
+        headers: { ...platform, 'content-type': 'application/json' },
+        body: JSON.stringify({ hookUrl, secret }),
+      });
+      assert.equal(answer.status, 201, await answer.clone().text());
+    };
+    await subscribe(oldServe, `${ok.url}/hook`, 'ok-secret');
+    await subscribe(oldServe, `${flaky.url}/hook`, 'flaky-secret');
+    const complete = async (bin: string, summary: string) =>
+      (await cliJson<{ id: string }>(['call', 'complete', '--org', org.id, '--summary', summary, '--duration', '60'], env, bin)).id;
+    const firstCall = await complete(oldBin, 'completed before the upgrade');
+    await ok.waitForRequests(1, 30_000);
+    await flaky.waitForRequests(1, 30_000); // answered 503: its retry is due in 15 s, during or after the upgrade
+
+    // Step 2: this checkout's migrations, while the previous release serves.
+    const migrated = await cliJson<{ applied: string[] }>(['migrate'], env);
+    assert.equal((await fetch(`${oldServe.url}/readyz`)).status, 200, 'the previous release stays ready on the migrated database');
+
+    // Step 3, side by side: this checkout's server starts beside the previous one; both record calls and deliver.
+    newServe = await startServe(env);
+    assert.equal((await fetch(`${newServe.url}/readyz`)).status, 200);
+    const sideBySide = [
+      await complete(oldBin, 'completed by the previous release beside the new one'),
+      await complete(BIN, 'completed by the new release beside the previous one'),
+    ];
+    for (const served of [oldServe, newServe]) {
+      const calls = await fetch(`${served.url}/calls`, { headers: platform });
+      assert.equal(calls.status, 200, `GET /calls on ${served === oldServe ? PREVIOUS : 'this checkout'}`);
+    }
+    await waitUntil('the side-by-side calls delivered', () => sideBySide.every((id) => callIds(ok.requests).includes(id)));
+
+    // The previous release stops (SIGTERM): it drains and exits 0.
+    assert.equal(await stop(oldServe), 0);
+
+    // Everything made before is still there and works with this checkout alone.
+    const listed = await fetch(`${newServe.url}/calls`, { headers: platform });
+    assert.equal(listed.status, 200, 'an access token issued by the previous release');
+    assert.ok(JSON.stringify(await listed.json()).includes(firstCall));
+    const refreshed = await fetch(`${newServe.url}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }),
+    });
+    assert.equal(refreshed.status, 200, 'a refresh token issued by the previous release');
+    const lastCall = await complete(BIN, 'completed after the upgrade');
+    // The delivery that waited for its retry through the upgrade has gone out, and the new call too.
+    await waitUntil(
+      'the waiting delivery and the new call delivered',
+      () =>
+        callIds(flaky.requests).filter((id) => id === firstCall).length === 2 &&
+        [ok, flaky].every((target) => callIds(target.requests).includes(lastCall)),
+      60_000,
+    );
+
+    // Each call reached each subscription once (the flaky one's first call twice: the 503, then its retry), signed with its secret.
+    assert.deepEqual(callIds(ok.requests).sort(), [firstCall, ...sideBySide, lastCall].sort());
+    assert.deepEqual(callIds(flaky.requests).sort(), [firstCall, firstCall, ...sideBySide, lastCall].sort());
+    assert.ok(
+      ok.requests.every((request) => request.headers['x-signature'] === 'ok-secret'),
+      'the webhook secret decrypts after the upgrade',
+    );
+    assert.ok(flaky.requests.every((request) => request.headers['x-signature'] === 'flaky-secret'));
+    assert.ok(migrated.applied.every((name) => /^\d{4}_[\w-]+\.sql$/.test(name)));
+  });
+});
