@@ -8,7 +8,16 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { baseEnv, postgresProcessesFor, startServe, tempDataDir, type Served } from '../helpers/cli.ts';
-import { deliveredBy, FLEET_SECRET_KEY, loadCalls, seedTenant, stopProcess, type Tenant } from '../helpers/fleet.ts';
+import {
+  deliveredBy,
+  FLEET_SECRET_KEY,
+  loadCalls,
+  seedTenant,
+  startWorkerProcess,
+  stopProcess,
+  type Tenant,
+  type WorkerProcess,
+} from '../helpers/fleet.ts';
 import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
 import { WEBHOOK_TEST_ENV } from '../helpers/webhooks.ts';
 
@@ -25,7 +34,7 @@ async function embeddedServer(dataDir: string): Promise<{ pid: number; url: stri
   return { pid: Number(pid), url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/switchboard` };
 }
 
-function logLines(served: Served): { level: number; msg: string }[] {
+function logLines(served: { output: () => string }): { level: number; msg: string }[] {
   return served
     .output()
     .split('\n')
@@ -35,7 +44,7 @@ function logLines(served: Served): { level: number; msg: string }[] {
 
 describe('the embedded PostgreSQL killed', () => {
   const dirs: string[] = [];
-  const running: Served[] = [];
+  const running: (Served | WorkerProcess)[] = [];
   let target: HttpsTarget;
 
   before(async () => {
@@ -119,6 +128,27 @@ describe('the embedded PostgreSQL killed', () => {
     }
     served.child.kill('SIGTERM');
     assert.equal(await served.exited, 0, served.output().slice(-3000));
+    assert.deepEqual(await postgresProcessesFor(dataDir), [], 'the clean stop stopped the restarted PostgreSQL');
+  });
+
+  test('a worker on its own brings its embedded PostgreSQL back too', async () => {
+    const dataDir = await tempDataDir();
+    dirs.push(dataDir);
+    const worker = await startWorkerProcess({ ...embeddedEnv(dataDir), WORKER_PORT: '0' });
+    running.push(worker);
+    const killed = await embeddedServer(dataDir);
+    process.kill(killed.pid, 'SIGKILL');
+    const killedAt = Date.now();
+    await sleep(500);
+    while ((await fetch(`${worker.url}/readyz`)).status !== 200 || (await postgresProcessesFor(dataDir)).length === 0) {
+      assert.ok(Date.now() - killedAt < 60_000, `not ready again within 60 s:\n${worker.output().slice(-3000)}`);
+      await sleep(200);
+    }
+    assert.equal(worker.child.exitCode, null, 'the worker kept running');
+    assert.notEqual((await embeddedServer(dataDir)).pid, killed.pid, 'a new postmaster');
+    assert.ok(logLines(worker).some((line) => line.level === 40 && line.msg.includes('embedded PostgreSQL ended unexpectedly')));
+    await stopProcess(worker);
+    assert.equal(await worker.exited, 0, worker.output().slice(-3000));
     assert.deepEqual(await postgresProcessesFor(dataDir), [], 'the clean stop stopped the restarted PostgreSQL');
   });
 
