@@ -5,9 +5,10 @@ import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import type { Config } from './config/config.ts';
-import { resolveSecretKey } from './config/secret-key.ts';
+import { resolveKeyRing } from './config/secret-key.ts';
 import { createCsrf, CSRF_COOKIE, type Csrf } from './crypto/csrf.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
+import type { KeyRing } from './crypto/key-ring.ts';
 import type { Pool } from './db/pool.ts';
 import { censorChildBindings, genReqId, loggerOptions } from './http/logger.ts';
 import { CompletedRequestLog } from './http/request-log.ts';
@@ -44,8 +45,10 @@ function carriesCredentials(headers: Record<string, unknown>): boolean {
   );
 }
 
-/** What SECRET_KEY keys, made once per process: each purpose its own box or HMAC key, so none opens another's. */
+/** What SECRET_KEY (and SECRET_KEY_PREVIOUS) keys, made once per process: each purpose its own box or HMAC key, so none opens another's. */
 export interface Keyed {
+  /** The keys themselves, for the start-up check of which key each sealed value is under (src/key-rotation). */
+  keys: KeyRing;
   /** Webhook secrets, sent back verbatim when signing deliveries. */
   webhookSecrets: SecretBox;
   /** A rotated refresh token's successor, kept for a replay within REFRESH_REUSE_GRACE. */
@@ -55,11 +58,12 @@ export interface Keyed {
 }
 
 export async function buildKeyed(config: Config): Promise<Keyed> {
-  const key = await resolveSecretKey(config);
+  const keys = await resolveKeyRing(config);
   return {
-    webhookSecrets: createSecretBox(key, 'webhook-secret'),
-    refreshSuccessors: createSecretBox(key, 'refresh-token'),
-    csrf: createCsrf(key, { name: cookieName(config, CSRF_COOKIE), secure: isSecureDeployment(config) }),
+    keys,
+    webhookSecrets: createSecretBox(keys, 'webhook-secret'),
+    refreshSuccessors: createSecretBox(keys, 'refresh-token'),
+    csrf: createCsrf(keys, { name: cookieName(config, CSRF_COOKIE), secure: isSecureDeployment(config) }),
   };
 }
 

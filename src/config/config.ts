@@ -24,6 +24,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** Raw base64 from SECRET_KEY; undefined means "generate into DATA_DIR". */
   secretKey: Buffer | undefined;
+  /** SECRET_KEY_PREVIOUS: older keys, newest first; what they sealed still opens, nothing new is sealed under them. */
+  secretKeyPrevious: Buffer[];
   accessTokenTtl: number;
   refreshTokenTtl: number;
   /** REFRESH_TOKEN_MAX_LIFETIME: seconds from the user's approval after which no refresh token of that grant is valid. */
@@ -137,12 +139,35 @@ function portList(env: NodeJS.ProcessEnv, name: string, fallback: string): reado
   return [...new Set(ports.map(Number))];
 }
 
+/** 32 bytes in base64, or undefined; the message never repeats the value. */
+function base64Key(raw: string): Buffer | undefined {
+  const key = Buffer.from(raw, 'base64');
+  return key.length === 32 ? key : undefined;
+}
+
 function secretKey(env: NodeJS.ProcessEnv): Buffer | undefined {
   const raw = env.SECRET_KEY;
   if (raw === undefined || raw === '') return undefined;
-  const key = Buffer.from(raw, 'base64');
-  if (key.length !== 32) throw new ConfigError('SECRET_KEY', 'must be 32 bytes encoded as base64');
+  const key = base64Key(raw);
+  if (!key) throw new ConfigError('SECRET_KEY', 'must be 32 bytes encoded as base64');
   return key;
+}
+
+/** "KEY1,KEY2": older keys, each like SECRET_KEY. */
+function previousKeys(env: NodeJS.ProcessEnv): Buffer[] {
+  const raw = env.SECRET_KEY_PREVIOUS;
+  if (raw === undefined || raw.trim() === '') return [];
+  const items = raw.split(',');
+  return items.map((item, index) => {
+    const key = base64Key(item.trim());
+    if (!key) {
+      throw new ConfigError(
+        'SECRET_KEY_PREVIOUS',
+        `key ${index + 1} of ${items.length} is not 32 bytes encoded as base64 (a comma-separated list of keys like SECRET_KEY)`,
+      );
+    }
+    return key;
+  });
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -167,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || './.data'),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     secretKey: secretKey(env),
+    secretKeyPrevious: previousKeys(env),
     accessTokenTtl: integer(env, 'ACCESS_TOKEN_TTL', 3600, 1, 31_536_000),
     refreshTokenTtl: integer(env, 'REFRESH_TOKEN_TTL', 5_184_000, 1, 315_360_000),
     refreshTokenMaxLifetime: integer(env, 'REFRESH_TOKEN_MAX_LIFETIME', 7_776_000, 1, 315_360_000),

@@ -1,11 +1,18 @@
 // SECRET_KEY keys the secret boxes and the CSRF tokens (src/crypto, made once
 // per process by buildKeyed in app.ts). Without one, the key is generated once
 // into DATA_DIR (mode 0600), so every process sharing that directory (serve,
-// worker, CLI) uses the same key.
+// worker, CLI) uses the same key. Losing that file loses every webhook secret
+// sealed under it (README: what to back up).
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { keyRing, type KeyRing } from '../crypto/key-ring.ts';
 import type { Config } from './config.ts';
+
+/** SECRET_KEY (or DATA_DIR's key) and SECRET_KEY_PREVIOUS. */
+export async function resolveKeyRing(config: Config): Promise<KeyRing> {
+  return keyRing(await resolveSecretKey(config), config.secretKeyPrevious);
+}
 
 export async function resolveSecretKey(config: Config): Promise<Buffer> {
   if (config.secretKey) return config.secretKey;

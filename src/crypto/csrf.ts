@@ -2,8 +2,11 @@
 // SameSite=Lax cookie, and in each form an HMAC of it keyed with SECRET_KEY.
 // A cross-site page can neither read the cookie nor compute the HMAC, and
 // SameSite=Lax keeps the session cookie off cross-site POSTs as well.
+// Forms rendered under a key of SECRET_KEY_PREVIOUS still verify, so a
+// rotation never turns an open form into a 403 (docs/decisions.md).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { asKeyRing, type KeyRing } from './key-ring.ts';
 
 export const CSRF_COOKIE = 'sb_csrf';
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
@@ -16,9 +19,17 @@ export interface Csrf {
 }
 
 /** `cookie`: the cookie's name on this deployment (prefixed over https) and whether it is Secure. */
-export function createCsrf(secretKey: Buffer, cookie: { name: string; secure: boolean }): Csrf {
-  const key = createHmac('sha256', secretKey).update('switchboard csrf v1').digest();
-  const sign = (value: string) => createHmac('sha256', key).update(value).digest('base64url');
+export function createCsrf(secretKeys: KeyRing | Buffer, cookie: { name: string; secure: boolean }): Csrf {
+  const ring = asKeyRing(secretKeys);
+  const derive = (secretKey: Buffer) => createHmac('sha256', secretKey).update('switchboard csrf v1').digest();
+  const key = derive(ring.current);
+  const previous = ring.previous.map(derive);
+  const signWith = (hmacKey: Buffer, value: string) => createHmac('sha256', hmacKey).update(value).digest('base64url');
+  const sign = (value: string) => signWith(key, value);
+  const matches = (given: Buffer, expected: string) => {
+    const wanted = Buffer.from(expected);
+    return given.length === wanted.length && timingSafeEqual(given, wanted);
+  };
   const { name, secure } = cookie;
   const cookieOf = (request: FastifyRequest) => {
     const value = request.cookies[name];
@@ -38,9 +49,8 @@ export function createCsrf(secretKey: Buffer, cookie: { name: string; secure: bo
     verify(request, submitted) {
       const value = cookieOf(request);
       if (!value || typeof submitted !== 'string') return false;
-      const expected = Buffer.from(sign(value));
       const given = Buffer.from(submitted);
-      return given.length === expected.length && timingSafeEqual(given, expected);
+      return matches(given, sign(value)) || previous.some((older) => matches(given, signWith(older, value)));
     },
   };
 }

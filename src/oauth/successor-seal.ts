@@ -5,12 +5,18 @@
 // statement (app_refresh_exchange, migration 0014), and a ciphertext copied
 // onto another chain's row does not open, as the reader names the successor
 // it expects.
-import type { SecretBox } from '../crypto/secret-box.ts';
+import { type SecretBox, UnreadableSealError } from '../crypto/secret-box.ts';
 
 export function sealSuccessor(box: SecretBox, refreshToken: string, successorId: string): Buffer {
   return box.seal(refreshToken, successorId);
 }
 
-export function openSuccessor(box: SecretBox, sealed: Buffer, successorId: string): string {
-  return box.open(sealed, successorId);
+/** Undefined when no key opens it (SECRET_KEY changed without its old key in SECRET_KEY_PREVIOUS). */
+export function openSuccessor(box: SecretBox, sealed: Buffer, successorId: string): string | undefined {
+  try {
+    return box.open(sealed, successorId);
+  } catch (error) {
+    if (error instanceof UnreadableSealError) return undefined;
+    throw error;
+  }
 }

@@ -46,6 +46,9 @@ describe('configuration from the environment', () => {
     ['DATABASE_URL', 'mysql://x/y'],
     ['REDIS_URL', 'http://x'],
     ['SECRET_KEY', 'c2hvcnQ='],
+    ['SECRET_KEY_PREVIOUS', 'c2hvcnQ='],
+    ['SECRET_KEY_PREVIOUS', `${Buffer.alloc(32, 1).toString('base64')},c2hvcnQ=`],
+    ['SECRET_KEY_PREVIOUS', `${Buffer.alloc(32, 1).toString('base64')},,${Buffer.alloc(32, 2).toString('base64')}`],
     ['ACCESS_TOKEN_TTL', '-5'],
     ['REFRESH_TOKEN_MAX_LIFETIME', '90d'],
     ['REFRESH_TOKEN_MAX_LIFETIME', '0'],
@@ -80,6 +83,26 @@ describe('configuration from the environment', () => {
       );
     });
   }
+
+  test('SECRET_KEY_PREVIOUS: older keys, comma-separated, each 32 bytes in base64; a bad one is named by position, never echoed', () => {
+    const [one, two] = [Buffer.alloc(32, 1), Buffer.alloc(32, 2)];
+    assert.deepEqual(loadConfig({}).secretKeyPrevious, []);
+    assert.deepEqual(loadConfig({ SECRET_KEY_PREVIOUS: ` ${one.toString('base64')} , ${two.toString('base64')}` }).secretKeyPrevious, [
+      one,
+      two,
+    ]);
+    assert.throws(
+      () => loadConfig({ SECRET_KEY_PREVIOUS: `${one.toString('base64')},bm90IGEga2V5` }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(
+          error.message,
+          'SECRET_KEY_PREVIOUS: key 2 of 2 is not 32 bytes encoded as base64 (a comma-separated list of keys like SECRET_KEY)',
+        );
+        return true;
+      },
+    );
+  });
 
   test('values are parsed', () => {
     const config = loadConfig({

@@ -210,6 +210,6 @@ describe('refresh in one statement: app_refresh_exchange declines whatever a che
     const id = randomUUID();
     const sealed = sealSuccessor(box, 'sbr_plain', id);
     assert.equal(openSuccessor(box, sealed, id), 'sbr_plain');
-    assert.throws(() => openSuccessor(box, sealed, randomUUID()), 'a ciphertext copied onto another chain does not open');
+    assert.equal(openSuccessor(box, sealed, randomUUID()), undefined, 'a ciphertext copied onto another chain does not open');
   });
 });

@@ -81,6 +81,9 @@ async function replayWithinGrace(
     return new InvalidGrant('refresh token was already rotated, and its successor is no longer valid (RFC 6749 §5.2)');
   }
   const refreshToken = openSuccessor(box, current.sealed, current.id);
+  if (refreshToken === undefined) {
+    return new InvalidGrant('refresh token was already rotated; present the current refresh token (RFC 6749 §5.2)');
+  }
   const access = await issueAccessToken(tx, ttls, { grantId: record.grant_id, scopes });
   return { ...access, refresh_token: refreshToken };
 }

@@ -45,7 +45,9 @@ async function send(deps: AttemptDeps, claimed: ClaimedDelivery, signal: AbortSi
     return {
       kind: 'error',
       error: 'internal',
-      message: 'the subscription secret could not be decrypted (was SECRET_KEY changed?)',
+      message:
+        'the subscription secret opens under neither SECRET_KEY nor SECRET_KEY_PREVIOUS (was SECRET_KEY changed, or DATA_DIR/secret.key lost?): ' +
+        'put the key it was sealed under in SECRET_KEY_PREVIOUS (README, "Rotating SECRET_KEY")',
       latencyMs: 0,
     };
   }
