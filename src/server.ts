@@ -16,6 +16,7 @@ import { reachDatabase, type DatabaseWait } from './db/reach-database.ts';
 import { openRequestPool } from './db/request-pool.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startDeliveryWorker } from './webhooks/worker/worker.ts';
+import { startKeyCheck } from './key-rotation/key-check.ts';
 import { connectRateLimitRedis } from './http/rate-limit-redis.ts';
 import { openLogStream } from './http/log-format.ts';
 import { createProcessCaches, type ProcessCaches } from './cache/process-caches.ts';
@@ -108,7 +109,7 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
     const metrics = createMetrics({ processMetrics: true });
     const keyed = await buildKeyed(config);
     if (options.workers) {
-      tasks.push(...startMaintenance({ pool, config, log }));
+      tasks.push(...startMaintenance({ pool, config, log }), startKeyCheck({ pool, keys: keyed.keys, log }));
       // Running attempts get most of the shutdown time to finish; the rest are handed back.
       const drainMs = workerDrainMs(config.shutdownTimeoutMs);
       tasks.push(

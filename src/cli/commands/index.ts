@@ -7,6 +7,7 @@ import { clientCreateCommand, clientDeleteCommand, clientListCommand, clientRota
 import { dbStopCommand } from './db.ts';
 import { demoCommand } from './demo.ts';
 import { migrateCommand } from './migrate.ts';
+import { rekeyCommand } from './rekey.ts';
 import { orgCreateCommand, orgDeactivateCommand, orgListCommand } from './orgs.ts';
 import { serveCommand, workerCommand } from './serve.ts';
 import { userCreateCommand, userDeactivateCommand, userListCommand, userTokenCreateCommand } from './users.ts';
@@ -16,6 +17,7 @@ export const COMMANDS: readonly Command[] = [
   workerCommand,
   migrateCommand,
   dbStopCommand,
+  rekeyCommand,
   orgCreateCommand,
   orgListCommand,
   orgDeactivateCommand,
