@@ -80,17 +80,12 @@ const CALL_COMPLETED_BODY =
  * subscriptionsNamed). Returns each call's columns plus `deliveries_enqueued`
  * (for the whole statement); no row when `callStatement` returned none.
  *
- * A subscription removed while this runs gets no delivery, and the call is
- * stored all the same: each subscription read is locked FOR KEY SHARE (the
- * lock the deliveries' foreign-key check takes anyway, taken here first),
- * SKIP LOCKED. A subscription being deleted holds a lock that conflicts, so
- * it is skipped instead of waited for; one deleted since this statement's
- * snapshot is skipped too (READ COMMITTED returns no row for it). Any other
- * is held until commit, so its deletion waits for this transaction and then
- * takes the new deliveries with it (ON DELETE CASCADE). Nothing else locks a
- * subscription that strongly: claims, outcomes and updates take FOR NO KEY
- * UPDATE at most, which does not conflict. Reading the rows without the lock,
- * the foreign-key check at the end of the statement (which reads the newest
+ * A subscription removed or stopped while this runs gets no delivery, and
+ * the call is stored all the same: each subscription read is locked FOR KEY
+ * SHARE SKIP LOCKED, in id order (the lock the deliveries' foreign-key check
+ * takes anyway, taken here first; who else locks it and how:
+ * docs/delivery-engine.md, "Locks"). Reading the rows without the lock, the
+ * foreign-key check at the end of the statement (which reads the newest
  * version) failed for a subscription deleted after the read.
  *
  * `before`: CTEs (`name AS (…)`, comma-separated) that `callStatement` may

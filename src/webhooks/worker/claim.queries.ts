@@ -37,10 +37,9 @@
 // Live grant: a subscription is claimed only while
 // the OAuth grant it was made under stands — not revoked, its user,
 // organization and membership active (the oauth_grant_status view, the same
-// definition the token check uses). Stopping a grant's subscriptions
-// (migration 0025) locks them FOR UPDATE, which waits for the FOR KEY SHARE
-// this claim holds on them: a stop that has committed is never followed by
-// an attempt leased before it. The grant test here also covers a delivery
+// definition the token check uses). How that and the locks below keep a
+// committed stop from being followed by an attempt: docs/delivery-engine.md,
+// "Invariants" 3. The grant test here also covers a delivery
 // enqueued by a call that completed while the revocation committed. Any
 // rewrite of the claim must keep the live-grant test (liveGrants) in both the
 // locking and the leasing statement.
