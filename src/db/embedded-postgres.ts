@@ -213,6 +213,16 @@ async function runningServer(pgdata: string): Promise<PidFile | undefined> {
   return undefined;
 }
 
+/**
+ * The connection URL of the embedded PostgreSQL running on DATA_DIR, for
+ * pg_dump and psql (`switchboard db url`); undefined when none runs. Starts nothing.
+ */
+export async function runningEmbeddedUrl(dataDir: string): Promise<string | undefined> {
+  const server = await runningServer(path.join(dataDir, 'pg'));
+  if (!server?.ready) return undefined;
+  return urlFor(await readPassword(dataDir), server.port);
+}
+
 interface Started {
   port: number;
   /** Set when this process started the postmaster (it is our child). */

@@ -17,13 +17,11 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { baseEnv, BIN, cliJson, startServe, type Served } from '../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { PASSWORD } from '../helpers/fixtures.ts';
-import { startHttpsTarget, type HttpsTarget, type RecordedRequest } from '../helpers/https-target.ts';
-import { obtainCode } from '../helpers/oauth.ts';
+import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
+import { completeCallByCli, connectOverHttp, deliveredCallIds, subscribeOverHttp, tokenGrant } from '../helpers/http-platform.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-const REDIRECT_URI = 'https://platform.example/callback';
 
 /**
  * The newest release tag reachable from HEAD that is not this version's own
@@ -63,11 +61,6 @@ async function extractRelease(tag: string): Promise<string> {
 async function stop(served: Served): Promise<number | null> {
   served.child.kill('SIGTERM');
   return served.exited;
-}
-
-/** The call.completed bodies a target received, by call id. */
-function callIds(requests: RecordedRequest[]): string[] {
-  return requests.map((request) => (JSON.parse(request.body) as { id: string }).id);
 }
 
 async function waitUntil(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
@@ -122,43 +115,12 @@ describe(`upgrading from the previous release (${PREVIOUS ?? 'no tag found'}) as
     const openapi = (await (await fetch(`${oldServe.url}/openapi.json`)).json()) as { info: { version: string } };
     assert.equal(openapi.info.version, PREVIOUS!.slice(1), 'the previous release serves');
 
-    // Made through the previous release: an organization, its owner, an OAuth client connected over HTTP.
-    const org = await cliJson<{ id: string }>(['org', 'create', '--name', 'Before the upgrade'], env, oldBin);
-    const email = `owner-${randomBytes(3).toString('hex')}@example.com`;
-    await cliJson(['user', 'create', '--email', email, '--password', PASSWORD, '--org', org.id, '--role', 'owner'], env, oldBin);
-    const client = await cliJson<{ client_id: string; client_secret: string; redirect_uris: string[] }>(
-      ['client', 'create', '--name', 'Platform', '--redirect-uri', REDIRECT_URI],
-      env,
-      oldBin,
-    );
-    const { code, verifier } = await obtainCode(oldServe.url, { client, member: { email }, params: { scope: 'calls:read calls:write' } });
-    const tokenAnswer = await fetch(`${oldServe.url}/oauth/token`, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier! }),
-    });
-    assert.equal(tokenAnswer.status, 200);
-    const tokens = (await tokenAnswer.json()) as { access_token: string; refresh_token: string };
-    const platform = {
-      authorization: `Bearer ${tokens.access_token}`,
-      'x-client-id': client.client_id,
-      'x-client-secret': client.client_secret,
-    };
-    const subscribe = async (served: Served, hookUrl: string, secret: string) => {
-      const answer = await fetch(`${served.url}/webhooks/subscribe`, {
-        method: 'POST',
-        headers: { ...platform, 'content-type': 'application/json' },
-        body: JSON.stringify({ hookUrl, secret }),
-      });
-      assert.equal(answer.status, 201, await answer.clone().text());
-    };
-    await subscribe(oldServe, `${ok.url}/hook`, 'ok-secret');
-    await subscribe(oldServe, `${flaky.url}/hook`, 'flaky-secret');
-    const complete = async (bin: string, summary: string) =>
-      (await cliJson<{ id: string }>(['call', 'complete', '--org', org.id, '--summary', summary, '--duration', '60'], env, bin)).id;
+    // Made through the previous release: an organization, its owner, an OAuth client connected over HTTP,
+    // two signed subscriptions and a call.
+    const platform = await connectOverHttp(oldServe.url, env, oldBin);
+    await subscribeOverHttp(oldServe.url, platform, `${ok.url}/hook`, 'ok-secret');
+    await subscribeOverHttp(oldServe.url, platform, `${flaky.url}/hook`, 'flaky-secret');
+    const complete = (bin: string, summary: string) => completeCallByCli(platform, summary, env, bin);
     const firstCall = await complete(oldBin, 'completed before the upgrade');
     await ok.waitForRequests(1, 30_000);
     await flaky.waitForRequests(1, 30_000); // answered 503: its retry is due in 15 s, during or after the upgrade
@@ -175,40 +137,33 @@ describe(`upgrading from the previous release (${PREVIOUS ?? 'no tag found'}) as
       await complete(BIN, 'completed by the new release beside the previous one'),
     ];
     for (const served of [oldServe, newServe]) {
-      const calls = await fetch(`${served.url}/calls`, { headers: platform });
+      const calls = await fetch(`${served.url}/calls`, { headers: platform.headers });
       assert.equal(calls.status, 200, `GET /calls on ${served === oldServe ? PREVIOUS : 'this checkout'}`);
     }
-    await waitUntil('the side-by-side calls delivered', () => sideBySide.every((id) => callIds(ok.requests).includes(id)));
+    await waitUntil('the side-by-side calls delivered', () => sideBySide.every((id) => deliveredCallIds(ok.requests).includes(id)));
 
     // The previous release stops (SIGTERM): it drains and exits 0.
     assert.equal(await stop(oldServe), 0);
 
     // Everything made before is still there and works with this checkout alone.
-    const listed = await fetch(`${newServe.url}/calls`, { headers: platform });
+    const listed = await fetch(`${newServe.url}/calls`, { headers: platform.headers });
     assert.equal(listed.status, 200, 'an access token issued by the previous release');
     assert.ok(JSON.stringify(await listed.json()).includes(firstCall));
-    const refreshed = await fetch(`${newServe.url}/oauth/token`, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }),
-    });
-    assert.equal(refreshed.status, 200, 'a refresh token issued by the previous release');
+    // A refresh token issued by the previous release (asserted 200).
+    await tokenGrant(newServe.url, platform.client, { grant_type: 'refresh_token', refresh_token: platform.tokens.refresh_token });
     const lastCall = await complete(BIN, 'completed after the upgrade');
     // The delivery that waited for its retry through the upgrade has gone out, and the new call too.
     await waitUntil(
       'the waiting delivery and the new call delivered',
       () =>
-        callIds(flaky.requests).filter((id) => id === firstCall).length === 2 &&
-        [ok, flaky].every((target) => callIds(target.requests).includes(lastCall)),
+        deliveredCallIds(flaky.requests).filter((id) => id === firstCall).length === 2 &&
+        [ok, flaky].every((target) => deliveredCallIds(target.requests).includes(lastCall)),
       60_000,
     );
 
     // Each call reached each subscription once (the flaky one's first call twice: the 503, then its retry), signed with its secret.
-    assert.deepEqual(callIds(ok.requests).sort(), [firstCall, ...sideBySide, lastCall].sort());
-    assert.deepEqual(callIds(flaky.requests).sort(), [firstCall, firstCall, ...sideBySide, lastCall].sort());
+    assert.deepEqual(deliveredCallIds(ok.requests).sort(), [firstCall, ...sideBySide, lastCall].sort());
+    assert.deepEqual(deliveredCallIds(flaky.requests).sort(), [firstCall, firstCall, ...sideBySide, lastCall].sort());
     assert.ok(
       ok.requests.every((request) => request.headers['x-signature'] === 'ok-secret'),
       'the webhook secret decrypts after the upgrade',

@@ -1,6 +1,7 @@
 // `switchboard db stop`: stops the embedded PostgreSQL that a killed `serve`
 // or `worker` (kill -9) left running on DATA_DIR, without starting anything.
-import { stopEmbeddedPostgres } from '../../db/embedded-postgres.ts';
+// `switchboard db url`: the database's connection URL, for pg_dump and psql.
+import { runningEmbeddedUrl, stopEmbeddedPostgres } from '../../db/embedded-postgres.ts';
 import type { Command } from '../command.ts';
 import { output, UsageError, type CommandContext } from '../context.ts';
 
@@ -12,6 +13,23 @@ export const dbStopCommand: Command = {
   json: '{stopped: true, pid} or {stopped: false} when none was running',
   run: dbStop,
 };
+
+export const dbUrlCommand: Command = {
+  name: 'db url',
+  summary: "Print the database's connection URL (with its password), for pg_dump or psql",
+  description:
+    'DATABASE_URL when it is set; otherwise the URL of the embedded PostgreSQL running in DATA_DIR, which runs while a serve or worker uses it (its port changes with each start). Starts nothing: exit 1 when none runs. docs/operations.md uses it for backups.',
+  json: '{url}',
+  run: dbUrl,
+};
+
+export async function dbUrl(ctx: CommandContext) {
+  const url = ctx.config.databaseUrl ?? (await runningEmbeddedUrl(ctx.config.dataDir));
+  if (!url) {
+    throw new Error(`no embedded PostgreSQL is running in ${ctx.config.dataDir}: it runs while a serve or worker uses that DATA_DIR`);
+  }
+  output(ctx, { url }, url);
+}
 
 export async function dbStop(ctx: CommandContext) {
   if (ctx.config.databaseUrl) throw new UsageError('db stop stops the embedded PostgreSQL; DATABASE_URL is set, so there is none to stop');

@@ -4,7 +4,7 @@
 import type { Command } from '../command.ts';
 import { agentCreateCommand, callCompleteCommand } from './calls.ts';
 import { clientCreateCommand, clientDeleteCommand, clientListCommand, clientRotateSecretCommand } from './clients.ts';
-import { dbStopCommand } from './db.ts';
+import { dbStopCommand, dbUrlCommand } from './db.ts';
 import { demoCommand } from './demo.ts';
 import { migrateCommand } from './migrate.ts';
 import { rekeyCommand } from './rekey.ts';
@@ -17,6 +17,7 @@ export const COMMANDS: readonly Command[] = [
   workerCommand,
   migrateCommand,
   dbStopCommand,
+  dbUrlCommand,
   rekeyCommand,
   orgCreateCommand,
   orgListCommand,
