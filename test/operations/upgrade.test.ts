@@ -106,69 +106,75 @@ describe(`upgrading from the previous release (${PREVIOUS ?? 'no tag found'}) as
   });
 
   test('data made by the previous release survives migrate and a rolling restart, and both releases serve side by side meanwhile', async () => {
-    const oldBin = path.join(oldDir, 'bin/switchboard.js');
+    try {
+      const oldBin = path.join(oldDir, 'bin/switchboard.js');
 
-    // The previous release: its migrations on a fresh database, its server with a delivery worker.
-    const oldMigrated = await cliJson<{ applied: string[] }>(['migrate'], env, oldBin);
-    assert.ok(oldMigrated.applied.length > 0);
-    oldServe = await startServe(env, [], oldBin);
-    const openapi = (await (await fetch(`${oldServe.url}/openapi.json`)).json()) as { info: { version: string } };
-    assert.equal(openapi.info.version, PREVIOUS!.slice(1), 'the previous release serves');
+      // The previous release: its migrations on a fresh database, its server with a delivery worker.
+      const oldMigrated = await cliJson<{ applied: string[] }>(['migrate'], env, oldBin);
+      assert.ok(oldMigrated.applied.length > 0);
+      oldServe = await startServe(env, [], oldBin);
+      const openapi = (await (await fetch(`${oldServe.url}/openapi.json`)).json()) as { info: { version: string } };
+      assert.equal(openapi.info.version, PREVIOUS!.slice(1), 'the previous release serves');
 
-    // Made through the previous release: an organization, its owner, an OAuth client connected over HTTP,
-    // two signed subscriptions and a call.
-    const platform = await connectOverHttp(oldServe.url, env, oldBin);
-    await subscribeOverHttp(oldServe.url, platform, `${ok.url}/hook`, 'ok-secret');
-    await subscribeOverHttp(oldServe.url, platform, `${flaky.url}/hook`, 'flaky-secret');
-    const complete = (bin: string, summary: string) => completeCallByCli(platform, summary, env, bin);
-    const firstCall = await complete(oldBin, 'completed before the upgrade');
-    await ok.waitForRequests(1, 30_000);
-    await flaky.waitForRequests(1, 30_000); // answered 503: its retry is due in 15 s, during or after the upgrade
+      // Made through the previous release: an organization, its owner, an OAuth client connected over HTTP,
+      // two signed subscriptions and a call.
+      const platform = await connectOverHttp(oldServe.url, env, oldBin);
+      await subscribeOverHttp(oldServe.url, platform, `${ok.url}/hook`, 'ok-secret');
+      await subscribeOverHttp(oldServe.url, platform, `${flaky.url}/hook`, 'flaky-secret');
+      const complete = (bin: string, summary: string) => completeCallByCli(platform, summary, env, bin);
+      const firstCall = await complete(oldBin, 'completed before the upgrade');
+      await ok.waitForRequests(1, 30_000);
+      await flaky.waitForRequests(1, 30_000); // answered 503: its retry is due in 15 s, during or after the upgrade
 
-    // Step 2: this checkout's migrations, while the previous release serves.
-    const migrated = await cliJson<{ applied: string[] }>(['migrate'], env);
-    assert.equal((await fetch(`${oldServe.url}/readyz`)).status, 200, 'the previous release stays ready on the migrated database');
+      // Step 2: this checkout's migrations, while the previous release serves.
+      const migrated = await cliJson<{ applied: string[] }>(['migrate'], env);
+      assert.equal((await fetch(`${oldServe.url}/readyz`)).status, 200, 'the previous release stays ready on the migrated database');
 
-    // Step 3, side by side: this checkout's server starts beside the previous one; both record calls and deliver.
-    newServe = await startServe(env);
-    assert.equal((await fetch(`${newServe.url}/readyz`)).status, 200);
-    const sideBySide = [
-      await complete(oldBin, 'completed by the previous release beside the new one'),
-      await complete(BIN, 'completed by the new release beside the previous one'),
-    ];
-    for (const served of [oldServe, newServe]) {
-      const calls = await fetch(`${served.url}/calls`, { headers: platform.headers });
-      assert.equal(calls.status, 200, `GET /calls on ${served === oldServe ? PREVIOUS : 'this checkout'}`);
+      // Step 3, side by side: this checkout's server starts beside the previous one; both record calls and deliver.
+      newServe = await startServe(env);
+      assert.equal((await fetch(`${newServe.url}/readyz`)).status, 200);
+      const sideBySide = [
+        await complete(oldBin, 'completed by the previous release beside the new one'),
+        await complete(BIN, 'completed by the new release beside the previous one'),
+      ];
+      for (const served of [oldServe, newServe]) {
+        const calls = await fetch(`${served.url}/calls`, { headers: platform.headers });
+        assert.equal(calls.status, 200, `GET /calls on ${served === oldServe ? PREVIOUS : 'this checkout'}`);
+      }
+      await waitUntil('the side-by-side calls delivered', () => sideBySide.every((id) => deliveredCallIds(ok.requests).includes(id)));
+
+      // The previous release stops (SIGTERM): it drains and exits 0.
+      assert.equal(await stop(oldServe), 0);
+
+      // Everything made before is still there and works with this checkout alone.
+      const listed = await fetch(`${newServe.url}/calls`, { headers: platform.headers });
+      assert.equal(listed.status, 200, 'an access token issued by the previous release');
+      assert.ok(JSON.stringify(await listed.json()).includes(firstCall));
+      // A refresh token issued by the previous release (asserted 200).
+      await tokenGrant(newServe.url, platform.client, { grant_type: 'refresh_token', refresh_token: platform.tokens.refresh_token });
+      const lastCall = await complete(BIN, 'completed after the upgrade');
+      // The delivery that waited for its retry through the upgrade has gone out, and the new call too.
+      await waitUntil(
+        'the waiting delivery and the new call delivered',
+        () =>
+          deliveredCallIds(flaky.requests).filter((id) => id === firstCall).length === 2 &&
+          [ok, flaky].every((target) => deliveredCallIds(target.requests).includes(lastCall)),
+        60_000,
+      );
+
+      // Each call reached each subscription once (the flaky one's first call twice: the 503, then its retry), signed with its secret.
+      assert.deepEqual(deliveredCallIds(ok.requests).sort(), [firstCall, ...sideBySide, lastCall].sort());
+      assert.deepEqual(deliveredCallIds(flaky.requests).sort(), [firstCall, firstCall, ...sideBySide, lastCall].sort());
+      assert.ok(
+        ok.requests.every((request) => request.headers['x-signature'] === 'ok-secret'),
+        'the webhook secret decrypts after the upgrade',
+      );
+      assert.ok(flaky.requests.every((request) => request.headers['x-signature'] === 'flaky-secret'));
+      assert.ok(migrated.applied.every((name) => /^\d{4}_[\w-]+\.sql$/.test(name)));
+    } catch (error) {
+      // What each server printed tells why a step failed.
+      const outputs = `--- ${PREVIOUS} ---\n${oldServe?.output() ?? ''}\n--- this checkout ---\n${newServe?.output() ?? ''}`;
+      throw new Error(`${(error as Error).message}\n${outputs}`, { cause: error });
     }
-    await waitUntil('the side-by-side calls delivered', () => sideBySide.every((id) => deliveredCallIds(ok.requests).includes(id)));
-
-    // The previous release stops (SIGTERM): it drains and exits 0.
-    assert.equal(await stop(oldServe), 0);
-
-    // Everything made before is still there and works with this checkout alone.
-    const listed = await fetch(`${newServe.url}/calls`, { headers: platform.headers });
-    assert.equal(listed.status, 200, 'an access token issued by the previous release');
-    assert.ok(JSON.stringify(await listed.json()).includes(firstCall));
-    // A refresh token issued by the previous release (asserted 200).
-    await tokenGrant(newServe.url, platform.client, { grant_type: 'refresh_token', refresh_token: platform.tokens.refresh_token });
-    const lastCall = await complete(BIN, 'completed after the upgrade');
-    // The delivery that waited for its retry through the upgrade has gone out, and the new call too.
-    await waitUntil(
-      'the waiting delivery and the new call delivered',
-      () =>
-        deliveredCallIds(flaky.requests).filter((id) => id === firstCall).length === 2 &&
-        [ok, flaky].every((target) => deliveredCallIds(target.requests).includes(lastCall)),
-      60_000,
-    );
-
-    // Each call reached each subscription once (the flaky one's first call twice: the 503, then its retry), signed with its secret.
-    assert.deepEqual(deliveredCallIds(ok.requests).sort(), [firstCall, ...sideBySide, lastCall].sort());
-    assert.deepEqual(deliveredCallIds(flaky.requests).sort(), [firstCall, firstCall, ...sideBySide, lastCall].sort());
-    assert.ok(
-      ok.requests.every((request) => request.headers['x-signature'] === 'ok-secret'),
-      'the webhook secret decrypts after the upgrade',
-    );
-    assert.ok(flaky.requests.every((request) => request.headers['x-signature'] === 'flaky-secret'));
-    assert.ok(migrated.applied.every((name) => /^\d{4}_[\w-]+\.sql$/.test(name)));
   });
 });
