@@ -57,3 +57,38 @@ export async function readThrough<V>(
   if (value !== undefined) caches.set(slot, key, value, tagsOf(value), ticket);
   return value;
 }
+
+/** A body cached per organization ({cache: 'reads'}): its key and the tags that evict it. */
+export interface OrganizationBody {
+  readonly slot: CacheSlot<string>;
+  key(organizationId: string): string;
+  tags(organizationId: string): readonly Tag[];
+}
+
+/**
+ * A credential's principal and its organization's body, read together: from
+ * the caches when both are there, else by `read` (one statement answering
+ * both) and both stored. The cache memoises a read, it never decides which
+ * rows a tenant may see: a body is only what the read answered inside the
+ * organization it is stored under, and it is looked up with the organization
+ * of the principal presented. Undefined when `read` finds no principal.
+ */
+export async function readPrincipalAndBody<P extends { organization_id: string }>(
+  caches: Caches,
+  principal: { slot: CacheSlot<P>; key: string; tags: (principal: P) => readonly Tag[] },
+  body: OrganizationBody,
+  read: () => Promise<(P & { body: string }) | undefined>,
+): Promise<(P & { body: string }) | undefined> {
+  const held = caches.get(principal.slot, principal.key);
+  const heldBody = held && caches.get(body.slot, body.key(held.organization_id));
+  if (held && heldBody !== undefined) return { ...held, body: heldBody };
+  const ticket = caches.ticket();
+  const answer = await read();
+  if (answer) {
+    const { body: readBody, ...rest } = answer;
+    const readPrincipal = rest as unknown as P; // the answer less its body
+    caches.set(principal.slot, principal.key, readPrincipal, principal.tags(readPrincipal), ticket);
+    caches.set(body.slot, body.key(answer.organization_id), readBody, body.tags(answer.organization_id), ticket);
+  }
+  return answer;
+}

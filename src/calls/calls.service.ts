@@ -7,7 +7,7 @@ import { NAME_MAX_LENGTH } from '../http/schemas.ts';
 import type { Pool } from '../db/pool.ts';
 import { FOREIGN_KEY_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
 import { withOrg } from '../db/with-org.ts';
-import { NO_CACHES, type Caches, type CacheSlot } from '../cache/caches.ts';
+import { NO_CACHES, readPrincipalAndBody, type Caches, type OrganizationBody } from '../cache/caches.ts';
 import { tags } from '../cache/tags.ts';
 import { checkPlatformAccess, type PlatformCredentials, type PlatformRefusal } from '../oauth/platform-guard.ts';
 import type { ActiveAccessToken } from '../oauth/tokens.queries.ts';
@@ -239,42 +239,23 @@ export async function* streamCalls(pool: Pool, organizationId: string, filters: 
 }
 
 /** /calls/recent bodies in the process caches, by organization and limit: what that organization's row-level-security-bound read wrote. */
-const RECENT_CALLS: CacheSlot<string> = { cache: 'reads' };
-const recentCallsKey = (organizationId: string, limit: number) => `recent:${organizationId}:${limit}`;
+function recentCallsBody(limit: number): OrganizationBody {
+  return {
+    slot: { cache: 'reads' },
+    key: (organizationId) => `recent:${organizationId}:${limit}`,
+    tags: (organizationId) => [tags.calls(organizationId), tags.org(organizationId)],
+  };
+}
 
 type PrincipalAndCalls = ActiveAccessToken & { body: string };
 
 /** GET /calls/recent: the token's principal and the calls, or the first of the platform guard's checks the credentials fail. */
 export type RecentCallsAnswer = { outcome: 'ok'; active: PrincipalAndCalls } | { outcome: PlatformRefusal };
 
-/**
- * The token's principal and its organization's body: from the process
- * caches when both are there, else read together in one statement
- * (readRecentCallsForToken) and stored. The cache memoises a read, it never
- * decides which rows a tenant may see: a body is only what the read answered
- * inside the organization it is stored under, and it is looked up with the
- * organization of the token presented.
- */
-async function principalAndCalls(pool: Pool, caches: Caches, tokenHash: Buffer, limit: number): Promise<PrincipalAndCalls | undefined> {
-  const tokenKey = tokenHash.toString('hex');
-  const active = caches.get(ACCESS_TOKENS, tokenKey);
-  const body = active && caches.get(RECENT_CALLS, recentCallsKey(active.organization_id, limit));
-  if (active && body !== undefined) return { ...active, body };
-  const ticket = caches.ticket();
-  const read = await readRecentCallsForToken(pool, tokenHash, limit);
-  if (read) {
-    const { body: readBody, ...principal } = read;
-    const organizationId = principal.organization_id;
-    caches.set(ACCESS_TOKENS, tokenKey, principal, accessTokenTags(principal), ticket);
-    caches.set(
-      RECENT_CALLS,
-      recentCallsKey(organizationId, limit),
-      readBody,
-      [tags.calls(organizationId), tags.org(organizationId)],
-      ticket,
-    );
-  }
-  return read;
+/** The token's principal and its organization's body (readPrincipalAndBody, over readRecentCallsForToken). */
+function principalAndCalls(pool: Pool, caches: Caches, tokenHash: Buffer, limit: number): Promise<PrincipalAndCalls | undefined> {
+  const principal = { slot: ACCESS_TOKENS, key: tokenHash.toString('hex'), tags: accessTokenTags };
+  return readPrincipalAndBody(caches, principal, recentCallsBody(limit), () => readRecentCallsForToken(pool, tokenHash, limit));
 }
 
 /**

@@ -6,7 +6,7 @@ import { hashToken } from '../auth/tokens.ts';
 import * as errors from '../errors.ts';
 import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
-import type { Caches, CacheSlot } from '../cache/caches.ts';
+import { readPrincipalAndBody, type Caches, type OrganizationBody } from '../cache/caches.ts';
 import { tags } from '../cache/tags.ts';
 import { SESSIONS, sessionTags } from '../auth/sessions.service.ts';
 import { violatedConstraint } from '../db/pg-errors.ts';
@@ -59,16 +59,16 @@ function newLocationFields(body: LocationCreateBody): LocationFields {
 }
 
 /** GET /locations bodies in the process caches, by organization: what that organization's row-level-security-bound read wrote. */
-const LOCATIONS: CacheSlot<string> = { cache: 'reads' };
-const locationsKey = (organizationId: string) => `locations:${organizationId}`;
+const LOCATIONS_BODY: OrganizationBody = {
+  slot: { cache: 'reads' },
+  key: (organizationId) => `locations:${organizationId}`,
+  tags: (organizationId) => [tags.locations(organizationId), tags.org(organizationId)],
+};
 
 /**
  * GET /locations: the x-user-token's session and its organization's
- * locations, from the process caches when both are there, else read
- * together in one statement (readLocationsForSession) and stored; the body
- * is the JSON text PostgreSQL wrote. A body is only what the read answered
- * inside the organization it is stored under, looked up with the
- * organization of the session presented. An unknown or inactive session is
+ * locations (readPrincipalAndBody, over readLocationsForSession); the body
+ * is the JSON text PostgreSQL wrote. An unknown or inactive session is
  * AUTH_TOKEN_INVALID.
  */
 export async function locationsForSession(
@@ -77,18 +77,10 @@ export async function locationsForSession(
   token: string,
 ): Promise<{ organizationId: string; userId: string; body: string }> {
   const tokenHash = hashToken(token);
-  const tokenKey = tokenHash.toString('hex');
-  const session = caches.get(SESSIONS, tokenKey);
-  const body = session && caches.get(LOCATIONS, locationsKey(session.organization_id));
-  if (session && body !== undefined) return { organizationId: session.organization_id, userId: session.user_id, body };
-  const ticket = caches.ticket();
-  const read = await readLocationsForSession(pool, tokenHash);
-  if (!read) throw new errors.AUTH_TOKEN_INVALID();
-  const { body: readBody, ...principal } = read;
-  const organizationId = principal.organization_id;
-  caches.set(SESSIONS, tokenKey, principal, sessionTags(principal), ticket);
-  caches.set(LOCATIONS, locationsKey(organizationId), readBody, [tags.locations(organizationId), tags.org(organizationId)], ticket);
-  return { organizationId, userId: principal.user_id, body: readBody };
+  const principal = { slot: SESSIONS, key: tokenHash.toString('hex'), tags: sessionTags };
+  const found = await readPrincipalAndBody(caches, principal, LOCATIONS_BODY, () => readLocationsForSession(pool, tokenHash));
+  if (!found) throw new errors.AUTH_TOKEN_INVALID();
+  return { organizationId: found.organization_id, userId: found.user_id, body: found.body };
 }
 
 export function listLocations(pool: Pool, organizationId: string): Promise<Location[]> {
