@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config/config.ts';
 import type { Pool } from './db/pool.ts';
+import { analyzeGrownTables, STATISTICS_CHECK_MS } from './db/table-statistics.ts';
 import { deleteStaleFailures } from './auth/login-throttle.queries.ts';
 import { deleteExpiredSessions } from './auth/sessions.queries.ts';
 import { purgeExpiredIdempotencyKeys } from './calls/idempotency.ts';
@@ -50,7 +51,13 @@ export function maintenanceJobs({ pool, config }: Pick<TaskContext, 'pool' | 'co
   ];
 }
 
-/** Housekeeping every process runs hourly: expired sessions, codes, tokens and idempotency keys; delivery attempts older than 30 days. */
+/**
+ * Housekeeping every process runs hourly: expired sessions, codes, tokens and idempotency keys; delivery attempts
+ * older than 30 days. And every few seconds, statistics of the tables that have grown (db/table-statistics.ts).
+ */
 export function startMaintenance(context: TaskContext): BackgroundTask[] {
-  return maintenanceJobs(context).map((job) => every(job.name, MAINTENANCE_INTERVAL_MS, context.log, job.run));
+  return [
+    ...maintenanceJobs(context).map((job) => every(job.name, MAINTENANCE_INTERVAL_MS, context.log, job.run)),
+    every('table-statistics', STATISTICS_CHECK_MS, context.log, () => analyzeGrownTables(context.pool, context.log)),
+  ];
 }

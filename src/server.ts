@@ -11,7 +11,7 @@ import type { Config } from './config/config.ts';
 import { checkListenHost } from './config/listen-host.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
-import { createPool, OWNER_SESSION_SETTINGS, type Pool } from './db/pool.ts';
+import { createPool, type Pool } from './db/pool.ts';
 import { reachDatabase, type DatabaseWait } from './db/reach-database.ts';
 import { openRequestPool } from './db/request-pool.ts';
 import { createMetrics } from './metrics/metrics.ts';
@@ -97,7 +97,7 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
   try {
     await checkListenHost(config.host);
     database = await openDatabase(config, (line) => log.debug({ component: 'postgres' }, line), wait, supervision);
-    const pool = createPool(database.url, 20, OWNER_SESSION_SETTINGS);
+    const pool = createPool(database.url, 20);
     ownerPool = pool;
     const { applied } = await migrate(pool);
     if (applied.length) log.info({ applied }, 'migrations applied');

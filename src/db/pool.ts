@@ -59,29 +59,10 @@ function isUnnamedQueryConfig(value: unknown): value is pg.QueryConfig {
 // kernel notice a server that vanished without closing the socket.
 export const POOL_CONNECT_TIMEOUT_MS = 10_000;
 
-/**
- * Session settings of the owner's connections: the delivery worker,
- * housekeeping and the metrics' queue depth, whose statements are written for
- * index access. Every statement is prepared on its connection (above), and
- * PostgreSQL keeps a generic plan per statement, made at its sixth run and
- * kept until the table is analyzed again: made while webhook_deliveries was
- * young (a new database, its first minute), the outcome record's kept plan
- * scanned the whole table for every batch once it had grown (3.7 ms a batch
- * among 60,000 rows in bench:neighbour, half of PostgreSQL's time). With
- * sequential scans priced out, no plan reads a table whole where an index or a
- * tuple id reaches the rows (worker-plans.test.ts); a statement with no other
- * way still may.
- */
-export const OWNER_SESSION_SETTINGS: Readonly<Record<string, string>> = { enable_seqscan: 'off' };
-
-export function createPool(connectionString: string, max = 10, settings: Readonly<Record<string, string>> = {}): pg.Pool {
-  const options = Object.entries(settings)
-    .map(([name, value]) => `-c ${name}=${value}`)
-    .join(' ');
+export function createPool(connectionString: string, max = 10): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max,
-    ...(options ? { options } : {}),
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
     keepAlive: true,

@@ -41,58 +41,47 @@ export async function findClient(db: Queryable, clientId: string): Promise<OAuth
   return rows[0];
 }
 
+/** The rows deleteClient's cascade deletes, locked in this order, a statement each (each waits for the one before). */
+const CASCADE_LOCKS = [
+  `SELECT ac.code_hash FROM oauth_authorization_codes ac
+     JOIN oauth_grants g ON g.id = ac.grant_id JOIN oauth_clients c ON c.id = g.client_id
+    WHERE c.client_id = $1 ORDER BY ac.code_hash FOR UPDATE OF ac`,
+  `SELECT r.id FROM oauth_refresh_tokens r
+     JOIN oauth_grants g ON g.id = r.grant_id JOIN oauth_clients c ON c.id = g.client_id
+    WHERE c.client_id = $1 ORDER BY r.token_hash FOR UPDATE OF r`,
+  `SELECT g.id FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
+    WHERE c.client_id = $1 ORDER BY g.id FOR UPDATE OF g`,
+  'SELECT s.id FROM webhook_subscriptions s WHERE s.client_id = $1 ORDER BY s.id FOR UPDATE',
+];
+
 /**
  * Deletes the client; its grants (with their codes and tokens) and its
  * webhook subscriptions (with their deliveries and attempts) go by ON DELETE
- * CASCADE. Before that, in the same statement, the rows the cascade will
- * delete are locked FOR UPDATE in the order every other writer of them takes
- * them in (each step's subquery waits for the one before it): the grants'
- * authorization codes and refresh tokens (a code exchange and a refresh lock
- * the code or token, then insert tokens whose foreign key locks the grant;
- * refreshes of several tokens lock them in hash order), then the grants in id
- * order, then the subscriptions in id order (a grant's revocation locks the
- * grant, then its subscriptions in id order, migration 0025; recording
- * outcomes waits for subscriptions in id order). Left to the cascade, they
- * were deleted grants first and subscriptions in scan order, which could
- * deadlock with each of those.
- *
- * First, in a statement of its own, the client lock (migration 0031), which
- * rotations hold shared: the delete's snapshot then sees every token they
- * wrote, so none of them escapes the locking above.
+ * CASCADE. First the client lock (the schema's `app_lock_client`), which
+ * rotations hold shared: every later statement's snapshot then sees every
+ * token they wrote. Then, one statement each, the rows the cascade will delete
+ * are locked FOR UPDATE in the order every other writer takes them in
+ * (docs/delivery-engine.md, "Locks"): the grants' authorization codes and
+ * refresh tokens (a code exchange and a refresh lock the code or token, then
+ * insert tokens whose foreign key locks the grant; refreshes of several tokens
+ * lock them in hash order), then the grants in id order, then the
+ * subscriptions in id order (a grant's revocation locks the grant, then its
+ * subscriptions in id order; recording outcomes waits for subscriptions in id
+ * order). Left to the cascade, they were deleted grants first and
+ * subscriptions in scan order, which could deadlock with each of those.
  */
 export function deleteClient(pool: Pool, clientId: string): Promise<boolean> {
   return withTransaction(pool, async (tx) => {
     await tx.query('SELECT app_lock_client($1)', [clientId]);
-    return deleteClientRows(tx, clientId);
+    for (const lock of CASCADE_LOCKS) await tx.query(lock, [clientId]);
+    const { rowCount } = await tx.query('DELETE FROM oauth_clients WHERE client_id = $1', [clientId]);
+    return (rowCount ?? 0) > 0;
   });
 }
 
-/** Takes the client lock shared (migration 0031) until the transaction ends: the client's deletion waits for it. */
+/** Takes the client lock shared (`app_lock_client_shared`) until the transaction ends: the client's deletion waits for it. */
 export async function lockClientShared(tx: PoolClient, clientId: string): Promise<void> {
   await tx.query('SELECT app_lock_client_shared($1)', [clientId]);
-}
-
-async function deleteClientRows(db: Queryable, clientId: string): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `WITH codes AS MATERIALIZED (
-       SELECT ac.code_hash FROM oauth_authorization_codes ac
-         JOIN oauth_grants g ON g.id = ac.grant_id JOIN oauth_clients c ON c.id = g.client_id
-        WHERE c.client_id = $1 ORDER BY ac.code_hash FOR UPDATE OF ac
-     ), refresh_tokens AS MATERIALIZED (
-       SELECT r.id FROM oauth_refresh_tokens r
-         JOIN oauth_grants g ON g.id = r.grant_id JOIN oauth_clients c ON c.id = g.client_id
-        WHERE c.client_id = $1 AND (SELECT count(*) FROM codes) >= 0 ORDER BY r.token_hash FOR UPDATE OF r
-     ), grants AS MATERIALIZED (
-       SELECT g.id FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
-        WHERE c.client_id = $1 AND (SELECT count(*) FROM refresh_tokens) >= 0 ORDER BY g.id FOR UPDATE OF g
-     ), subscriptions AS MATERIALIZED (
-       SELECT s.id FROM webhook_subscriptions s
-        WHERE s.client_id = $1 AND (SELECT count(*) FROM grants) >= 0 ORDER BY s.id FOR UPDATE
-     )
-     DELETE FROM oauth_clients WHERE client_id = $1 AND (SELECT count(*) FROM subscriptions) >= 0`,
-    [clientId],
-  );
-  return (rowCount ?? 0) > 0;
 }
 
 export async function updateClientSecret(db: Queryable, clientId: string, secretHash: Buffer): Promise<OAuthClient | undefined> {

@@ -2,7 +2,7 @@
 // template (see scripts/test.ts), so files never see each other's rows.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createPool, OWNER_SESSION_SETTINGS, type Pool } from '../../src/db/pool.ts';
+import { createPool, type Pool } from '../../src/db/pool.ts';
 
 export function serverUrl(): string {
   const url = process.env.SB_TEST_SERVER_URL;
@@ -39,8 +39,7 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   const template = options.migrated === false ? 'template0' : process.env.SB_TEST_TEMPLATE;
   await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${template}`);
   const url = databaseUrl(name);
-  // As the server's owner pool: the worker's statements run under these settings in tests too.
-  const pool = createPool(url, 10, OWNER_SESSION_SETTINGS);
+  const pool = createPool(url, 10);
   return {
     name,
     url,
