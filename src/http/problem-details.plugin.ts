@@ -4,7 +4,8 @@
 // with the request id, which the 500 answer carries.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, outageLog, type OutageLog } from '../db/availability.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, outageLog } from '../db/availability.ts';
+import { errorStatus } from './error-status.ts';
 import * as errors from '../errors.ts';
 import { UUID_PATTERN } from './schemas.ts';
 
@@ -125,9 +126,14 @@ export function sendProblem(reply: FastifyReply, status: number, code: string, d
   return reply.code(status).type('application/problem+json').send(body);
 }
 
-function fromFastifyError(
+/**
+ * The problem for an error answered with a 4xx `status` (errorStatus): its
+ * own code, or the code of what Fastify refused.
+ */
+function refusalProblem(
   error: FastifyError,
   request: FastifyRequest,
+  status: number,
 ): { status: number; code: string; detail: string; fieldErrors?: FieldError[] } {
   if (error.validation) {
     const fieldErrors = fieldErrorsFromAjv(error.validation as AjvIssue[], error.validationContext);
@@ -155,14 +161,8 @@ function fromFastifyError(
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { status: 415, code: 'REQUEST_UNSUPPORTED_MEDIA_TYPE', detail: 'Send the body as application/json' };
   }
-  const status = error.statusCode ?? 500;
-  if (status >= 400 && status < 500 && error.code && !error.code.startsWith('FST_')) {
-    return { status, code: error.code, detail: error.message };
-  }
-  if (status >= 400 && status < 500) {
-    return { status, code: status === 404 ? 'NOT_FOUND' : 'REQUEST_VALIDATION', detail: error.message };
-  }
-  return { status: 500, code: 'INTERNAL', detail: 'An unexpected error occurred' };
+  if (error.code && !error.code.startsWith('FST_')) return { status, code: error.code, detail: error.message };
+  return { status, code: status === 404 ? 'NOT_FOUND' : 'REQUEST_VALIDATION', detail: error.message };
 }
 
 /**
@@ -181,44 +181,25 @@ export function frameworkErrorProblem(error: FastifyError, request: FastifyReque
   });
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The HTTP side's record of database outages (one log line per outage). */
-    databaseOutage: OutageLog;
-  }
-}
-
-/**
- * For every error handler (problem+json, OAuth JSON, web pages): when `error`
- * means the database is away, records it, sets Retry-After and returns true;
- * the caller then answers 503 in its own format.
- */
-export function isDatabaseOutage(request: FastifyRequest, reply: FastifyReply, error: unknown): boolean {
-  if (!isDatabaseUnavailable(error)) return false;
-  request.server.databaseOutage.failed(error);
-  reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
-  return true;
-}
-
 async function problemDetails(app: FastifyInstance) {
   app.decorate('databaseOutage', outageLog(app.db, app.log, 'http'));
 
   app.setErrorHandler(function handleError(error: FastifyError, request, reply) {
-    if (isDatabaseOutage(request, reply, error)) {
+    const status = errorStatus(request, reply, error);
+    if (status === 503) {
       const unavailable = new errors.SERVICE_UNAVAILABLE(DATABASE_RETRY_AFTER_SECONDS);
       return sendProblem(reply, 503, unavailable.code, unavailable.message);
     }
-    const problem = fromFastifyError(error, request);
-    const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
-    // A refusal that passes with time (a rate limit, a request still in progress) says when to retry.
-    if ((problem.status === 429 || problem.status === 409) && typeof retryAfter === 'number')
-      reply.header('retry-after', String(retryAfter));
-    if (problem.status >= 500) {
-      request.log.error({ err: error }, 'unhandled error');
+    if (status === 500) {
       return sendProblem(reply, 500, 'INTERNAL', `An unexpected error occurred; quote request id ${request.id}`, {
         request_id: request.id,
       });
     }
+    const problem = refusalProblem(error, request, status);
+    const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    // A refusal that passes with time (a rate limit, a request still in progress) says when to retry.
+    if ((problem.status === 429 || problem.status === 409) && typeof retryAfter === 'number')
+      reply.header('retry-after', String(retryAfter));
     const oauthError = (error as { oauthError?: unknown }).oauthError;
     // RFC 9110 §15.5.2: a 401 carries a challenge. The bearer guards set a
     // detailed one (RFC 6750 §3); the x-user-token and login 401s get the

@@ -5,12 +5,12 @@
 // are redirected to the client with error, error_description, state and iss.
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { isDatabaseOutage } from '../http/problem-details.plugin.ts';
+import { errorStatus } from '../http/error-status.ts';
 import { listActiveMemberships } from '../organizations/users.queries.ts';
 import type { Csrf } from '../crypto/csrf.ts';
 import { sendPage } from '../web/layout.ts';
 import { consentPage } from '../web/pages/consent.page.ts';
-import { errorPage } from '../web/pages/error.page.ts';
+import { errorPage, errorText } from '../web/pages/error.page.ts';
 import { loginUrl, webSession } from '../web/session.ts';
 import {
   AUTHORIZATION_PARAMETERS,
@@ -72,20 +72,8 @@ export default async function authorizeRoutes(app: FastifyInstance, options: { c
 
   // A browser is on the other end of these routes: errors are pages, not JSON.
   app.setErrorHandler(function authorizeErrorPage(error: FastifyError, request, reply) {
-    if (isDatabaseOutage(request, reply, error)) {
-      return sendPage(
-        reply,
-        503,
-        errorPage({
-          title: 'Service unavailable',
-          message: 'Switchboard cannot reach its database right now. Please try again in a few seconds.',
-        }),
-      );
-    }
-    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    if (status === 500) request.log.error({ err: error }, 'unhandled error');
-    const message = status === 500 ? `Something went wrong on our side (request ${request.id}).` : 'The request could not be processed.';
-    return sendPage(reply, status, errorPage({ title: 'Authorization failed', message }));
+    const status = errorStatus(request, reply, error);
+    return sendPage(reply, status, errorPage(errorText(status, request.id)));
   });
 
   app.get<{ Querystring: RawParams }>(

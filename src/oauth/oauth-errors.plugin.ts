@@ -3,7 +3,7 @@
 // WWW-Authenticate on 401s (Basic for client authentication, RFC 6749 §5.2;
 // Bearer for access tokens, RFC 6750 §3) and no caching (RFC 6749 §5.1).
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { isDatabaseOutage } from '../http/problem-details.plugin.ts';
+import { errorStatus } from '../http/error-status.ts';
 import {
   InvalidClient,
   InvalidRequest,
@@ -15,16 +15,17 @@ import {
 } from './oauth.errors.ts';
 import { bearerChallenge, REALM } from './platform-guard.ts';
 
-function toOAuthError(error: FastifyError): OAuthError {
-  if (error instanceof OAuthError) return error;
+/** The OAuth error for an error that is not one, answered with `status` (errorStatus). */
+function toOAuthError(error: FastifyError, status: number): OAuthError {
+  if (status === 503) return new ServiceUnavailable('the service is temporarily unavailable; retry after the Retry-After delay');
+  if (status === 500) return new ServerError('an unexpected error occurred');
+  if (status === 429) return new TemporarilyUnavailable(`${error.message} (rate limit)`);
   if (error.validation) return new InvalidRequest(`the request is malformed: ${error.message} (RFC 6749 §5.2)`);
-  if (error.statusCode === 429) return new TemporarilyUnavailable(`${error.message} (rate limit)`);
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new InvalidRequest('the request body is too large');
   if (error.code?.startsWith('FST_ERR_CTP_')) {
     return new InvalidRequest('send the parameters as application/x-www-form-urlencoded (or JSON) (RFC 6749 §3.2)');
   }
-  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return new InvalidRequest(error.message);
-  return new ServerError('an unexpected error occurred');
+  return new InvalidRequest(error.message);
 }
 
 export function sendOAuthError(reply: FastifyReply, error: OAuthError) {
@@ -42,12 +43,11 @@ export function sendOAuthError(reply: FastifyReply, error: OAuthError) {
 
 export function installOAuthErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler(function renderOAuthError(error: FastifyError, request, reply) {
-    if (isDatabaseOutage(request, reply, error)) {
-      return sendOAuthError(reply, new ServiceUnavailable('the service is temporarily unavailable; retry after the Retry-After delay'));
+    // An OAuth error carries its RFC 6749 status; anything else is answered by errorStatus's rule.
+    const oauthError = error instanceof OAuthError ? error : toOAuthError(error, errorStatus(request, reply, error));
+    if (oauthError.statusCode < 500) {
+      request.log.info({ oauth_error: oauthError.error, description: oauthError.description }, 'oauth request refused');
     }
-    const oauthError = toOAuthError(error);
-    if (oauthError instanceof ServerError) request.log.error({ err: error }, 'unhandled error');
-    else request.log.info({ oauth_error: oauthError.error, description: oauthError.description }, 'oauth request refused');
     return sendOAuthError(reply, oauthError);
   });
 }

@@ -3,7 +3,8 @@
 import type { FastifyInstance } from 'fastify';
 import { listMigrations, pendingMigrations } from '../db/migrate.ts';
 import * as errors from '../errors.ts';
-import { isDatabaseOutage, sendProblem } from '../http/problem-details.plugin.ts';
+import { isDatabaseOutage } from '../http/error-status.ts';
+import { sendProblem } from '../http/problem-details.plugin.ts';
 import { ProblemSchema } from '../http/schemas.ts';
 import { Type } from '@sinclair/typebox';
 

@@ -10,31 +10,12 @@ import { homeRoutes } from './home.route.ts';
 import { sendPage, STYLESHEET, STYLESHEET_PATH } from './layout.ts';
 import { locationPages } from './locations.route.ts';
 import { loginRoutes } from './login.route.ts';
-import { isDatabaseOutage, ValidationProblem } from '../http/problem-details.plugin.ts';
-import { errorPage } from './pages/error.page.ts';
+import { errorStatus } from '../http/error-status.ts';
+import { ValidationProblem } from '../http/problem-details.plugin.ts';
+import { errorPage, errorText } from './pages/error.page.ts';
 import { serviceAreaPages } from './service-areas.route.ts';
 import { callPages } from './calls.route.ts';
 import { webhookPages } from './webhooks.route.ts';
-
-function describeError(status: number, requestId: string): { title: string; message: string } {
-  switch (status) {
-    case 404:
-      return { title: 'Not found', message: 'There is nothing here. It may have been deleted, or it belongs to another organization.' };
-    case 403:
-      return { title: 'Not allowed', message: 'You cannot do this in your current organization.' };
-    case 429:
-      return { title: 'Too many requests', message: 'Too many requests. Please wait a moment and try again.' };
-    case 503:
-      return {
-        title: 'Service unavailable',
-        message: 'Switchboard cannot reach its database right now. Please try again in a few seconds.',
-      };
-    case 500:
-      return { title: 'Unexpected error', message: `Something went wrong on our side (request ${requestId}).` };
-    default:
-      return { title: 'Request refused', message: 'The request could not be processed.' };
-  }
-}
 
 export default async function webPlugin(app: FastifyInstance, options: { csrf: Csrf }) {
   await app.register(formbody, { bodyLimit: 16 * 1024 });
@@ -42,13 +23,11 @@ export default async function webPlugin(app: FastifyInstance, options: { csrf: C
   app.decorateRequest('webNavigation', null);
 
   app.setErrorHandler(function renderErrorPage(error: FastifyError, request, reply) {
-    const outage = isDatabaseOutage(request, reply, error);
-    const status = outage ? 503 : error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    if (status === 500) request.log.error({ err: error }, 'unhandled error');
+    const status = errorStatus(request, reply, error);
     const nav = request.webNavigation;
     // Refused before any page could show it beside its field (the U+0000 check runs for every route).
     const fields = error instanceof ValidationProblem ? error.fieldErrors.map((e) => `${e.field} ${e.message}`).join('; ') : '';
-    const described = describeError(status, request.id);
+    const described = errorText(status, request.id);
     return sendPage(
       reply,
       status,

@@ -20,3 +20,24 @@ export function errorPage(input: { title: string; message: string; code?: string
 </div>`,
   });
 }
+
+/** What an error page says for an error answered with `status` (errorStatus). */
+export function errorText(status: number, requestId: string): { title: string; message: string } {
+  switch (status) {
+    case 404:
+      return { title: 'Not found', message: 'There is nothing here. It may have been deleted, or it belongs to another organization.' };
+    case 403:
+      return { title: 'Not allowed', message: 'You cannot do this in your current organization.' };
+    case 429:
+      return { title: 'Too many requests', message: 'Too many requests. Please wait a moment and try again.' };
+    case 503:
+      return {
+        title: 'Service unavailable',
+        message: 'Switchboard cannot reach its database right now. Please try again in a few seconds.',
+      };
+    case 500:
+      return { title: 'Unexpected error', message: `Something went wrong on our side (request ${requestId}).` };
+    default:
+      return { title: 'Request refused', message: 'The request could not be processed.' };
+  }
+}
