@@ -19,7 +19,7 @@ import {
   type Delivery,
   type ListedDelivery,
 } from './deliveries.queries.ts';
-import { findSubscription } from './subscriptions.queries.ts';
+import { visibleClient, visibleSubscription } from './visible-subscription.ts';
 
 /** An attempt as the API and the pages show it: the row, with its time as ISO 8601 text. */
 export type AttemptView = Omit<Attempt, 'subscription_id' | 'attempted_at'> & { attempted_at: string };
@@ -54,10 +54,6 @@ function deliveryView(row: Delivery): DeliveryView {
   };
 }
 
-function visibleClient(principal: Principal): string | undefined {
-  return principal.kind === 'oauth' ? principal.clientId : undefined;
-}
-
 /** Attempts of one subscription, newest first, one page at a time. */
 export async function listAttemptsPage(
   pool: Pool,
@@ -66,8 +62,7 @@ export async function listAttemptsPage(
   input: { limit: number; cursor?: string },
 ): Promise<{ attempts: AttemptView[]; nextCursor: string | null }> {
   return withOrg(pool, principal.organizationId, async (db) => {
-    const subscription = await findSubscription(db, { id: subscriptionId, clientId: visibleClient(principal) });
-    if (!subscription) throw new errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND(subscriptionId);
+    await visibleSubscription(db, principal, subscriptionId);
     if (input.cursor !== undefined && !(await attemptExists(db, { subscriptionId, id: input.cursor }))) {
       throw new ValidationProblem([{ field: 'cursor', message: 'is not a cursor from a previous page' }]);
     }
@@ -133,8 +128,7 @@ export async function listDeliveriesPage(
   input: { limit: number; cursor?: string },
 ): Promise<{ waiting: DeliveryLine[]; deliveries: (DeliveryLine & { attempt_log: AttemptView[] })[]; nextCursor: string | null }> {
   return withOrg(pool, principal.organizationId, async (db) => {
-    const subscription = await findSubscription(db, { id: subscriptionId, clientId: visibleClient(principal) });
-    if (!subscription) throw new errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND(subscriptionId);
+    await visibleSubscription(db, principal, subscriptionId);
     if (input.cursor !== undefined && !(await attemptExists(db, { subscriptionId, id: input.cursor }))) {
       throw new ValidationProblem([{ field: 'cursor', message: 'is not a cursor from a previous page' }]);
     }

@@ -4,7 +4,6 @@ import { STATUS_CODES } from 'node:http';
 import type { Principal } from '../auth/principal.ts';
 import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
-import * as errors from '../errors.ts';
 import type { Queryable } from '../db/pool.ts';
 import { bucketStarts, DAY_MS, HOUR_MS, sealedBoundary } from '../dashboard/sealed-windows.ts';
 import {
@@ -19,7 +18,7 @@ import {
   type LatencyPercentiles,
 } from './delivery-health.queries.ts';
 import { RECOVER_BATCH, RECOVER_WINDOW_MS } from './recovery.service.ts';
-import { findSubscription } from './subscriptions.queries.ts';
+import { visibleSubscription } from './visible-subscription.ts';
 
 export interface OutcomeBucket {
   /** Hour "YYYY-MM-DDTHH" or day "YYYY-MM-DD", UTC. */
@@ -131,8 +130,7 @@ export async function subscriptionHealth(
   now = new Date(),
 ): Promise<SubscriptionHealth> {
   return withOrg(pool, principal.organizationId, async (db) => {
-    const clientId = principal.kind === 'oauth' ? principal.clientId : undefined;
-    if (!(await findSubscription(db, { id: subscriptionId, clientId }))) throw new errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND(subscriptionId);
+    await visibleSubscription(db, principal, subscriptionId);
     const weekStart = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - 6 * DAY_MS);
     const hours = await outcomesPerHour(db, subscriptionId, weekStart, now);
     const latency24h = await latencyPercentiles(db, { subscriptionId, since: new Date(now.getTime() - DAY_MS) });

@@ -12,6 +12,7 @@ import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { notifyDeliveriesDue, requeueFailedDeliveries } from './deliveries.queries.ts';
 import { DELIVERY_LOG_RETENTION_MS } from './worker/retention.ts';
 import { lockSubscription } from './subscriptions.queries.ts';
+import { visibleSubscription } from './visible-subscription.ts';
 
 export const RECOVER_BATCH = 1000;
 /** The furthest back `since` may reach: the delivery log's retention. */
@@ -55,10 +56,8 @@ export async function recoverFailedDeliveries(
 ): Promise<RecoverResult> {
   checkRecoverSince(since);
   return withOrg(pool, principal.organizationId, async (db) => {
-    const clientId = principal.kind === 'oauth' ? principal.clientId : undefined;
     // Locked until commit: a deletion or a grant's stop running beside this waits for it, or is waited for.
-    const subscription = await lockSubscription(db, { id: subscriptionId, clientId });
-    if (!subscription) throw new errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND(subscriptionId);
+    const subscription = await visibleSubscription(db, principal, subscriptionId, lockSubscription);
     // Same rule as one redelivery: a disabled subscription sends nothing until re-enabled.
     if (subscription.status !== 'active') throw new errors.WEBHOOK_SUBSCRIPTION_DISABLED(subscriptionId);
     const { requeued, more } = await requeueFailedDeliveries(db, { subscriptionId, since, limit: RECOVER_BATCH });

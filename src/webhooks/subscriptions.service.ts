@@ -29,6 +29,7 @@ import {
   type Subscription,
   type SubscriptionStatus,
 } from './subscriptions.queries.ts';
+import { visibleClient, visibleSubscription } from './visible-subscription.ts';
 
 export interface SubscriptionSummary {
   id: string;
@@ -106,11 +107,6 @@ function platformGrant(principal: Principal): string {
   return principal.grantId;
 }
 
-/** Which client's subscriptions the caller may see: all of the organization's for a user. */
-function visibleClient(principal: Principal): string | undefined {
-  return principal.kind === 'oauth' ? principal.clientId : undefined;
-}
-
 function hookUrlProblem(check: HookUrlCheck): void {
   if (check.ok) return;
   const fieldErrors = [{ field: 'hookUrl', message: check.reason.replace(/^hookUrl /, '') }];
@@ -163,9 +159,7 @@ export async function subscriptionUsage(pool: Pool, organizationId: string, limi
 
 /** The subscription when the caller may see it; otherwise 404 (another organization's or client's id included). */
 export async function getVisibleSubscription(pool: Pool, principal: Principal, id: string): Promise<SubscriptionView> {
-  const row = await withOrg(pool, principal.organizationId, (db) => findSubscription(db, { id, clientId: visibleClient(principal) }));
-  if (!row) throw new errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND(id);
-  return subscriptionView(row);
+  return subscriptionView(await withOrg(pool, principal.organizationId, (db) => visibleSubscription(db, principal, id)));
 }
 
 export async function removeSubscription(pool: Pool, principal: Principal, id: string): Promise<void> {
