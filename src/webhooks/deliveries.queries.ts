@@ -195,13 +195,27 @@ export async function findDelivery(db: Queryable, id: string): Promise<FoundDeli
 }
 
 /**
+ * Locks the delivery's row for a requeue, after its subscription's
+ * (findDelivery). A claim holds this row locked, without writing it, from
+ * the statement that leases it until its commit: requeueDelivery's snapshot,
+ * taken once this lock is held, sees every lease committed before, and a
+ * claim that comes meanwhile skips the row. Tested in the requeue's own
+ * statement instead, the lease was looked for in a snapshot taken before the
+ * claim committed, and a delivery in flight was requeued.
+ */
+export async function lockDeliveryForRequeue(db: Queryable, id: string): Promise<void> {
+  await db.query('SELECT 1 FROM webhook_deliveries d WHERE d.id = $1 FOR NO KEY UPDATE OF d', [id]);
+}
+
+/**
  * Sends a delivery again now, with a fresh retry schedule; its id (and so
  * X-Delivery-Id) stays. Refused (undefined) while an attempt holds a lease,
  * even one run out that no claim has taken over yet: its worker may still
  * record the attempt under that lease, which would overwrite this requeue
- * (the next claim takes such a delivery over at once); and for a delivery
- * that is not REDELIVERABLE, checked again on the row as updated: a
- * revocation that drops it after the caller looked wins.
+ * (the next claim takes such a delivery over at once). Run after
+ * lockDeliveryForRequeue, so that a lease being committed is seen. Refused
+ * too for a delivery that is not REDELIVERABLE, checked again on the row as
+ * updated: a revocation that drops it after the caller looked wins.
  */
 export async function requeueDelivery(db: Queryable, id: string): Promise<Delivery | undefined> {
   const { rows } = await db.query<Delivery>(

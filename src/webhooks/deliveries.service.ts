@@ -13,6 +13,7 @@ import {
   listCallDeliveries,
   listSubscriptionDeliveries,
   listUnattemptedDeliveries,
+  lockDeliveryForRequeue,
   notifyDeliveriesDue,
   requeueDelivery,
   type Attempt,
@@ -168,6 +169,7 @@ export async function redeliver(pool: Pool, principal: Principal, deliveryId: st
     if (!delivery || (clientId !== undefined && delivery.client_id !== clientId)) throw new errors.WEBHOOK_DELIVERY_NOT_FOUND(deliveryId);
     if (delivery.access_ended) throw new errors.WEBHOOK_DELIVERY_ACCESS_ENDED(deliveryId);
     if (delivery.subscription_status !== 'active') throw new errors.WEBHOOK_SUBSCRIPTION_DISABLED(delivery.subscription_id);
+    await lockDeliveryForRequeue(db, deliveryId);
     const requeued = await requeueDelivery(db, deliveryId);
     if (!requeued) {
       // The requeue checks the rule again: a revocation may have dropped the delivery since it was read.
