@@ -97,6 +97,33 @@ describe('webhook endpoints: credentials and organization boundaries', () => {
     assert.equal(still.statusCode, 200);
   });
 
+  test("another client's subscription in the same organization answers 404 to a platform, and is seen by the organization's users", async () => {
+    const mine = await connectPlatform(t);
+    const theirs = await connectPlatform(t, { member: mine.member });
+    const hook = await subscribeHook(t, theirs, payload);
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const routes = [
+      ['GET', `/webhooks/${hook.id}`, undefined],
+      ['GET', `/webhooks/${hook.id}/deliveries`, undefined],
+      ['POST', `/webhooks/${hook.id}/recover`, { since }],
+      ['POST', `/webhooks/${hook.id}/enable`, undefined],
+      ['DELETE', `/webhooks/${hook.id}`, undefined],
+    ] as const;
+    for (const [method, url, body] of routes) {
+      const res = await t.app.inject({ method, url, headers: mine.headers, ...(body ? { payload: body } : {}) });
+      assert.equal(res.statusCode, 404, `${method} ${url}`);
+      assert.equal(res.json().code, 'WEBHOOK_SUBSCRIPTION_NOT_FOUND', `${method} ${url}`);
+    }
+    const listed = await t.app.inject({ url: '/webhooks', headers: mine.headers });
+    assert.ok(!listed.json().some((s: { id: string }) => s.id === hook.id));
+    // The organization's user sees every client's subscription: the same routes answer.
+    const user = { 'x-user-token': mine.member.token };
+    for (const [method, url, body] of routes.slice(0, 3)) {
+      const res = await t.app.inject({ method, url, headers: user, ...(body ? { payload: body } : {}) });
+      assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`);
+    }
+  });
+
   test('management routes need the three platform headers (or x-user-token), and refuse a bare bearer token', async () => {
     const org = await connectPlatform(t);
     const hook = await subscribeHook(t, org, { hookUrl: 'https://127.0.0.1:9/bearer' });
