@@ -20,11 +20,11 @@ export async function insertSession(
 }
 
 /**
- * The one query behind every x-user-token request (app_active_session,
- * migration 0028): the session exists and is unexpired, and its user,
+ * The one query behind every x-user-token request (app_active_session):
+ * the session exists and is unexpired, and its user,
  * organization and membership are all still active. Deactivation takes
  * effect on the next request that reaches it; the process caches
- * (src/cache) are evicted by migration 0012's notifications.
+ * (src/cache) are evicted by the *_cache_* triggers' notifications.
  */
 export async function findActiveSession(db: Queryable, tokenHash: Buffer): Promise<ActiveSession | undefined> {
   const { rows } = await db.query<ActiveSession>('SELECT * FROM app_active_session($1)', [tokenHash]);

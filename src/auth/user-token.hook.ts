@@ -1,6 +1,6 @@
 // Authenticates the x-user-token header: one indexed query, or the process
 // cache (src/cache), whose entries a sign-out or deactivation evicts in every
-// process (migration 0012).
+// process (the *_cache_* triggers).
 import type { FastifyRequest } from 'fastify';
 import * as errors from '../errors.ts';
 import { resolveSession } from './sessions.service.ts';

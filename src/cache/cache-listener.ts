@@ -1,5 +1,5 @@
-// The LISTEN connection that keeps a process's caches true (migration 0012's
-// channel switchboard_cache), on src/db/listen-connection.ts. The caches serve
+// The LISTEN connection that keeps a process's caches true (the channel
+// switchboard_cache, which app_cache_notify sends on), on src/db/listen-connection.ts. The caches serve
 // only while it is connected: notifications sent while it is away are lost,
 // so losing it flushes the caches and turns them off, and getting it back
 // flushes them again before turning them on. A heartbeat notices a connection

@@ -1,9 +1,9 @@
 // The caches of one serve process, and the one way entries leave them early:
 // evict(tags), called by the LISTEN connection for every notification
-// (cache-listener.ts, migration 0012) and by this process right after it
+// (cache-listener.ts, sent by the *_cache_* triggers) and by this process right after it
 // commits a change of its own. Besides the tags entries carry, a
 // notification may hold `flush` (everything) or `flush:<cache>` (one whole
-// cache: sent on TRUNCATE, which names no rows, migration 0024).
+// cache: sent on TRUNCATE, which names no rows, by app_cache_truncated).
 import type { Caches, CacheSlot, Ticket } from './caches.ts';
 import { GenerationClock, TaggedCache } from './tagged-cache.ts';
 import { CACHE_NAMES, flushedCache, tags as tagOf, type CacheName, type Tag } from './tags.ts';

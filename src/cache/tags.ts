@@ -1,6 +1,6 @@
 // The vocabulary of the switchboard_cache channel: what a cache entry is
-// tagged with, and what migration 0012's triggers (and 0024's, on TRUNCATE)
-// send when a row changes. One builder per kind of tag, used by every entry
+// tagged with, and what the *_cache_* triggers (app_cache_truncated on
+// TRUNCATE) send when a row changes. One builder per kind of tag, used by every entry
 // and every local eviction; test/cache/tags.test.ts fires each trigger and
 // checks that it sends exactly what the builder makes.
 

@@ -170,8 +170,8 @@ export async function listCalls(db: Queryable, input: { limit: number; afterId?:
 }
 
 /**
- * GET /calls/recent in one statement (app_recent_calls_for_token, migration
- * 0028): the access token's principal, as findActiveAccessToken reads it, and
+ * GET /calls/recent in one statement (app_recent_calls_for_token): the
+ * access token's principal, as findActiveAccessToken reads it, and
  * the JSON array of its organization's recent call.completed events, read as
  * switchboard_app in that organization. Nothing is checked beyond the token
  * being active: the caller decides on the principal (checkPlatformAccess).

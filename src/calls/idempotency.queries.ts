@@ -1,5 +1,5 @@
-// Idempotency keys of the current organization, each its caller's (migrations
-// 0023 and 0034): the CTE the calls statements claim a key with, the stored request a retry is compared
+// Idempotency keys of the current organization, each its caller's (table
+// idempotency_keys): the CTE the calls statements claim a key with, the stored request a retry is compared
 // with (and the call its answer is rebuilt from), and housekeeping.
 import type { Queryable } from '../db/pool.ts';
 import { UNIQUE_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';

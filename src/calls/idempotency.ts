@@ -65,8 +65,8 @@ export interface CallerKey {
 /**
  * Whose keys a request uses: a platform request's OAuth grant (one client
  * acting for one user; reconnecting the app makes a new grant, and keys last
- * only a day), or the user of an x-user-token. Stored with the key (migration
- * 0034).
+ * only a day), or the user of an x-user-token. Stored with the key
+ * (idempotency_keys.caller).
  */
 export function keyCaller(principal: Principal): string {
   if (principal.kind === 'user') return `user:${principal.userId}`;

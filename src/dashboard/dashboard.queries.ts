@@ -1,6 +1,7 @@
 // The aggregates behind the home dashboard, for the current organization
 // (inside withOrg). Raw counts read one bounded time range through an index
-// that starts with organization_id (migrations/0011_delivery_health.sql); the
+// that starts with organization_id (calls_organization_created_idx,
+// webhook_deliveries_organization_created_idx); the
 // organization condition is written out, not left to the row-level policy
 // alone, so the planner sees it as an index condition. Sealed days come from
 // calls_per_day.

@@ -1,6 +1,6 @@
 // The pool request work runs on (security review finding 4): a connection
 // as switchboard_request, a login role that is neither superuser, table
-// owner nor BYPASSRLS (migration 0007), so row-level security binds every
+// owner nor BYPASSRLS (as the migrations create it), so row-level security binds every
 // query a request makes, and one that forgets withOrg sees no customer rows.
 // Migrations, the delivery worker, housekeeping and the CLI keep the owner
 // connection (DATABASE_URL or the embedded server's superuser).

@@ -4,7 +4,7 @@
 // this see no customer rows is not this function but the connection: request
 // work uses a pool that logs in as switchboard_request (src/db/request-pool.ts;
 // neither superuser, owner nor BYPASSRLS), and the tenant tables FORCE
-// row-level security (migration 0007). On the owner pool (the worker, the
+// row-level security (their *_tenant policies). On the owner pool (the worker, the
 // CLI) the SET LOCAL ROLE here is what applies the policies.
 import type { Pool, PoolClient, Queryable } from './pool.ts';
 import { withOneStatementTransaction, withTransaction } from './transaction.ts';

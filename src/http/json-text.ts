@@ -1,5 +1,5 @@
-// A body PostgreSQL already wrote as JSON (the one-statement reads of
-// migration 0010): sent as it is — Fastify skips the serializer for a string
+// A body PostgreSQL already wrote as JSON (the one-statement reads,
+// app_recent_calls_for_token and app_locations_for_session): sent as it is — Fastify skips the serializer for a string
 // with a JSON content type — so the route's response schema documents the
 // shape without encoding it a second time.
 import type { FastifyReply } from 'fastify';

@@ -101,8 +101,8 @@ export async function deleteLocation(db: Queryable, id: string): Promise<boolean
 }
 
 /**
- * GET /locations in one statement (app_locations_for_session, migration
- * 0028): the x-user-token's session, as findActiveSession reads it, and the
+ * GET /locations in one statement (app_locations_for_session): the
+ * x-user-token's session, as findActiveSession reads it, and the
  * JSON array of its organization's locations, read as switchboard_app in
  * that organization. Undefined: no active session. Runs on the pool, outside
  * any transaction.

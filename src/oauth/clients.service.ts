@@ -84,7 +84,7 @@ export async function listClients(db: Queryable): Promise<ClientView[]> {
 /**
  * Deleting a client deletes its grants, codes and tokens with it (ON DELETE
  * CASCADE). Operators do it from the CLI, another process: the serve
- * processes' caches learn of it from migration 0012's notification.
+ * processes' caches learn of it from the oauth_clients_cache_delete trigger's notification.
  */
 export function deleteClient(pool: Pool, clientId: string): Promise<boolean> {
   return deleteClientRow(pool, clientId);

@@ -120,7 +120,7 @@ export async function listConnectedApps(db: Queryable): Promise<ConnectedApp[]> 
 /**
  * Tenant query (withOrg): revokes every live grant of one client in the
  * current organization. Each revoked grant's trigger stops its subscriptions,
- * locking them FOR UPDATE in id order (migration 0025), grant after grant; so
+ * locking them FOR UPDATE in id order (webhooks_stop_for_grants), grant after grant; so
  * the grants and then all their subscriptions are locked first, in id order
  * (each step's subquery waits for the one before it), as a client's deletion
  * and recording outcomes take them: grant by grant, one grant's subscriptions

@@ -8,7 +8,7 @@
 // Cost: one query on a unique index (tokens.queries.ts findActiveAccessToken),
 // or none when the process cache holds the token (src/cache): revoking a
 // token or grant, deactivating a user or organization and rotating the
-// client's secret evict it in every process (migration 0012). The client and
+// client's secret evict it in every process (the *_cache_* triggers). The client and
 // scope checks below run on every request either way.
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Principal } from '../auth/principal.ts';

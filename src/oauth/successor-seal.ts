@@ -2,7 +2,7 @@
 // REFRESH_REUSE_GRACE, so a replay gets that same successor and the chain
 // never forks. The successor's own row id is the associated data: the caller
 // generates it before the presented token is read, so the rotation is one
-// statement (app_refresh_exchange, migration 0014), and a ciphertext copied
+// statement (app_refresh_exchange), and a ciphertext copied
 // onto another chain's row does not open, as the reader names the successor
 // it expects.
 import { type SecretBox, UnreadableSealError } from '../crypto/secret-box.ts';

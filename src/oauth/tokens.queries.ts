@@ -46,10 +46,10 @@ export interface ActiveAccessToken extends UserInOrganization {
 /**
  * The hot path of the platform guard and of /oauth/userinfo: one query on the
  * unique token_hash index, joined to primary keys only (app_active_access_token,
- * migration 0028, inlined into the plan). It answers only for a token that is
+ * inlined into the plan). It answers only for a token that is
  * unexpired and unrevoked, whose grant is unrevoked, whose user, organization
  * and membership are active. With the process caches (src/cache) a hit skips
- * it; migration 0012's notifications evict hits.
+ * it; the *_cache_* triggers' notifications evict hits.
  */
 export async function findActiveAccessToken(db: Queryable, tokenHash: Buffer): Promise<ActiveAccessToken | undefined> {
   const { rows } = await db.query<ActiveAccessToken>({
@@ -93,7 +93,7 @@ export async function lockRefreshToken(db: Queryable, tokenHash: Buffer): Promis
 }
 
 /**
- * Rotation in one statement (app_refresh_exchange, migration 0014): the
+ * Rotation in one statement (app_refresh_exchange): the
  * presented token is rotated only if every rule of REFRESH_TOKEN_CHECKS holds
  * for it; then its successor (with the caller's id) and the access token are
  * inserted. Returns the access token's scopes, or undefined when nothing
@@ -138,8 +138,8 @@ export async function exchangeRefreshToken(db: Queryable, input: RefreshExchange
 const spaced = (scopes: string[] | undefined) => (scopes === undefined ? null : scopes.join(' '));
 
 /**
- * Several refreshes in one statement (app_refresh_exchange_batch, migration
- * 0017): app_refresh_exchange for each, tokens locked in hash order. Per
+ * Several refreshes in one statement (app_refresh_exchange_batch):
+ * app_refresh_exchange for each, tokens locked in hash order. Per
  * refresh (same order) the access token's scopes, or undefined when it was
  * declined (nothing of it written: the named checks must decide).
  */

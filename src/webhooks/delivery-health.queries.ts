@@ -1,7 +1,8 @@
 // One subscription's delivery health (inside withOrg): attempt outcomes per
 // hour, latency percentiles, the newest failure, and how many deliveries
 // failed for good. Each reads a bounded range of an index keyed by
-// subscription_id (migrations/0011_delivery_health.sql): the attempts ones are
+// subscription_id (webhook_attempts_subscription_idx and _failures_idx,
+// webhook_deliveries_failed_idx): the attempts ones are
 // index-only scans, since attempts are written once and never updated.
 import type { Queryable } from '../db/pool.ts';
 import { RECOVERABLE } from './deliveries.queries.ts';

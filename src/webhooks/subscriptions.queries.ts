@@ -6,9 +6,9 @@ import type { Queryable } from '../db/pool.ts';
 import { waitClaimLock } from './claim-lock.ts';
 
 export type SubscriptionStatus = 'active' | 'disabled';
-/** Why a subscription is disabled (migration 0007): its deliveries failed for five days, or its grant stopped standing. */
+/** Why a subscription is disabled (webhook_subscriptions_disabled_reason_check): its deliveries failed for five days, or its grant stopped standing. */
 export type DisabledReason = 'delivery_failures' | 'grant_revoked' | 'user_deactivated' | 'organization_deactivated' | 'membership_removed';
-/** The circuit as shown (app_circuit_shown, migration 0022): 'probing' is an open circuit whose wait is over. */
+/** The circuit as shown (app_circuit_shown): 'probing' is an open circuit whose wait is over. */
 export type CircuitShown = 'closed' | 'open' | 'probing';
 
 export interface Subscription {
@@ -39,7 +39,7 @@ const COLUMNS = `id, organization_id, client_id, event, callback_url, secret_cip
   app_circuit_shown(circuit_state, circuit_retry_at) AS circuit_shown, circuit_changed_at, circuit_retry_at,
   consecutive_failures, concurrency_limit`;
 
-// A fresh start for the endpoint's health (migration 0022) when the subscription
+// A fresh start for the endpoint's health (the columns app_endpoint_health_after moves) when the subscription
 // is asked for again: the circuit closed, the failure run forgotten, and one
 // attempt at a time until healthy answers raise the limit again. `when` limits
 // it to the rows where it holds. Right-hand sides read the row as it was; they
@@ -151,7 +151,7 @@ export async function findSubscription(
 /**
  * findSubscription, with the row locked FOR SHARE until the transaction ends,
  * for requeueing many of its deliveries (recover): its deletion (which takes
- * the deliveries with it) and the stop of its grant (migration 0025) wait for
+ * the deliveries with it) and the stop of its grant (webhooks_stop_for_grants) wait for
  * the requeue, or the requeue waits for them and then finds it gone, or
  * disabled. Its claim lock (claim-lock.ts), taken after the row, keeps
  * claims away meanwhile (they skip a subscription whose claim lock is held):

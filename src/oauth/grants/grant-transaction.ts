@@ -13,7 +13,7 @@ import { OAuthError } from '../oauth.errors.ts';
 
 /**
  * Runs `work` in a transaction holding the client lock shared (taken first,
- * before any row: the client's deletion waits for it, migration 0031); an
+ * before any row, app_lock_client_shared: the client's deletion waits for it); an
  * OAuthError it returns is thrown after the commit.
  */
 export async function inGrantTransaction<T>(

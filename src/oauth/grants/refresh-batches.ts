@@ -1,7 +1,7 @@
 // Group commit (src/db/group-commit.ts) of refresh rotations: a refresh
 // alone is app_refresh_exchange; refreshes together are
-// app_refresh_exchange_batch (migration 0017: app_refresh_exchange per
-// element, one commit), which also saves a backend wake-up per rotation.
+// app_refresh_exchange_batch (app_refresh_exchange per element, one
+// commit), which also saves a backend wake-up per rotation.
 //
 // A refresh the statement declines (a rule does not hold, a replay, the same
 // token earlier in the batch) goes to `decide`, the named checks in their own

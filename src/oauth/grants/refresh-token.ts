@@ -26,7 +26,7 @@ import { refreshInBatch, type RefreshRequest } from './refresh-batches.ts';
 import type { OAuthClientWithSecret } from '../clients.queries.ts';
 
 /**
- * What app_refresh_exchange (migration 0014) needs to exchange the presented
+ * What app_refresh_exchange needs to exchange the presented
  * token for a new pair in one statement, all known before any read, and the
  * answer once it did. It rotates only if every rule of REFRESH_TOKEN_CHECKS
  * holds: the current token of a live grant, this client's, unexpired, the

@@ -21,7 +21,7 @@
 //                         their first attempt timed out.
 //
 // The counting itself runs in the database, in the statement that records
-// outcomes (app_endpoint_health_after, migration 0022), so that every worker
+// outcomes (app_endpoint_health_after), so that every worker
 // process shares one state per subscription. This module says which attempts
 // count as what, and with which limits.
 import type { AttemptResult } from './retry-policy.ts';

@@ -17,7 +17,7 @@ export async function handBackLeases(
   if (claims.length === 0) return [];
   const query: DeadlineQueryConfig = {
     query_timeout: deadlineMs,
-    // The delivery first, then its lease (migration 0033). A lease's attempt
+    // The delivery first, then its lease (webhook_delivery_leases). A lease's attempt
     // is its delivery's attempts + 1 until a claim that took it over (after
     // it ran out) counted it: re-checked on the delivery's newest version,
     // the test fails then, and that claim's lease is left alone.
