@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import * as errors from '../errors.ts';
 import { findClient } from '../oauth/clients.service.ts';
 import { listDeliveriesPage, redeliver } from '../webhooks/deliveries.service.ts';
-import { subscriptionHealth } from '../webhooks/delivery-health.service.ts';
+import { deliveryHealth } from '../webhooks/delivery-health.service.ts';
 import { recoverFailedDeliveries, recoverSinceProblem } from '../webhooks/recovery.service.ts';
 import {
   getVisibleSubscription,
@@ -18,7 +18,7 @@ import {
 import { pageCursor } from './calls.route.ts';
 import type { Csrf } from '../crypto/csrf.ts';
 import { noticeFor, pathId, text, type FormBody } from './forms.ts';
-import { localValue } from './pages/subscription-health.ts';
+import { localValue } from './pages/delivery-health.ts';
 import { sendPage } from './layout.ts';
 import { webhookPage } from './pages/webhook.page.ts';
 import { webhooksPage } from './pages/webhooks.page.ts';
@@ -103,7 +103,7 @@ export function webhookPages(csrf: Csrf) {
         ...(cursor ? { cursor } : {}),
       });
       const clientName = (await clientNames([subscription.client_id])).get(subscription.client_id) ?? subscription.client_id;
-      const health = await subscriptionHealth(app.db, ctx.principal, subscriptionId);
+      const health = await deliveryHealth(app.db, ctx.principal, subscriptionId);
       const message = noticeFor(NOTICES, request.query.done) ?? recoveredNotice(request.query);
       const problem = noticeFor(PROBLEMS, request.query.problem);
       const recoverError = noticeFor(RECOVER_PROBLEMS, request.query.recover);

@@ -28,7 +28,7 @@ export interface OutcomeBucket {
   failed: number;
 }
 
-export interface SubscriptionHealth {
+export interface DeliveryHealth {
   perHour: OutcomeBucket[];
   perDay: OutcomeBucket[];
   latency24h: LatencyPercentiles;
@@ -123,12 +123,7 @@ async function outcomesPerHour(db: Queryable, subscriptionId: string, from: Date
   return [...sealed.filter((h) => h.hour < hourOf(boundary)), ...open];
 }
 
-export async function subscriptionHealth(
-  pool: Pool,
-  principal: Principal,
-  subscriptionId: string,
-  now = new Date(),
-): Promise<SubscriptionHealth> {
+export async function deliveryHealth(pool: Pool, principal: Principal, subscriptionId: string, now = new Date()): Promise<DeliveryHealth> {
   return withOrg(pool, principal.organizationId, async (db) => {
     await visibleSubscription(db, principal, subscriptionId);
     const weekStart = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - 6 * DAY_MS);

@@ -44,7 +44,7 @@ const COLUMNS = `id, organization_id, client_id, event, callback_url, secret_cip
 // attempt at a time until healthy answers raise the limit again. `when` limits
 // it to the rows where it holds. Right-hand sides read the row as it was; they
 // are qualified because in ON CONFLICT, EXCLUDED has the same columns.
-function healthReset(when?: string): string {
+function endpointHealthReset(when?: string): string {
   const reset = (column: string, value: string) =>
     when ? `${column} = CASE WHEN ${when} THEN ${value} ELSE webhook_subscriptions.${column} END` : `${column} = ${value}`;
   return [
@@ -79,7 +79,7 @@ export async function upsertSubscription(
         SET secret_ciphertext = COALESCE(EXCLUDED.secret_ciphertext, webhook_subscriptions.secret_ciphertext),
             grant_id = EXCLUDED.grant_id,
             status = 'active', disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, updated_at = now(),
-            ${healthReset()}
+            ${endpointHealthReset()}
      RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
     [input.clientId, input.grantId, input.event, input.callbackUrl, input.secretCiphertext],
   );
@@ -193,7 +193,7 @@ export async function enableSubscription(
         SET status = 'active', disabled_at = NULL, disabled_reason = NULL,
             failing_since = CASE WHEN status = 'disabled' THEN NULL ELSE failing_since END,
             updated_at = CASE WHEN status = 'disabled' THEN now() ELSE updated_at END,
-            ${healthReset("webhook_subscriptions.status = 'disabled'")}
+            ${endpointHealthReset("webhook_subscriptions.status = 'disabled'")}
       WHERE id = $1 AND ($2::text IS NULL OR client_id = $2) AND app_grant_is_live(grant_id)
      RETURNING ${COLUMNS}`,
     [input.id, input.clientId ?? null],

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { dashboardFigures, startOfUtcDay } from '../../src/dashboard/dashboard.service.ts';
 import { HOUR_MS, SEAL_GRACE_MS } from '../../src/dashboard/sealed-windows.ts';
-import { subscriptionHealth } from '../../src/webhooks/delivery-health.service.ts';
+import { deliveryHealth } from '../../src/webhooks/delivery-health.service.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { connectPlatform, startWebhookApp, subscribeHook } from '../helpers/webhooks.ts';
 
@@ -116,7 +116,7 @@ describe('dashboard counts', () => {
       );
     };
     const shown = async (now: Date) =>
-      (await subscriptionHealth(t.db.pool, principal, hook.id, now)).perHour.find((h) => h.label === lastHour)!.succeeded;
+      (await deliveryHealth(t.db.pool, principal, hook.id, now)).perHour.find((h) => h.label === lastHour)!.succeeded;
     const stored = async () =>
       (
         await t.db.pool.query('SELECT succeeded FROM webhook_attempts_per_hour WHERE subscription_id = $1 AND hour = $2', [
@@ -155,14 +155,14 @@ describe('dashboard counts', () => {
       scopes: 'all' as const,
       session: undefined as never,
     };
-    const first = await subscriptionHealth(t.db.pool, principal, hook.id);
+    const first = await deliveryHealth(t.db.pool, principal, hook.id);
     const total = (h: typeof first) => h.perDay.reduce((a, b) => a + b.succeeded, 0);
     assert.equal(total(first), 40);
     const stored = await t.db.pool.query('SELECT sum(succeeded)::int AS n FROM webhook_attempts_per_hour WHERE subscription_id = $1', [
       hook.id,
     ]);
     assert.ok(stored.rows[0].n > 30, 'the sealed hours are stored');
-    const second = await subscriptionHealth(t.db.pool, principal, hook.id);
+    const second = await deliveryHealth(t.db.pool, principal, hook.id);
     assert.deepEqual(second.perHour, first.perHour);
     assert.deepEqual(second.perDay, first.perDay);
     assert.equal(first.latency24h.p50, 50);

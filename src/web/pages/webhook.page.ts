@@ -7,8 +7,8 @@ import { deliveryBadge, deliveryNext, redeliverControl } from './delivery.ts';
 import { notice, postButton } from './fields.ts';
 import { dash, excerpt, formatTime } from './format.ts';
 import { canReenable, disabledBecause, subscriptionStatus } from './webhooks.page.ts';
-import type { SubscriptionHealth } from '../../webhooks/delivery-health.service.ts';
-import { subscriptionHealthSection } from './subscription-health.ts';
+import type { DeliveryHealth } from '../../webhooks/delivery-health.service.ts';
+import { deliveryHealthSection } from './delivery-health.ts';
 
 const OUTCOMES: Record<string, { label: string; tone: string }> = {
   succeeded: { label: 'Succeeded', tone: 'ok' },
@@ -39,7 +39,7 @@ interface WebhookPageInput {
   paged: boolean;
   notice?: string;
   problem?: string;
-  health: SubscriptionHealth;
+  health: DeliveryHealth;
   /** The recover form's time (UTC, YYYY-MM-DDTHH:MM) and its error. */
   recoverSince: string;
   recoverError?: string;
@@ -124,7 +124,7 @@ ${input.problem ? html`<p class="error" role="alert">${input.problem}</p>` : ''}
     <a class="button secondary" href="${base}/delete">Delete subscription</a>
   </div>
 </div>
-${subscriptionHealthSection(s, input.health, {
+${deliveryHealthSection(s, input.health, {
   action: `${base}/recover`,
   csrf: nav.csrf,
   since: input.recoverSince,

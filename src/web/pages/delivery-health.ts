@@ -1,7 +1,8 @@
-// The health part of a subscription's page: the circuit breaker when it is
-// open or probing, attempt outcomes per hour and per day (the hour and day the
-// circuit opened marked), latency, the last error in words, and Recover.
-import type { OutcomeBucket, SubscriptionHealth } from '../../webhooks/delivery-health.service.ts';
+// The delivery-health part of a subscription's page: the circuit breaker
+// (its endpoint's health) when it is open or probing, attempt outcomes per
+// hour and per day (the hour and day the circuit opened marked), latency, the
+// last error in words, and Recover.
+import type { OutcomeBucket, DeliveryHealth } from '../../webhooks/delivery-health.service.ts';
 import type { LatencyPercentiles } from '../../webhooks/delivery-health.queries.ts';
 import { RECOVER_BATCH } from '../../webhooks/recovery.service.ts';
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
@@ -77,7 +78,7 @@ export interface RecoverForm {
   enabled: boolean;
 }
 
-function recoverForm(health: SubscriptionHealth, form: RecoverForm) {
+function recoverForm(health: DeliveryHealth, form: RecoverForm) {
   const n = health.failedDeliveries;
   const count =
     n === 0
@@ -106,7 +107,7 @@ function recoverForm(health: SubscriptionHealth, form: RecoverForm) {
 </section>`;
 }
 
-export function subscriptionHealthSection(subscription: SubscriptionView, health: SubscriptionHealth, form: RecoverForm) {
+export function deliveryHealthSection(subscription: SubscriptionView, health: DeliveryHealth, form: RecoverForm) {
   const lastError = health.lastError;
   return html`<section class="card" aria-labelledby="health-title">
   <h2 id="health-title">Delivery health</h2>
