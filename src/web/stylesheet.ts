@@ -124,7 +124,11 @@ p.cannot { margin: 0; max-width: 30em; }
   table.stack td.row-actions > * + * { margin-left: 0; }
   table.stack td:empty { display: none; }
   table.stack tbody:last-child tr:last-child { border-bottom: none; }
+  table.stack.numbers tr { display: flex; flex-wrap: wrap; gap: 0 16px; padding: 4px 0; }
+  table.stack.numbers th[scope=row] { display: block; flex-basis: 100%; border: none; padding: 0; }
+  table.stack.numbers td[data-label] { padding: 0; text-align: left; }
+  table.stack.numbers td[data-label]::before { position: static; display: inline; width: auto; margin-right: 6px; }
   tbody.delivery tr.delivery-head th { padding: 10px 8px; }
 }
-@media (max-width: 640px) { .row, .grid-2 { grid-template-columns: 1fr; } svg.chart .axis, svg.chart .mark text { font-size: 17px; } main.wide table:not(.fit):not(.stack) { display: block; overflow-x: auto; } main.wide table:not(.fit):not(.stack) td.wrap { min-width: 14em; } .card { padding: 18px 14px; } .page-head { flex-wrap: wrap; } header { padding: 10px 12px; } main.wide { padding: 0 8px; } td.row-actions { white-space: normal; } }
+@media (max-width: 640px) { .row, .grid-2 { grid-template-columns: 1fr; } svg.chart .axis, svg.chart .mark text { font-size: 17px; } .card { padding: 18px 14px; } .page-head { flex-wrap: wrap; } header { padding: 10px 12px; } main.wide { padding: 0 8px; } td.row-actions { white-space: normal; } }
 `;

@@ -6,6 +6,8 @@
 // inside a strip that scrolls sideways, with nothing showing that it does, is
 // what a person on a phone does not find. The requests are answered 204 by
 // the test, so that a tap changes nothing (Log out, Revoke, Redeliver).
+// Every column of every table shows too: each cell, the charts' numbers
+// opened, lies within the screen and inside no strip made to scroll sideways.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
@@ -54,6 +56,44 @@ const SPOT = `((el) => {
 })`;
 
 const spotOf = new Function('el', `return ${SPOT}(el);`) as (el: Element) => Spot;
+
+// Run in the page: every cell of every table in main that a sighted person is
+// meant to see (not a header row hidden for screen readers only, not an empty
+// cell a card layout leaves out) is scrolled to (up and down only) and checked
+// to lie on screen, shown at its centre, and inside nothing that scrolls sideways.
+const CELLS = `(() => {
+  const problems = [];
+  let cells = 0;
+  const main = document.querySelector('main');
+  if (document.scrollingElement.scrollWidth > window.innerWidth) problems.push('the page scrolls sideways (' + document.scrollingElement.scrollWidth + ' px wide)');
+  for (const cell of main ? main.querySelectorAll('table th, table td') : []) {
+    const head = cell.closest('thead');
+    if (head && getComputedStyle(head).position === 'absolute') continue;
+    const text = (cell.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 40);
+    const first = cell.getBoundingClientRect();
+    if (first.width === 0 && first.height === 0 && text === '') continue;
+    cells++;
+    const table = cell.closest('table');
+    const name = (table.querySelector('caption') || table.querySelector('th') || table).textContent.trim().replace(/\\s+/g, ' ').slice(0, 50);
+    const label = 'table "' + name + '", cell "' + text + '"';
+    window.scrollBy(0, first.top + first.height / 2 - window.innerHeight / 2);
+    const box = cell.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) { problems.push(label + ': not shown'); continue; }
+    if (box.left < -0.5 || box.right > window.innerWidth + 0.5) { problems.push(label + ': off screen sideways (' + Math.round(box.left) + '..' + Math.round(box.right) + ' px of ' + window.innerWidth + ')'); continue; }
+    // A strip made to scroll sideways counts even while this content happens to fit: a longer label or a larger font pushes columns out of sight.
+    let strip = null;
+    for (let up = cell.parentElement; up && up !== main; up = up.parentElement) {
+      const overflow = getComputedStyle(up).overflowX;
+      if (overflow === 'auto' || overflow === 'scroll' || (overflow !== 'visible' && up.scrollWidth > up.clientWidth + 1)) { strip = up; break; }
+    }
+    if (strip) { problems.push(label + ': inside a ' + strip.tagName.toLowerCase() + ' made to scroll sideways (overflow-x: ' + getComputedStyle(strip).overflowX + '; ' + strip.scrollWidth + ' px in ' + strip.clientWidth + ')'); continue; }
+    const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    if (!hit || !(hit === cell || cell.contains(hit))) problems.push(label + ': covered or clipped: its centre shows ' + (hit ? hit.outerHTML.slice(0, 80) : 'nothing'));
+  }
+  return { cells, problems };
+})`;
+
+const checkCells = new Function(`return ${CELLS}();`) as () => { cells: number; problems: string[] };
 
 describe('every navigation link and row action at 390 px', { skip: SKIP_WITHOUT_BROWSER }, () => {
   let rig: DeliveryRig;
@@ -124,5 +164,30 @@ describe('every navigation link and row action at 390 px', { skip: SKIP_WITHOUT_
     assert.deepEqual(problems, []);
     // The tour's pages have a top bar and tables full of rows: this many were tapped.
     assert.ok(tapped > 100, `${tapped} links and buttons tapped`);
+  });
+
+  test("every page: every column of every table is on screen, the charts' numbers opened, with no sideways scrolling", async () => {
+    const problems: string[] = [];
+    let cells = 0;
+    let charts = 0;
+    for (const stop of tour.stops) {
+      const { page, arm } = await pageFor(stop.who);
+      arm(false);
+      const response = await page.goto(`${rig.t.url}${stop.path}`);
+      assert.equal(response?.status(), stop.status, `${stop.name}: ${stop.path}`);
+      // "Show the numbers" of each chart, opened as a person would: a tap on it.
+      const summaries = page.locator('main details.chart-data > summary');
+      for (let i = 0; i < (await summaries.count()); i++) {
+        await summaries.nth(i).click();
+        charts++;
+      }
+      const found = await page.evaluate(checkCells);
+      cells += found.cells;
+      problems.push(...found.problems.map((problem) => `${stop.name}: ${problem}`));
+    }
+    assert.deepEqual(problems, []);
+    // The dashboard's and the failing subscription's charts (30 days, 24 hours, 14 days…) with their numbers.
+    assert.ok(charts >= 3, `${charts} charts opened`);
+    assert.ok(cells > 500, `${cells} cells checked`);
   });
 });

@@ -1,7 +1,8 @@
 // Server-rendered SVG charts (no script, no library, nothing from a CDN).
 // Each chart is an <svg role="img"> named by its <title> and summarised by its
 // <desc>, followed by the same numbers as a table inside <details>, so the
-// data reads without seeing the picture. Colours come from classes in the
+// data reads without seeing the picture (on a phone a line per category, each
+// number after its series' name). Colours come from classes in the
 // stylesheet (the CSP allows no inline styles); the legend names every colour.
 import { html, type SafeHtml } from '../html.ts';
 
@@ -63,10 +64,10 @@ function legend(series: Series[]) {
 
 function dataTable(input: BarChartInput) {
   return html`<details class="chart-data"><summary>Show the numbers<span class="visually-hidden">: ${input.title}</span></summary>
-  <div class="table-scroll"><table><caption class="visually-hidden">${input.title}</caption>
+  <table class="stack numbers"><caption class="visually-hidden">${input.title}</caption>
     <thead><tr><th scope="col">${input.categoryHeader}</th>${input.series.map((s) => html`<th scope="col" class="num">${s.label}</th>`)}</tr></thead>
-    <tbody>${input.categories.map((c) => html`<tr><th scope="row" class="plain">${c.label}</th>${c.values.map((v) => html`<td class="num">${v}</td>`)}</tr>`)}</tbody>
-  </table></div>
+    <tbody>${input.categories.map((c) => html`<tr><th scope="row" class="plain">${c.label}</th>${c.values.map((v, i) => html`<td class="num" data-label="${input.series[i]!.label}">${v}</td>`)}</tr>`)}</tbody>
+  </table>
 </details>`;
 }
 
