@@ -49,7 +49,8 @@ export function workerDrainMs(shutdownTimeoutMs: number): number {
 /** How long /healthz answers 503 before a process that gave up stops. */
 const LIVENESS_FAILING_MS = 3000;
 
-export async function run(config: Config, options: RunOptions): Promise<Running> {
+/** `signal` ends a wait for the database at once (a SIGTERM during it): run() then throws its reason. */
+export async function run(config: Config, options: RunOptions, signal?: AbortSignal): Promise<Running> {
   const logStream = await openLogStream(config.logFormat);
   const log: Logger = logStream ? pino({ level: config.logLevel }, logStream) : pino({ level: config.logLevel });
   let database: Database | undefined;
@@ -65,7 +66,7 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
   // Once an external database is found away at start, the port answers probes
   // (/readyz 503) until the application takes it over.
   const probes = waitingProbes(config.host, options.http ? config.port : config.workerPort);
-  const wait: DatabaseWait = { log, onWaiting: () => probes.start() };
+  const wait: DatabaseWait = { log, onWaiting: () => probes.start(), ...(signal ? { signal } : {}) };
   const liveness: Liveness = {};
   let giveUp: (error: Error) => void = () => {};
   const gaveUp = new Promise<Error>((resolve) => (giveUp = resolve));
@@ -96,11 +97,18 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
 
   try {
     await checkListenHost(config.host);
-    database = await openDatabase(config, (line) => log.debug({ component: 'postgres' }, line), wait, supervision);
-    const pool = createPool(database.url, 20);
-    ownerPool = pool;
-    const { applied } = await migrate(pool);
-    if (applied.length) log.info({ applied }, 'migrations applied');
+    database = await openDatabase(config, {
+      log: (line) => log.debug({ component: 'postgres' }, line),
+      wait,
+      supervision,
+      // A server gone again before the migrations ran is waited for like one that never answered.
+      prepare: async (url) => {
+        ownerPool ??= createPool(url, 20);
+        const { applied } = await migrate(ownerPool);
+        if (applied.length) log.info({ applied }, 'migrations applied');
+      },
+    });
+    const pool = ownerPool!;
     if (config.webhookAllowPrivateTargets) {
       log.warn(
         'WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhook deliveries may reach loopback and private networks (on any port unless WEBHOOK_ALLOWED_PORTS is set); never use this in production',
@@ -160,12 +168,22 @@ export async function run(config: Config, options: RunOptions): Promise<Running>
   }
 }
 
-/** Runs until SIGINT or SIGTERM, then stops cleanly and exits. */
+/**
+ * Runs until SIGINT or SIGTERM, then stops cleanly and exits 0. A signal while
+ * starting (waiting for DATABASE_URL's server, say) ends the start at once.
+ */
 export async function runUntilSignalled(config: Config, options: RunOptions): Promise<void> {
-  const running = await run(config, options);
-  if (options.http) process.stdout.write(`Switchboard listening on ${running.url} (BASE_URL ${config.baseUrl})\n`);
-  else process.stdout.write(`Switchboard worker running; health and metrics on ${running.url}\n`);
+  const starting = new AbortController();
+  let running: Running | undefined;
   let stopping = false;
+  const exit = (code: number) =>
+    (running ? running.stop() : Promise.resolve()).then(
+      () => process.exit(code),
+      (error) => {
+        process.stderr.write(`shutdown failed: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
   const shutdown = (reason: NodeJS.Signals | Error) => {
     if (stopping) return;
     stopping = true;
@@ -177,15 +195,20 @@ export async function runUntilSignalled(config: Config, options: RunOptions): Pr
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();
-    running.stop().then(
-      () => process.exit(exitCode),
-      (error) => {
-        process.stderr.write(`shutdown failed: ${(error as Error).message}\n`);
-        process.exit(1);
-      },
-    );
+    // Still starting: run() stops what it started and returns or throws; the start's end exits.
+    if (!running) starting.abort(new Error(`${reason} received while starting`));
+    else void exit(exitCode);
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+  try {
+    running = await run(config, options, starting.signal);
+  } catch (error) {
+    if (stopping) return void exit(0);
+    throw error;
+  }
+  if (stopping) return void exit(0);
+  if (options.http) process.stdout.write(`Switchboard listening on ${running.url} (BASE_URL ${config.baseUrl})\n`);
+  else process.stdout.write(`Switchboard worker running; health and metrics on ${running.url}\n`);
   void running.gaveUp.then(shutdown);
 }

@@ -16,13 +16,20 @@ export interface CommandContext {
 }
 
 export async function withDatabase<T>(config: Config, fn: (pool: Pool) => Promise<T>): Promise<T> {
-  const database = await openDatabase(config);
-  const pool = createPool(database.url, 4);
+  let pool: Pool | undefined;
+  const database = await openDatabase(config, {
+    prepare: async (url) => {
+      pool ??= createPool(url, 4);
+      await migrate(pool);
+    },
+  }).catch(async (error: unknown) => {
+    await pool?.end();
+    throw error;
+  });
   try {
-    await migrate(pool);
-    return await fn(pool);
+    return await fn(pool!);
   } finally {
-    await pool.end();
+    await pool?.end();
     await database.stop();
   }
 }

@@ -6,22 +6,36 @@ import { reachDatabase, type DatabaseWait } from './reach-database.ts';
 
 export type Database = EmbeddedPostgres;
 
+export interface OpenOptions {
+  /** The embedded PostgreSQL's own output. */
+  log?: (line: string) => void;
+  /** serve and worker: DATABASE_URL's server is waited for while it does not answer. */
+  wait?: DatabaseWait;
+  /** serve and worker: a crashed embedded server is brought back. */
+  supervision?: Supervision;
+  /** What must reach the database before it counts as open (the migrations): retried, or reported, as reaching it is. */
+  prepare?: (url: string) => Promise<void>;
+}
+
 /**
  * DATA_DIR is checked first when anything uses it (the embedded database, a
- * generated secret.key); DATABASE_URL's server must then answer: with `wait`
- * (serve, worker) it is waited for, without it an unreachable server throws.
- * With `supervision` (serve, worker) a crashed embedded server is brought back.
+ * generated secret.key); DATABASE_URL's server must then answer, through
+ * `prepare`: with `wait` it is waited for, without it an unreachable server
+ * throws DatabaseUnreachableError.
  */
-export async function openDatabase(
-  config: Config,
-  log: (line: string) => void = () => {},
-  wait?: DatabaseWait,
-  supervision?: Supervision,
-): Promise<Database> {
+export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
   if (!config.databaseUrl || !config.secretKey) await prepareDataDir(config.dataDir);
-  if (config.databaseUrl) {
-    await reachDatabase('DATABASE_URL', config.databaseUrl, wait);
-    return { url: config.databaseUrl, stop: async () => {} };
+  const { databaseUrl } = config;
+  if (databaseUrl) {
+    await reachDatabase('DATABASE_URL', databaseUrl, options.wait, options.prepare && (() => options.prepare!(databaseUrl)));
+    return { url: databaseUrl, stop: async () => {} };
   }
-  return startEmbeddedPostgres(config.dataDir, log, undefined, supervision);
+  const database = await startEmbeddedPostgres(config.dataDir, options.log, undefined, options.supervision);
+  try {
+    await options.prepare?.(database.url);
+  } catch (error) {
+    await database.stop().catch(() => {});
+    throw error;
+  }
+  return database;
 }

@@ -31,7 +31,8 @@ export async function migrate(pool: Pool, dir = MIGRATIONS_DIR): Promise<{ appli
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {});
-        throw new Error(`migration ${name} failed: ${(error as Error).message}`);
+        // The cause keeps its code: a connection lost here is told from a broken migration.
+        throw new Error(`migration ${name} failed: ${(error as Error).message}`, { cause: error });
       }
       applied.push(name);
     }

@@ -5,6 +5,9 @@
 //     at once and then at most every 30 s; one-shot commands exit 1;
 //   - a server answers and refuses (login, unknown role, missing database, TLS):
 //     waiting will not help, so the process stops as on any bad value (exit 78).
+// A server that answers the first connection and is gone by the next (the
+// migrations') is the first case too: the work that follows the check is
+// part of reaching the database, retried or reported the same way.
 // Messages name the server's address, never the URL (it holds the password).
 import pg from 'pg';
 import { ConfigError } from '../config/config.ts';
@@ -33,6 +36,8 @@ export interface DatabaseWait {
   log: WaitLog;
   /** Called when the first attempt fails (serve and worker then answer probes until they listen). */
   onWaiting?: () => Promise<void>;
+  /** Ends the wait at once (SIGTERM while waiting): reachDatabase then throws its reason. */
+  signal?: AbortSignal;
 }
 
 const FIRST_RETRY_MS = 500;
@@ -86,20 +91,45 @@ export async function checkDatabase(variable: string, url: string): Promise<void
   }
 }
 
+/** `work`, or its abort reason as soon as `signal` is aborted (what `work` still does is left to finish unawaited). */
+async function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  signal.throwIfAborted();
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  work.catch(() => {}); // settled later, if at all: not an unhandled rejection
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * checkDatabase; with `wait`, a server that does not answer is retried with
- * backoff (0.5 s doubling to 10 s, ±20 %) until it does, and logged at once and
- * then at most every 30 s. A refusal ends the wait with its ConfigError.
+ * checkDatabase, then `then` (the migrations); with `wait`, a server that does
+ * not answer, or stops answering during `then`, is retried with backoff (0.5 s
+ * doubling to 10 s, ±20 %) until it does, and logged at once and then at most
+ * every 30 s; `then` runs again each time. Without `wait` it throws
+ * DatabaseUnreachableError. A refusal ends the wait with its ConfigError.
  */
-export async function reachDatabase(variable: string, url: string, wait?: DatabaseWait): Promise<void> {
+export async function reachDatabase(variable: string, url: string, wait?: DatabaseWait, then?: () => Promise<void>): Promise<void> {
   let since: number | undefined;
   let lastLogged: number | undefined;
   let delay = FIRST_RETRY_MS;
   for (;;) {
     try {
-      await checkDatabase(variable, url);
+      await unlessAborted(checkDatabase(variable, url), wait?.signal);
+      try {
+        await then?.();
+      } catch (error) {
+        if (!isDatabaseUnavailable(error)) throw error;
+        throw new DatabaseUnreachableError(variable, databaseAddress(url), reason(error));
+      }
       if (since !== undefined) {
         wait?.log.info({ variable, address: databaseAddress(url), waited_ms: Date.now() - since }, `${variable}: PostgreSQL answers`);
       }
@@ -118,7 +148,7 @@ export async function reachDatabase(variable: string, url: string, wait?: Databa
           `${error.message}; retrying until it answers (/healthz 200, /readyz 503 meanwhile)`,
         );
       }
-      await sleep(delay * (0.8 + Math.random() * 0.4));
+      await unlessAborted(sleep(delay * (0.8 + Math.random() * 0.4)), wait.signal);
       delay = Math.min(delay * 2, MAX_RETRY_MS);
     }
   }

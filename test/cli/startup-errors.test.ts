@@ -2,11 +2,14 @@
 // executable: every failure names its variable and what to do, within seconds;
 // HOST and DATA_DIR are checked before any database work; a DATABASE_URL whose
 // server does not answer yet makes `serve` wait (probes answer meanwhile) and
-// `migrate` exit 1; a server that refuses the login or has no such database is
-// a configuration error (exit 78).
+// `migrate` exit 1 (also when the server is gone again between the first
+// connection and the migrations); a SIGTERM during the wait exits 0 at once; a
+// server that refuses the login or has no such database is a configuration
+// error (exit 78).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import net from 'node:net';
@@ -41,6 +44,35 @@ function linesAbout(output: string, variable: string): { msg: string; variable: 
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as { msg: string; variable: string })
     .filter((line) => line.variable === variable);
+}
+
+/**
+ * A proxy on `port` of 127.0.0.1 that passes one connection to `databaseUrl`'s
+ * server (the reachability check) and then stops listening: the server is gone
+ * by the next connection (the migrations').
+ */
+async function goneAfterOneConnection(databaseUrl: string, port: number): Promise<{ passed: Promise<void> }> {
+  const target = new URL(databaseUrl);
+  let passed = () => {};
+  const server = net.createServer((client) => {
+    server.close();
+    passed();
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    client.pipe(upstream).pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { passed: new Promise<void>((resolve) => (passed = resolve)) };
+}
+
+/** `serve` or `worker` with its output collected. */
+function spawnServer(command: 'serve' | 'worker', env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [BIN, command], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const result = { child, output: '' };
+  child.stdout.on('data', (chunk) => (result.output += chunk));
+  child.stderr.on('data', (chunk) => (result.output += chunk));
+  return result;
 }
 
 async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
@@ -136,6 +168,72 @@ describe('startup errors name their variable', () => {
     assert.match(result.stderr, /^switchboard: DATABASE_URL: no PostgreSQL answers at /);
     assert.ok(result.stderr.includes(`${new URL(db.url).hostname}:${dbPort}`), result.stderr);
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+  });
+
+  test('SIGTERM while serve or worker waits for DATABASE_URL ends it at once with exit 0', async () => {
+    for (const command of ['serve', 'worker'] as const) {
+      const dbPort = await closedPort();
+      const url = withUrl(db.url, (u) => (u.port = String(dbPort)));
+      const env = baseEnv({ DATABASE_URL: url, SECRET_KEY, PORT: String(await closedPort()), WORKER_PORT: String(await closedPort()) });
+      const server = spawnServer(command, env);
+      try {
+        await waitFor(
+          'a line naming DATABASE_URL',
+          () => linesAbout(server.output, 'DATABASE_URL').length > 0 || server.child.exitCode !== null,
+        );
+        assert.equal(server.child.exitCode, null, `${command} exited:\n${server.output}`);
+        const exited = once(server.child, 'exit');
+        const signalled = Date.now();
+        server.child.kill('SIGTERM');
+        const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+        const tookMs = Date.now() - signalled;
+        assert.deepEqual({ code, signal }, { code: 0, signal: null }, `${command}:\n${server.output}`);
+        // Well within SHUTDOWN_TIMEOUT (30 s), whose end would exit 1.
+        assert.ok(tookMs < 10_000, `${command} took ${tookMs} ms to exit`);
+        assert.match(server.output, /SIGTERM received, shutting down/);
+      } finally {
+        await stopProcess({ child: server.child }, 'SIGKILL');
+      }
+    }
+  });
+
+  test('a server gone between the first connection and the migrations: migrate exits 1 naming DATABASE_URL, serve waits for it', async () => {
+    const dbPort = await closedPort();
+    const url = withUrl(db.url, (u) => (u.port = String(dbPort)));
+    const address = `${new URL(db.url).hostname}:${dbPort}`;
+    const gone = await goneAfterOneConnection(db.url, dbPort);
+    const result = await runCli(['migrate'], baseEnv({ DATABASE_URL: url, SECRET_KEY }), 60_000);
+    await gone.passed;
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /^switchboard: DATABASE_URL: no PostgreSQL answers at /);
+    assert.ok(result.stderr.includes(address), result.stderr);
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+
+    const again = await goneAfterOneConnection(db.url, dbPort);
+    const httpPort = await closedPort();
+    const server = spawnServer('serve', baseEnv({ DATABASE_URL: url, SECRET_KEY, PORT: String(httpPort), LOG_LEVEL: 'info' }));
+    let proxy: SilentProxy | undefined;
+    try {
+      await again.passed;
+      await waitFor(
+        'a line naming DATABASE_URL',
+        () => linesAbout(server.output, 'DATABASE_URL').length > 0 || server.child.exitCode !== null,
+      );
+      assert.equal(server.child.exitCode, null, `serve exited:\n${server.output}`);
+      const [line] = linesAbout(server.output, 'DATABASE_URL');
+      assert.match(line!.msg, /^DATABASE_URL: no PostgreSQL answers at /);
+      assert.ok(line!.msg.includes(address), line!.msg);
+      const base = `http://127.0.0.1:${httpPort}`;
+      assert.equal((await fetch(`${base}/healthz`)).status, 200);
+      assert.equal((await fetch(`${base}/readyz`)).status, 503);
+      // The server is back: the same process migrates and becomes ready.
+      proxy = await startSilentProxy(db.url, dbPort);
+      await waitFor('/readyz 200', async () => (await fetch(`${base}/readyz`).catch(() => undefined))?.status === 200);
+      assert.match(server.output, /Switchboard listening on http:\/\/127\.0\.0\.1:\d+/);
+    } finally {
+      await stopProcess({ child: server.child });
+      await proxy?.close();
+    }
   });
 
   test('a role the server does not know, or a database it does not have, exits 78 naming DATABASE_URL', async () => {

@@ -1,6 +1,6 @@
-import { openDatabase } from '../../db/database.ts';
+import { openDatabase, type Database } from '../../db/database.ts';
 import { migrate as applyMigrations } from '../../db/migrate.ts';
-import { createPool } from '../../db/pool.ts';
+import { createPool, type Pool } from '../../db/pool.ts';
 import type { Command } from '../command.ts';
 import { output, type CommandContext } from '../context.ts';
 
@@ -13,13 +13,20 @@ export const migrateCommand: Command = {
 };
 
 export async function migrate(ctx: CommandContext) {
-  const database = await openDatabase(ctx.config);
-  const pool = createPool(database.url, 1);
+  let pool: Pool | undefined;
+  let database: Database | undefined;
+  let applied: string[] = [];
   try {
-    const { applied } = await applyMigrations(pool);
-    output(ctx, { applied }, applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
+    // A server gone between the check and the migrations is reported as one that never answered.
+    database = await openDatabase(ctx.config, {
+      prepare: async (url) => {
+        pool ??= createPool(url, 1);
+        ({ applied } = await applyMigrations(pool));
+      },
+    });
   } finally {
-    await pool.end();
-    await database.stop();
+    await pool?.end();
+    await database?.stop();
   }
+  output(ctx, { applied }, applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
 }
