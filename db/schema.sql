@@ -781,13 +781,6 @@ AS $function$
   SELECT CASE WHEN state = 'closed' THEN 'closed' WHEN retry_at > now() THEN 'open' ELSE 'probing' END
 $function$;
 
--- Function app_client_lock_key(text)
-CREATE OR REPLACE FUNCTION public.app_client_lock_key(p_client_id text)
- RETURNS bigint
- LANGUAGE sql
- IMMUTABLE
-AS $function$ SELECT hashtextextended('switchboard.oauth_client:' || p_client_id, 0) $function$;
-
 -- Function app_current_org()
 CREATE OR REPLACE FUNCTION public.app_current_org()
  RETURNS uuid
@@ -880,17 +873,75 @@ BEGIN
 END
 $function$;
 
+-- Function app_lock(text,text)
+CREATE OR REPLACE FUNCTION public.app_lock(p_lock text, p_id text)
+ RETURNS void
+ LANGUAGE sql
+AS $function$ SELECT pg_advisory_xact_lock(app_lock_class(p_lock), app_lock_id(p_id)) $function$;
+
+-- Function app_lock(text,uuid)
+CREATE OR REPLACE FUNCTION public.app_lock(p_lock text, p_id uuid)
+ RETURNS void
+ LANGUAGE sql
+AS $function$ SELECT pg_advisory_xact_lock(app_lock_class(p_lock), app_lock_id(p_id)) $function$;
+
+-- Function app_lock_class(text)
+CREATE OR REPLACE FUNCTION public.app_lock_class(p_lock text)
+ RETURNS integer
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$ SELECT CASE p_lock
+    -- Session-level, by src/db/migrate.ts, which takes it before this
+    -- function exists and so writes the same number.
+    WHEN 'migrations' THEN x'53574d47'::int            -- "SWMG"
+    -- A subscription's claims, per subscription id (0.1.0's key too).
+    WHEN 'claim' THEN x'53574843'::int                 -- "SWHC"
+    -- An OAuth client's deletion and its rotations, per client_id.
+    WHEN 'client' THEN x'53574f43'::int                -- "SWOC"
+    -- Adding an organization's active subscriptions, per organization id.
+    WHEN 'active_subscriptions' THEN x'53574153'::int  -- "SWAS"
+    -- Marking an organization's primary location, per organization id.
+    WHEN 'primary_location' THEN x'53574c50'::int      -- "SWLP"
+    ELSE app_lock_unknown(p_lock) END $function$;
+
 -- Function app_lock_client(text)
 CREATE OR REPLACE FUNCTION public.app_lock_client(p_client_id text)
  RETURNS void
  LANGUAGE sql
-AS $function$ SELECT pg_advisory_xact_lock(app_client_lock_key(p_client_id)) $function$;
+AS $function$ SELECT app_lock('client', p_client_id) $function$;
 
 -- Function app_lock_client_shared(text)
 CREATE OR REPLACE FUNCTION public.app_lock_client_shared(p_client_id text)
  RETURNS void
  LANGUAGE sql
-AS $function$ SELECT pg_advisory_xact_lock_shared(app_client_lock_key(p_client_id)) $function$;
+AS $function$ SELECT app_lock_shared('client', p_client_id) $function$;
+
+-- Function app_lock_id(text)
+CREATE OR REPLACE FUNCTION public.app_lock_id(p_id text)
+ RETURNS integer
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$ SELECT hashtext(p_id) $function$;
+
+-- Function app_lock_id(uuid)
+CREATE OR REPLACE FUNCTION public.app_lock_id(p_id uuid)
+ RETURNS integer
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$ SELECT uuid_hash(p_id) $function$;
+
+-- Function app_lock_shared(text,text)
+CREATE OR REPLACE FUNCTION public.app_lock_shared(p_lock text, p_id text)
+ RETURNS void
+ LANGUAGE sql
+AS $function$ SELECT pg_advisory_xact_lock_shared(app_lock_class(p_lock), app_lock_id(p_id)) $function$;
+
+-- Function app_lock_unknown(text)
+CREATE OR REPLACE FUNCTION public.app_lock_unknown(p_lock text)
+ RETURNS integer
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $function$ BEGIN RAISE EXCEPTION 'no advisory lock is named %', p_lock; END $function$;
 
 -- Function app_org_locations(uuid)
 CREATE OR REPLACE FUNCTION public.app_org_locations(p_organization_id uuid)
@@ -1028,6 +1079,12 @@ BEGIN
   END LOOP;
 END
 $function$;
+
+-- Function app_try_lock(text,uuid)
+CREATE OR REPLACE FUNCTION public.app_try_lock(p_lock text, p_id uuid)
+ RETURNS boolean
+ LANGUAGE sql
+AS $function$ SELECT pg_try_advisory_xact_lock(app_lock_class(p_lock), app_lock_id(p_id)) $function$;
 
 -- Function locations_touch_updated_at()
 CREATE OR REPLACE FUNCTION public.locations_touch_updated_at()

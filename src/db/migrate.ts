@@ -4,10 +4,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MIGRATIONS_LOCK } from './advisory-locks.ts';
 import type { Pool } from './pool.ts';
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
-const LOCK_KEY = 7_340_001; // arbitrary, constant for this application
 
 export async function listMigrations(dir = MIGRATIONS_DIR): Promise<string[]> {
   return (await readdir(dir)).filter((name) => /^\d+_[\w-]+\.sql$/.test(name)).sort();
@@ -17,7 +17,7 @@ export async function migrate(pool: Pool, dir = MIGRATIONS_DIR): Promise<{ appli
   const client = await pool.connect();
   const applied: string[] = [];
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
+    await client.query('SELECT pg_advisory_lock($1, $2)', [...MIGRATIONS_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Set((await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
@@ -37,7 +37,7 @@ export async function migrate(pool: Pool, dir = MIGRATIONS_DIR): Promise<{ appli
       applied.push(name);
     }
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => {});
+    await client.query('SELECT pg_advisory_unlock($1, $2)', [...MIGRATIONS_LOCK]).catch(() => {});
     client.release();
   }
   return { applied };

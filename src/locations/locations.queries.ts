@@ -2,6 +2,7 @@
 // security limits each statement to the organization of the transaction, and
 // new rows take that organization from app_current_org().
 import type { ActiveSession } from '../auth/sessions.queries.ts';
+import { lockSql } from '../db/advisory-locks.ts';
 import { patchAssignments } from '../db/patch.queries.ts';
 import type { Queryable } from '../db/pool.ts';
 import { LOCATION_FIELDS, type Location } from './locations.schemas.ts';
@@ -92,7 +93,7 @@ export async function clearPrimary(db: Queryable, keepId: string | null): Promis
  * primary the previous one committed.
  */
 export async function lockPrimary(db: Queryable): Promise<void> {
-  await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('switchboard.locations.primary:' || app_current_org()::text, 0))`);
+  await db.query(`SELECT ${lockSql('primary_location', 'app_current_org()')}`);
 }
 
 export async function deleteLocation(db: Queryable, id: string): Promise<boolean> {

@@ -15,12 +15,13 @@
 // that is the lock a deletion and a grant's stop (FOR UPDATE, in id order)
 // wait for, so a stop that has committed is never followed by an attempt
 // that a claim leased before it.
-
-/** The first key of the lock pair, naming this kind of lock (any constant no other advisory lock of the database uses). */
-const CLAIM_LOCK_CLASS = 0x5357_4843; // "SWHC"
+//
+// Its key is the advisory locks' scheme (db/advisory-locks.ts), and the same
+// as 0.1.0's: (0x53574843 "SWHC", uuid_hash(subscription id)).
+import { lockSql, tryLockSql } from '../db/advisory-locks.ts';
 
 /** SQL: takes the claim lock of the subscription `id` (a uuid expression) if free, true if taken; never waits. */
-export const tryClaimLock = (id: string): string => `pg_try_advisory_xact_lock(${CLAIM_LOCK_CLASS}, uuid_hash(${id}))`;
+export const tryClaimLock = (id: string): string => tryLockSql('claim', id);
 
 /** SQL: takes the claim lock of the subscription `id`, waiting for a claim that holds it to end. */
-export const waitClaimLock = (id: string): string => `pg_advisory_xact_lock(${CLAIM_LOCK_CLASS}, uuid_hash(${id}))`;
+export const waitClaimLock = (id: string): string => lockSql('claim', id);

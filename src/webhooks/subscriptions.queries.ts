@@ -3,6 +3,7 @@
 // `clientId` narrows a query to one OAuth client's subscriptions; undefined
 // means every subscription of the organization (an x-user-token caller).
 import type { Queryable } from '../db/pool.ts';
+import { lockSql } from '../db/advisory-locks.ts';
 import { waitClaimLock } from './claim-lock.ts';
 
 export type SubscriptionStatus = 'active' | 'disabled';
@@ -94,7 +95,7 @@ export async function upsertSubscription(
  * see room. Removing and disabling make room without it.
  */
 export async function lockActiveSubscriptions(db: Queryable): Promise<void> {
-  await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('switchboard.webhooks.active:' || app_current_org()::text, 0))`);
+  await db.query(`SELECT ${lockSql('active_subscriptions', 'app_current_org()')}`);
 }
 
 /** The current organization's active subscriptions (every client's). */
