@@ -17,15 +17,35 @@ export async function handBackLeases(
   if (claims.length === 0) return [];
   const query: DeadlineQueryConfig = {
     query_timeout: deadlineMs,
-    // The delivery first, then its lease (webhook_delivery_leases). A lease's attempt
-    // is its delivery's attempts + 1 until a claim that took it over (after
-    // it ran out) counted it: re-checked on the delivery's newest version,
-    // the test fails then, and that claim's lease is left alone.
-    text: `WITH released AS (
+    // In the order every writer takes a subscription's rows
+    // (docs/delivery-engine.md, "Locks"): the subscriptions first, FOR KEY
+    // SHARE in id order, so a deletion or a grant's stop, which holds its
+    // subscriptions FOR UPDATE before their deliveries, ends before this
+    // touches a delivery, or waits for it. Then the deliveries, skipping one
+    // another statement is writing: an outcome being recorded for it (the same
+    // attempt, finished as the drain ended) releases its lease itself, and the
+    // record waits for the rows held here; waiting both ways, in whatever
+    // order each statement met the rows, they deadlocked. Then each delivery
+    // before its lease. A lease's attempt is its delivery's attempts + 1 until
+    // a claim that took it over (after it ran out) counted it: re-checked on
+    // the delivery's newest version, the test fails then, and that claim's
+    // lease is left alone.
+    text: `WITH subscribed AS MATERIALIZED (
+       SELECT s.id FROM webhook_subscriptions s
+        WHERE s.id = ANY (ARRAY(SELECT d.subscription_id FROM webhook_deliveries d WHERE d.id = ANY ($1::uuid[])))
+        ORDER BY s.id
+          FOR KEY SHARE OF s
+     ), held AS MATERIALIZED (
+       SELECT d.id FROM webhook_deliveries d
+        WHERE d.id = ANY ($1::uuid[]) AND d.subscription_id = ANY (ARRAY(SELECT subscribed.id FROM subscribed))
+        ORDER BY d.id
+          FOR NO KEY UPDATE OF d SKIP LOCKED
+     ), released AS (
        UPDATE webhook_deliveries d
           SET next_attempt_at = now(), attempts = d.attempts + 1, updated_at = now()
          FROM unnest($1::uuid[], $2::uuid[]) AS c(id, lease_token), webhook_delivery_leases l
-        WHERE d.id = c.id AND l.delivery_id = d.id AND l.token = c.lease_token AND l.attempt = d.attempts + 1
+        WHERE d.id = c.id AND d.id = ANY (ARRAY(SELECT held.id FROM held))
+          AND l.delivery_id = d.id AND l.token = c.lease_token AND l.attempt = d.attempts + 1
           AND d.status = 'pending'
        RETURNING d.id, d.organization_id, d.subscription_id, l.attempt, l.started_at
      ), unleased AS (
