@@ -1,18 +1,21 @@
 // The calls pages (docs/interface.md §14): the organization's calls, newest first, and
-// one call in full with its webhook deliveries. Read-only; through the calls
-// and deliveries services.
+// one call in full with its webhook deliveries and Redeliver. Through the
+// calls and deliveries services.
 import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
 import { callCsvLine, CALLS_CSV_HEADER, csvLine } from '../calls/calls-csv.ts';
+import * as errors from '../errors.ts';
 import { getCall, listAgents, listCallsPage, streamCalls } from '../calls/calls.service.ts';
 import { listDeliveriesOfCall } from '../webhooks/deliveries.service.ts';
 import { parseCallFilters } from './call-filters.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import type { Csrf } from '../crypto/csrf.ts';
-import { isUuid, pathId } from './forms.ts';
+import { getVisibleSubscription, type SubscriptionView } from '../webhooks/subscriptions.service.ts';
+import { isUuid, noticeFor, pathId } from './forms.ts';
 import { sendPage } from './layout.ts';
 import { callPage } from './pages/call.page.ts';
 import { callsPage } from './pages/calls.page.ts';
+import { REDELIVER_PROBLEMS, REDELIVERED_NOTICE, redeliverRoute } from './redeliver-route.ts';
 import { sectionAccess } from './signed-in.ts';
 
 export const CALLS_PER_PAGE = 25;
@@ -26,7 +29,8 @@ export function pageCursor(value: unknown): string | undefined {
 
 export function callPages(csrf: Csrf) {
   return async function registerCallPages(app: FastifyInstance) {
-    const { page } = sectionAccess(csrf, 'calls');
+    const access = sectionAccess(csrf, 'calls');
+    const { page } = access;
     const hide = { schema: { hide: true } };
     const agentNames = async (organizationId: string) => new Map((await listAgents(app.db, organizationId)).map((a) => [a.id, a.name]));
 
@@ -80,13 +84,44 @@ export function callPages(csrf: Csrf) {
         .send(Readable.from(lines()));
     });
 
-    app.get<{ Params: { id: string } }>('/ui/calls/:id', hide, async (request, reply) => {
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
-      const call = await getCall(app.db, ctx.organizationId, pathId(request.params.id, 'call'));
-      const agentName = call.agent_id ? (await agentNames(ctx.organizationId)).get(call.agent_id) : undefined;
-      const deliveries = await listDeliveriesOfCall(app.db, ctx.principal, call.id);
-      return sendPage(reply, 200, callPage({ nav: ctx.nav, call, agentName, deliveries }));
-    });
+    app.get<{ Params: { id: string }; Querystring: { done?: unknown; problem?: unknown } }>(
+      '/ui/calls/:id',
+      hide,
+      async (request, reply) => {
+        const ctx = await page(request, reply);
+        if (!ctx) return reply;
+        const call = await getCall(app.db, ctx.organizationId, pathId(request.params.id, 'call'));
+        const agentName = call.agent_id ? (await agentNames(ctx.organizationId)).get(call.agent_id) : undefined;
+        const deliveries = await listDeliveriesOfCall(app.db, ctx.principal, call.id);
+        // A disabled subscription's reason says what to do before its delivery can be sent again.
+        const disabled = new Map<string, SubscriptionView>();
+        for (const d of deliveries) {
+          if (d.not_redeliverable !== 'subscription_disabled' || disabled.has(d.subscription_id)) continue;
+          try {
+            disabled.set(d.subscription_id, await getVisibleSubscription(app.db, ctx.principal, d.subscription_id));
+          } catch (error) {
+            // Deleted since the list was read (its deliveries with it): the row says only that it is disabled.
+            if (!(error instanceof errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND)) throw error;
+          }
+        }
+        const message = noticeFor(REDELIVERED_NOTICE, request.query.done);
+        const problem = noticeFor(REDELIVER_PROBLEMS, request.query.problem);
+        return sendPage(
+          reply,
+          200,
+          callPage({
+            nav: ctx.nav,
+            call,
+            agentName,
+            deliveries,
+            disabled,
+            ...(message ? { notice: message } : {}),
+            ...(problem ? { problem } : {}),
+          }),
+        );
+      },
+    );
+
+    redeliverRoute(app, { base: '/ui/calls', what: 'call', access });
   };
 }

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import * as errors from '../errors.ts';
 import { findClient } from '../oauth/clients.service.ts';
-import { listDeliveriesPage, redeliver } from '../webhooks/deliveries.service.ts';
+import { listDeliveriesPage } from '../webhooks/deliveries.service.ts';
 import { deliveryHealth } from '../webhooks/delivery-health.service.ts';
 import { recoverFailedDeliveries, recoverSinceProblem } from '../webhooks/recovery.service.ts';
 import {
@@ -23,6 +23,7 @@ import { sendPage } from './layout.ts';
 import { webhookPage } from './pages/webhook.page.ts';
 import { webhooksPage } from './pages/webhooks.page.ts';
 import { deleteRecordRoutes } from './record-routes.ts';
+import { REDELIVER_PROBLEMS, REDELIVERED_NOTICE, redeliverRoute } from './redeliver-route.ts';
 import { sectionAccess } from './signed-in.ts';
 
 /** Deliveries per page of a subscription's log, each with its attempts. */
@@ -30,13 +31,11 @@ export const DELIVERIES_PER_PAGE = 20;
 const NOTICES = {
   deleted: 'Subscription deleted. Its pending deliveries will not be sent.',
   enabled: 'Subscription re-enabled. Its paused deliveries are being sent.',
-  redelivered: 'Delivery queued: it is sent again now, with the same X-Delivery-Id.',
+  ...REDELIVERED_NOTICE,
 };
 const PROBLEMS = {
-  in_flight: 'That delivery is being sent right now. Reload in a moment to see the attempt, then redeliver if needed.',
-  disabled: 'The subscription is disabled: re-enable it first.',
+  ...REDELIVER_PROBLEMS,
   grant_ended: "The app's access this subscription was made under has ended: connect the app again; it subscribes anew.",
-  access_ended: "That delivery was dropped when the app's access ended: it is never sent, even after the app connects again.",
   limit: 'The organization already has as many active subscriptions as it may: delete one to make room, then re-enable this one.',
 };
 /** Why a recover time was refused, shown beside the field (fixed texts chosen by a code). */
@@ -144,26 +143,7 @@ export function webhookPages(csrf: Csrf) {
       return reply.redirect(`/ui/webhooks/${subscriptionId}?done=enabled`, 303);
     });
 
-    app.post<{ Params: { id: string; deliveryId: string }; Body: FormBody }>(
-      '/ui/webhooks/:id/deliveries/:deliveryId/redeliver',
-      hide,
-      async (request, reply) => {
-        const ctx = await form(request, reply);
-        if (!ctx) return reply;
-        const subscriptionId = pathId(request.params.id, 'subscription');
-        const back = `/ui/webhooks/${subscriptionId}`;
-        try {
-          await redeliver(app.db, ctx.principal, pathId(request.params.deliveryId, 'delivery'));
-        } catch (error) {
-          // States of the delivery, not mistakes: said on the page the user came from.
-          if (error instanceof errors.WEBHOOK_DELIVERY_ACCESS_ENDED) return reply.redirect(`${back}?problem=access_ended`, 303);
-          if (error instanceof errors.WEBHOOK_DELIVERY_IN_FLIGHT) return reply.redirect(`${back}?problem=in_flight`, 303);
-          if (error instanceof errors.WEBHOOK_SUBSCRIPTION_DISABLED) return reply.redirect(`${back}?problem=disabled`, 303);
-          throw error;
-        }
-        return reply.redirect(`${back}?done=redelivered`, 303);
-      },
-    );
+    redeliverRoute(app, { base: '/ui/webhooks', what: 'subscription', access });
 
     app.post<{ Params: { id: string }; Body: FormBody }>('/ui/webhooks/:id/recover', hide, async (request, reply) => {
       const ctx = await form(request, reply);

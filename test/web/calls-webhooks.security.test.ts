@@ -45,7 +45,7 @@ describe('calls and webhook pages: access, CSRF and organization boundaries', ()
   test("another organization's call, subscription and delivery are the 404 page, and stay untouched", async () => {
     const call = await completeCall(t, theirs.member, { summary: 'Their confidential call' });
     const hook = await subscribeHook(t, theirs, { hookUrl: 'https://127.0.0.1:9/theirs' });
-    await completeCall(t, theirs.member);
+    const delivered = await completeCall(t, theirs.member);
     const [delivery] = await deliveriesOf(t, hook.id);
     await t.db.pool.query("UPDATE webhook_subscriptions SET status = 'disabled', disabled_at = now() WHERE id = $1", [hook.id]);
     const agent = await signedInAgent(t.url, mine.member.email);
@@ -58,6 +58,7 @@ describe('calls and webhook pages: access, CSRF and organization boundaries', ()
       ['POST', `/ui/webhooks/${hook.id}/enable`],
       ['POST', `/ui/webhooks/${hook.id}/delete`],
       ['POST', `/ui/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`],
+      ['POST', `/ui/calls/${delivered.id}/deliveries/${delivery!.id}/redeliver`],
       ['POST', `/ui/webhooks/${hook.id}/recover`],
     ];
     for (const [method, path] of requests) {
@@ -89,7 +90,7 @@ describe('calls and webhook pages: access, CSRF and organization boundaries', ()
 
   test("re-enable, delete, redeliver and recover need this browser's CSRF token", async () => {
     const hook = await subscribeHook(t, mine, { hookUrl: 'https://127.0.0.1:9/csrf' });
-    await completeCall(t, mine.member);
+    const call = await completeCall(t, mine.member);
     const [delivery] = await deliveriesOf(t, hook.id);
     await t.db.pool.query("UPDATE webhook_subscriptions SET status = 'disabled', disabled_at = now() WHERE id = $1", [hook.id]);
     const agent = await signedInAgent(t.url, mine.member.email);
@@ -98,6 +99,7 @@ describe('calls and webhook pages: access, CSRF and organization boundaries', ()
       `/ui/webhooks/${hook.id}/enable`,
       `/ui/webhooks/${hook.id}/delete`,
       `/ui/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`,
+      `/ui/calls/${call.id}/deliveries/${delivery!.id}/redeliver`,
       `/ui/webhooks/${hook.id}/recover`,
     ]) {
       const res = await agent.post(path, { since: new Date(Date.now() - 3_600_000).toISOString().slice(0, 16) });
@@ -106,13 +108,14 @@ describe('calls and webhook pages: access, CSRF and organization boundaries', ()
     assert.deepEqual(await snapshot(), before);
   });
 
-  test('redelivering while disabled, or while an attempt is in flight, says so on the subscription page', async () => {
+  test('redelivering while disabled, or while an attempt is in flight, says so on the subscription page and the call page', async () => {
     const hook = await subscribeHook(t, mine, { hookUrl: 'https://127.0.0.1:9/busy' });
-    await completeCall(t, mine.member);
+    const call = await completeCall(t, mine.member);
     const [delivery] = await deliveriesOf(t, hook.id);
     const agent = await signedInAgent(t.url, mine.member.email);
     const csrf = await csrfToken(agent);
     const redeliver = `/ui/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`;
+    const fromCall = `/ui/calls/${call.id}/deliveries/${delivery!.id}/redeliver`;
 
     // A worker holds the delivery's lease: an attempt is on the wire.
     await t.db.pool.query(
@@ -125,12 +128,21 @@ describe('calls and webhook pages: access, CSRF and organization boundaries', ()
     assert.equal(busy.status, 303);
     assert.equal(busy.location, `/ui/webhooks/${hook.id}?problem=in_flight`);
     assert.match((await agent.get(busy.location!)).body, /being sent right now/);
+    const busyFromCall = await agent.post(fromCall, { csrf });
+    assert.equal(busyFromCall.location, `/ui/calls/${call.id}?problem=in_flight`);
+    assert.match((await agent.get(busyFromCall.location!)).body, /<p class="error" role="alert">That delivery is being sent right now/);
 
     await t.db.pool.query('DELETE FROM webhook_delivery_leases WHERE delivery_id = $1', [delivery!.id]);
     await t.db.pool.query("UPDATE webhook_subscriptions SET status = 'disabled', disabled_at = now() WHERE id = $1", [hook.id]);
     const disabled = await agent.post(redeliver, { csrf });
     assert.equal(disabled.location, `/ui/webhooks/${hook.id}?problem=disabled`);
     assert.match((await agent.get(disabled.location!)).body, /re-enable it first/);
+    const disabledFromCall = await agent.post(fromCall, { csrf });
+    assert.equal(disabledFromCall.location, `/ui/calls/${call.id}?problem=disabled`);
+    assert.match(
+      (await agent.get(disabledFromCall.location!)).body,
+      /<p class="error" role="alert">The subscription is disabled: re-enable it first/,
+    );
   });
 
   test('a delivery not attempted yet is listed on its subscription page and its call page, and says why it cannot be redelivered', async () => {

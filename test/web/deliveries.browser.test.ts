@@ -1,6 +1,6 @@
 // Deliveries as a person sees them: a call's page lists where its event went,
-// and a subscription's page groups the attempts by delivery, each delivery
-// with Redeliver or a line saying why it cannot be redelivered. Real
+// and a subscription's page groups the attempts by delivery; on both each
+// delivery has Redeliver or a line saying why it cannot be redelivered. Real
 // deliveries by a real worker to a real HTTPS target, in headless Chromium.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -98,6 +98,55 @@ describe('deliveries on the call and subscription pages, in headless Chromium', 
     await context.close();
   });
 
+  test("a call's page has Redeliver on each delivery that may be sent again, or says why not; a tap queues the delivery again", async () => {
+    const org = await connectPlatform(t);
+    const ok = await subscribeHook(t, org, { hookUrl: `${rig.target.url}/ok/redeliver` });
+    const failing = await subscribeHook(t, org, { hookUrl: `${rig.target.url}/failing/redeliver` });
+    const busy = await subscribeHook(t, org, { hookUrl: `${rig.target.url}/failing/busy` });
+    const call = await completeCall(t, org.member);
+    await Promise.all([settled(t, ok.id, 1), settled(t, failing.id, 1), settled(t, busy.id, 1)]);
+    const busyDelivery = (await deliveriesOf(t, busy.id))[0]!;
+    await retryInAnHour(busyDelivery.id);
+    await lease(busyDelivery.id);
+
+    const { context, page } = await signedInBrowser(browser, t.url, org.member.email);
+    await page.goto(`${t.url}/ui/calls/${call.id}`);
+    const rows = page.locator('section[aria-labelledby=deliveries-title] tbody tr');
+    const row = (hook: { id: string }) => rows.filter({ has: page.locator(`a[href="/ui/webhooks/${hook.id}"]`) });
+    for (const hook of [ok, failing, busy]) {
+      const actions = (await row(hook).locator('button:has-text("Redeliver")').count()) + (await row(hook).locator('p.cannot').count());
+      assert.equal(actions, 1, `${hook.id}: Redeliver or why not`);
+    }
+    assert.equal(await row(ok).locator('button:has-text("Redeliver")').count(), 1, 'a delivered one may be sent again');
+    assert.equal(await row(busy).locator('p.cannot').textContent(), "Can't redeliver yet: it is being sent right now. Reload in a moment.");
+
+    // The failing target recovers; Redeliver sends its delivery again, now.
+    const failed = (await deliveriesOf(t, failing.id))[0]!;
+    assert.equal(failed.status, 'failed');
+    rig.target.respond((request) =>
+      request.url.startsWith('/failing') && request.url !== '/failing/redeliver'
+        ? { status: 503, body: 'down for maintenance' }
+        : { status: 200, body: 'ok' },
+    );
+    try {
+      await row(failing).locator('button:has-text("Redeliver")').click();
+      await page.waitForURL(new RegExp(`/ui/calls/${call.id}\\?done=redelivered$`));
+      assert.equal(await page.locator('.notice').textContent(), 'Delivery queued: it is sent again now, with the same X-Delivery-Id.');
+      const [again] = await settled(t, failing.id, 1);
+      assert.equal(again!.id, failed.id, 'the same delivery');
+      assert.equal(again!.status, 'succeeded');
+      assert.equal(again!.attempts, 4, 'its three attempts, then the one Redeliver queued');
+    } finally {
+      rig.target.respond((request) =>
+        request.url.startsWith('/failing') ? { status: 503, body: 'down for maintenance' } : { status: 200, body: 'ok' },
+      );
+    }
+    await page.reload();
+    assert.match((await row(failing).textContent()) ?? '', /Delivered\s*4\s*[\d-]+ [\d:]+ UTC\s*HTTP 200/);
+    await screenshot(page, 'call-redelivered');
+    await context.close();
+  });
+
   test("a subscription's attempts are grouped by delivery, each delivery with Redeliver or why it can't be", async () => {
     const org = await connectPlatform(t);
     const hook = await subscribeHook(t, org, { hookUrl: `${rig.target.url}/failing/grouped` });
@@ -162,6 +211,16 @@ describe('deliveries on the call and subscription pages, in headless Chromium', 
     }
     await page.goto(`${t.url}/ui/calls/${busyCall.id}`);
     assert.match(await text(page, 'section[aria-labelledby=deliveries-title] tbody tr'), /Dropped\s*never sent: the app's access ended/);
+    assert.equal(
+      await page.locator('section[aria-labelledby=deliveries-title] tbody tr p.cannot').textContent(),
+      "Can't redeliver: it was dropped when the app's access ended, and is never sent.",
+    );
+    // A call's page says why as the subscription's does.
+    await page.goto(`${t.url}/ui/calls/${calls[0]!.id}`);
+    assert.equal(
+      await page.locator('section[aria-labelledby=deliveries-title] tbody tr p.cannot').textContent(),
+      "Can't redeliver: the subscription is disabled (the app's access was revoked); the app must connect again and subscribe.",
+    );
     await context.close();
   });
 });

@@ -3,7 +3,9 @@ import type { DeliveryLine } from '../../webhooks/deliveries.service.ts';
 import { html } from '../html.ts';
 import { layout, type Navigation } from '../layout.ts';
 import { callStatusBadge } from './calls.page.ts';
-import { deliveryBadge, deliveryNext } from './delivery.ts';
+import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
+import { deliveryBadge, deliveryNext, disabledRedeliver, redeliverControl } from './delivery.ts';
+import { notice } from './fields.ts';
 import { dash, formatDuration, formatTime } from './format.ts';
 
 function lastAttempt(d: DeliveryLine) {
@@ -13,8 +15,20 @@ function lastAttempt(d: DeliveryLine) {
   return html`${formatTime(last.attempted_at)}${answer ? html`<br><span class="muted">${answer}</span>` : ''}`;
 }
 
-/** Where the call.completed event went: one row per subscription, each linking to its delivery log. */
-function deliveries(call: CallView, list: DeliveryLine[]) {
+export interface CallPageInput {
+  nav: Navigation;
+  call: CallView;
+  agentName: string | undefined;
+  deliveries: DeliveryLine[];
+  /** The subscriptions of the deliveries that cannot be redelivered because it is disabled: why, and what to do. */
+  disabled: Map<string, SubscriptionView>;
+  notice?: string;
+  problem?: string;
+}
+
+/** Where the call.completed event went: one row per subscription, each linking to its delivery log, with Redeliver or why not. */
+function deliveries(input: CallPageInput) {
+  const { call, deliveries: list } = input;
   if (list.length === 0)
     return html`<p class="muted">${
       call.status === 'completed'
@@ -23,18 +37,24 @@ function deliveries(call: CallView, list: DeliveryLine[]) {
     }</p>`;
   const rows = list.map((d) => {
     const next = deliveryNext(d);
+    const subscription = input.disabled.get(d.subscription_id);
     return html`<tr>
       <td class="wrap" data-label="Sent to"><a href="/ui/webhooks/${d.subscription_id}">${d.callback_url}</a></td>
       <td data-label="Status">${deliveryBadge(d)}${next ? html`<br><span class="muted">${next}</span>` : ''}</td>
       <td class="num" data-label="Attempts">${d.attempts}</td>
       <td data-label="Last attempt">${lastAttempt(d)}</td>
+      <td class="row-actions">${redeliverControl(d, {
+        action: `/ui/calls/${call.id}/deliveries/${d.id}/redeliver`,
+        csrf: input.nav.csrf,
+        disabled: subscription ? disabledRedeliver(subscription) : 'the subscription is disabled.',
+      })}</td>
     </tr>`;
   });
-  return html`<table class="stack deliveries"><thead><tr><th>Sent to</th><th>Status</th><th class="num">Attempts</th><th>Last attempt</th></tr></thead><tbody>${rows}</tbody></table>
-  <p class="muted">Open a subscription for every attempt of its delivery, and to redeliver.</p>`;
+  return html`<table class="stack deliveries"><thead><tr><th>Sent to</th><th>Status</th><th class="num">Attempts</th><th>Last attempt</th><th><span class="visually-hidden">Redeliver</span></th></tr></thead><tbody>${rows}</tbody></table>
+  <p class="muted">Open a subscription for every attempt of its delivery.</p>`;
 }
 
-export function callPage(input: { nav: Navigation; call: CallView; agentName: string | undefined; deliveries: DeliveryLine[] }) {
+export function callPage(input: CallPageInput) {
   const { call } = input;
   return layout({
     title: `Call ${formatTime(call.created_at)}`,
@@ -44,6 +64,8 @@ export function callPage(input: { nav: Navigation; call: CallView; agentName: st
   <h1>Call of ${formatTime(call.created_at)} ${callStatusBadge(call)}</h1>
   <a href="/ui/calls">All calls</a>
 </div>
+${notice(input.notice)}
+${input.problem ? html`<p class="error" role="alert">${input.problem}</p>` : ''}
 <div class="card">
   <dl class="facts">
     <dt>Agent</dt><dd>${call.agent_id ? (input.agentName ?? 'Unknown agent') : dash}</dd>
@@ -59,7 +81,7 @@ export function callPage(input: { nav: Navigation; call: CallView; agentName: st
 </div>
 <section class="card" aria-labelledby="deliveries-title">
   <h2 id="deliveries-title">Webhook deliveries</h2>
-  ${deliveries(call, input.deliveries)}
+  ${deliveries(input)}
 </section>`,
   });
 }

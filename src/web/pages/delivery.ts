@@ -2,9 +2,11 @@
 // in words, when it is tried next, and Redeliver, or why it cannot be
 // redelivered now (the refusals of redeliver, deliveries.service.ts).
 import type { DeliveryLine } from '../../webhooks/deliveries.service.ts';
+import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { html } from '../html.ts';
 import { postButton } from './fields.ts';
 import { formatTime } from './format.ts';
+import { canReenable, disabledBecause } from './webhooks.page.ts';
 
 /** The delivery's state as a badge. */
 export function deliveryBadge(d: DeliveryLine) {
@@ -31,6 +33,13 @@ const CANNOT_REDELIVER = {
   access_ended: "Can't redeliver: it was dropped when the app's access ended, and is never sent.",
   in_flight: "Can't redeliver yet: it is being sent right now. Reload in a moment.",
 };
+
+/** Why a disabled subscription's deliveries cannot be redelivered, and what to do. */
+export function disabledRedeliver(s: SubscriptionView): string {
+  return canReenable(s)
+    ? 'the subscription is disabled; re-enable it first.'
+    : `the subscription is disabled (${disabledBecause(s)}); the app must connect again and subscribe.`;
+}
 
 /**
  * Redeliver, or a line saying why not: the delivery was dropped, is being

@@ -3,7 +3,7 @@ import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { html } from '../html.ts';
 import { layout, type Navigation } from '../layout.ts';
 import { circuitFacts } from './circuit.ts';
-import { deliveryBadge, deliveryNext, redeliverControl } from './delivery.ts';
+import { deliveryBadge, deliveryNext, disabledRedeliver, redeliverControl } from './delivery.ts';
 import { notice, postButton } from './fields.ts';
 import { dash, excerpt, formatTime } from './format.ts';
 import { canReenable, disabledBecause, subscriptionStatus } from './webhooks.page.ts';
@@ -56,13 +56,6 @@ function attemptRow(a: AttemptView) {
       <td class="wrap" data-label="Error">${a.error ? html`<code>${a.error}</code>${a.error_message ? html`<br><span class="muted">${a.error_message}</span>` : ''}` : dash}</td>
       <td class="wrap" data-label="Response">${response(a)}</td>
     </tr>`;
-}
-
-/** Why a disabled subscription's deliveries cannot be redelivered, and what to do. */
-function disabledRedeliver(s: SubscriptionView): string {
-  return canReenable(s)
-    ? 'the subscription is disabled; re-enable it first.'
-    : `the subscription is disabled (${disabledBecause(s)}); the app must connect again and subscribe.`;
 }
 
 /** One delivery: a heading row (its call, state, next retry, Redeliver or why not), then its attempts, newest first. */
