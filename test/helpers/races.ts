@@ -20,7 +20,7 @@ export interface RaceOptions {
   maxMs: number;
   /**
    * …unless some side has done fewer than this many rounds (default 20): then
-   * every side goes on until each has, or `hardMaxMs` (default 30 s) has
+   * every side goes on until each has, or `hardMaxMs` (default 45 s) has
    * passed. An idle machine runs hundreds of rounds in `maxMs`; a loaded one
    * still races the sides this many times instead of a handful.
    */
@@ -28,17 +28,27 @@ export interface RaceOptions {
   hardMaxMs?: number;
 }
 
+/** When one round of a side began and ended (performance.now(), ms). */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/** How many rounds each side did (the array), and when each of its rounds ran (`spans[side]`, in order). */
+export type Raced = number[] & { spans: Span[][] };
+
 /**
  * Runs every side concurrently; each side loops on its own (round = 0, 1, …)
- * within the bounds of `options`. Resolves to how many rounds each side did;
- * rejects with the first error a side throws (the other sides stop at their
- * next round).
+ * within the bounds of `options`. Resolves to how many rounds each side did,
+ * with when each round ran; rejects with the first error a side throws (the
+ * other sides stop at their next round).
  */
-export async function race(options: RaceOptions, ...sides: ((round: number) => Promise<unknown>)[]): Promise<number[]> {
+export async function race(options: RaceOptions, ...sides: ((round: number) => Promise<unknown>)[]): Promise<Raced> {
   const started = Date.now();
   const minRounds = Math.min(options.minRounds ?? 20, options.rounds);
-  const hardMaxMs = Math.max(options.hardMaxMs ?? 30_000, options.maxMs);
+  const hardMaxMs = Math.max(options.hardMaxMs ?? 45_000, options.maxMs);
   const done = sides.map(() => 0);
+  const spans: Span[][] = sides.map(() => []);
   let failed = false;
   const goOn = (round: number) => {
     if (failed || round >= options.rounds) return false;
@@ -46,12 +56,14 @@ export async function race(options: RaceOptions, ...sides: ((round: number) => P
     if (elapsed < options.maxMs) return true;
     return elapsed < hardMaxMs && Math.min(...done) < minRounds;
   };
-  return Promise.all(
+  const rounds = await Promise.all(
     sides.map(async (side, index) => {
       let round = 0;
       try {
         while (goOn(round)) {
+          const start = performance.now();
           await side(round++);
+          spans[index]!.push({ start, end: performance.now() });
           done[index] = round;
         }
       } catch (error) {
@@ -61,6 +73,7 @@ export async function race(options: RaceOptions, ...sides: ((round: number) => P
       return round;
     }),
   );
+  return Object.assign(rounds, { spans });
 }
 
 /** The captured log lines at level error (50) or above. */
@@ -183,14 +196,24 @@ export async function withRaceRig(
   }
 }
 
-/** pg_stat_database.deadlocks of a database, once no backend is connected to it (each reports as it exits). */
-async function deadlocksOf(database: string): Promise<number> {
-  const deadline = Date.now() + 10_000;
+/**
+ * pg_stat_database.deadlocks of a database, once no backend is connected to
+ * it (each reports its statistics as it exits): read earlier, a backend still
+ * connected may not have reported the deadlock it lost, so a database whose
+ * connections do not all end within 30 s fails instead.
+ */
+export async function deadlocksOf(database: string): Promise<number> {
+  const deadline = Date.now() + 30_000;
   for (;;) {
-    const {
-      rows: [connected],
-    } = await adminQuery('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [database]);
-    if (connected.n === 0 || Date.now() > deadline) break;
+    const { rows } = await adminQuery(
+      'SELECT pid, application_name, state, left(query, 80) AS query FROM pg_stat_activity WHERE datname = $1',
+      [database],
+    );
+    if (rows.length === 0) break;
+    if (Date.now() > deadline)
+      throw new Error(
+        `${rows.length} connection(s) to ${database} still open after 30 s, so its deadlocks are unknown: ${JSON.stringify(rows)}`,
+      );
     await pause(50);
   }
   const {
@@ -201,7 +224,7 @@ async function deadlocksOf(database: string): Promise<number> {
 
 /** Resolves once some statement on the database of `pool` waits for a lock. */
 export async function waitForLockWait(pool: Pool): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const {
       rows: [waiting],
@@ -209,19 +232,62 @@ export async function waitForLockWait(pool: Pool): Promise<void> {
       "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
     );
     if (waiting!.n > 0) return;
-    if (Date.now() > deadline) throw new Error('no statement waited for a lock within 10 s');
+    if (Date.now() > deadline) throw new Error('no statement waited for a lock within 30 s');
     await pause(10);
   }
 }
 
 /**
- * Both sides really ran beside each other: each did a few rounds. (On an idle
- * machine they do hundreds; the bound is low because a loaded machine does
- * far fewer in the same time, and the invariants, not the count, are the test.)
+ * Resolves once a statement on the database of `pool` waits for a lock that
+ * the backend `blocker` holds (pg_blocking_pids): the wait itself, seen in
+ * PostgreSQL, not inferred from time passing.
  */
-export function assertRaced(rounds: number[], atLeast = 2): void {
+export async function waitForBlockedBy(pool: Pool, blocker: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const {
+      rows: [waiting],
+    } = await pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND $1 = ANY (pg_blocking_pids(pid))',
+      [blocker],
+    );
+    if (waiting!.n > 0) return;
+    if (Date.now() > deadline) throw new Error(`no statement waited for a lock of backend ${blocker} within ${timeoutMs} ms`);
+    await pause(10);
+  }
+}
+
+/** How many of `spans` share some time (more than an instant) with one of `others` (both in order). */
+function overlapping(spans: readonly Span[], others: readonly Span[]): number {
+  let count = 0;
+  let j = 0;
+  for (const span of spans) {
+    // Skip the other side's rounds that ended before this one began; the rest begin no earlier than they did.
+    while (j < others.length && others[j]!.end <= span.start) j++;
+    if (j < others.length && others[j]!.start < span.end) count++;
+  }
+  return count;
+}
+
+/**
+ * The sides really ran beside each other: each did at least `rounds` rounds,
+ * and at least `overlapping` of each side's rounds ran while a round of every
+ * other side was running (a side that finished before another began, or whose
+ * rounds took no time, raced nothing). On an idle machine they do hundreds;
+ * the bounds are low because a loaded machine does far fewer in the same time.
+ */
+export function assertRaced(raced: Raced, atLeast: { rounds?: number; overlapping?: number } = {}): void {
+  const minRounds = atLeast.rounds ?? 5;
+  const minOverlapping = atLeast.overlapping ?? 5;
   assert.ok(
-    rounds.every((n) => n >= atLeast),
-    `every side ran at least ${atLeast} rounds (${rounds.join(', ')})`,
+    raced.every((n) => n >= minRounds),
+    `every side ran at least ${minRounds} rounds (${raced.join(', ')})`,
   );
+  raced.spans.forEach((spans, side) => {
+    raced.spans.forEach((others, other) => {
+      if (other === side) return;
+      const n = overlapping(spans, others);
+      assert.ok(n >= minOverlapping, `${n} of side ${side}'s rounds ran beside one of side ${other}'s (at least ${minOverlapping} must)`);
+    });
+  });
 }

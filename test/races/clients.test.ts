@@ -41,8 +41,11 @@ describe('OAuth clients deleted or re-keyed while their platforms ingest and rec
       const calls: string[] = [];
       let current: { headers: Record<string, string> } | undefined;
       let slowestDelete = 0;
+      /** The platform's own calls: stored while its client lived, refused once it was gone. */
+      const platformCalls = { stored: 0, refused: 0 };
       const rounds = await race(
-        { rounds: 300, maxMs: 5000 },
+        // A deletion waits for the claims that hold its subscriptions: on a loaded machine a round takes seconds.
+        { rounds: 300, maxMs: 5000, hardMaxMs: 60_000 },
         async (round) => {
           const client = await createClient(rig.t.db.pool, { name: `Doomed ${round}`, scopes: ['calls:read', 'calls:write'] });
           const tokens = await issueTokens(rig.t.db.pool, {
@@ -107,13 +110,19 @@ describe('OAuth clients deleted or re-keyed while their platforms ingest and rec
             // The platform's own request may arrive after its client is gone.
             assert.ok(res.statusCode === 201 || (i === 3 && res.statusCode === 401), `POST /calls answered ${res.statusCode}: ${res.body}`);
             if (res.statusCode === 201) calls.push(res.json().id);
+            if (i === 3) platformCalls[res.statusCode === 201 ? 'stored' : 'refused']++;
           });
         },
       );
+      // Deliveries to the hooks of clients that were deleted (a round's hooks live for its round only).
+      const doomedDeliveries = rig.target.requests.filter((r) => /^\/\d+\/[ab]$/.test(r.url)).length;
       ctx.diagnostic(
-        `rounds: ${rounds.join(', ')}; requests received: ${rig.target.requests.length}; slowest deletion: ${slowestDelete} ms`,
+        `rounds: ${rounds.join(', ')}; requests received: ${rig.target.requests.length}, ${doomedDeliveries} to doomed hooks; ` +
+          `platform calls stored ${platformCalls.stored}, refused ${platformCalls.refused}; slowest deletion: ${slowestDelete} ms`,
       );
       assertRaced(rounds);
+      assert.ok(platformCalls.stored > 0, "the platform's calls were stored while its client lived");
+      assert.ok(doomedDeliveries > 0, 'the worker delivered to hooks of clients being deleted');
       assert.equal(await stored(calls), calls.length, 'every call answered 201 is stored');
       assertNoErrorLogs(rig.t.logs);
     }));
@@ -122,6 +131,8 @@ describe('OAuth clients deleted or re-keyed while their platforms ingest and rec
     racing(async () => {
       let refreshed = 0;
       let refused = 0;
+      /** Rounds in which a refresh under way was refused by the deletion (rather than all finishing first). */
+      let racedRounds = 0;
       const rounds = await race(
         { rounds: 300, maxMs: 5000 },
         async (round) => {
@@ -132,13 +143,16 @@ describe('OAuth clients deleted or re-keyed while their platforms ingest and rec
               return issueTokens(rig.t.db.pool, { client, userId: other.user.id, organizationId: member.org.id, scopes: ['calls:read'] });
             }),
           );
-          const before = refreshed;
-          const refreshing = connections.map(async (tokens) => {
-            let refreshToken = tokens.refresh_token;
+          /** Each connection's newest refresh token. */
+          const latest = connections.map((tokens) => tokens.refresh_token);
+          let firstRefreshed!: () => void;
+          const refreshedOnce = new Promise<void>((resolve) => (firstRefreshed = resolve));
+          let refusedMidway = false;
+          const refreshing = connections.map(async (_tokens, c) => {
             for (let i = 0; i < 20; i++) {
               const res = await tokenRequest(rig.t.app, {
                 grant_type: 'refresh_token',
-                refresh_token: refreshToken,
+                refresh_token: latest[c]!,
                 client_id: client.client_id,
                 client_secret: client.client_secret,
               });
@@ -147,17 +161,34 @@ describe('OAuth clients deleted or re-keyed while their platforms ingest and rec
                 // The client is gone: its credentials or its grant are refused.
                 assert.ok(res.statusCode === 400 || res.statusCode === 401, res.body);
                 refused++;
+                refusedMidway = true;
                 return;
               }
               refreshed++;
-              refreshToken = res.json().refresh_token;
+              latest[c] = res.json().refresh_token;
+              firstRefreshed();
             }
           });
-          // Deleted once the refreshes are under way, at a different moment each round.
-          for (let waited = 0; refreshed === before && waited < 1000; waited += 5) await pause(5);
+          const allDone = Promise.all(refreshing);
+          // Deleted once the refreshes are under way (one has been answered), at a different moment each round.
+          await Promise.race([refreshedOnce, allDone]);
           await pause(round % 13);
           assert.equal(await deleteClient(rig.t.db.pool, client.client_id), true);
-          await Promise.all(refreshing);
+          await allDone;
+          if (refusedMidway) racedRounds++;
+          // Once the deletion has committed, whatever each connection holds last is refused.
+          for (const refreshToken of latest) {
+            const res = await tokenRequest(rig.t.app, {
+              grant_type: 'refresh_token',
+              refresh_token: refreshToken,
+              client_id: client.client_id,
+              client_secret: client.client_secret,
+            });
+            assert.ok(
+              res.statusCode === 400 || res.statusCode === 401,
+              `a refresh after the deletion answered ${res.statusCode}: ${res.body}`,
+            );
+          }
         },
         async (round) => {
           const res = await rig.t.app.inject({
@@ -170,8 +201,10 @@ describe('OAuth clients deleted or re-keyed while their platforms ingest and rec
           assert.equal(res.statusCode, 201, res.body);
         },
       );
-      ctx.diagnostic(`rounds: ${rounds.join(', ')}; refreshed ${refreshed}, refused ${refused}`);
+      ctx.diagnostic(`rounds: ${rounds.join(', ')}; refreshed ${refreshed}, refused ${refused}; refused midway in ${racedRounds} rounds`);
       assertRaced(rounds);
+      assert.ok(refreshed > 0, 'refreshes were answered before the deletions');
+      assert.ok(racedRounds > 0, 'some deletion came while its connections were still refreshing');
       assertNoErrorLogs(rig.t.logs);
     }));
 
@@ -237,6 +270,10 @@ describe('OAuth clients deleted or re-keyed while their platforms ingest and rec
       /** Secrets that were replaced, with when their replacement committed. */
       const retired: { secret: string; at: number }[] = [];
       const calls: string[] = [];
+      /** Requests with a secret replaced before they were sent (each refused). */
+      let refusedRetired = 0;
+      /** Requests answered 200 or 201 with a secret a rotation made (not the client's first). */
+      let acceptedRotated = 0;
       const rounds = await race(
         { rounds: 300, maxMs: 5000 },
         async (round) => {
@@ -267,14 +304,22 @@ describe('OAuth clients deleted or re-keyed while their platforms ingest and rec
             assert.ok([200, 201, 401].includes(res.statusCode), `answered ${res.statusCode}: ${res.body}`);
             const usedSecret = used[Math.floor(i / 2)]!;
             const retiredAt = retired.find((r) => r.secret === usedSecret)?.at;
-            if (retiredAt !== undefined && retiredAt < sentAt)
+            if (retiredAt !== undefined && retiredAt < sentAt) {
               assert.equal(res.statusCode, 401, 'a secret replaced before the request was sent is refused');
+              refusedRetired++;
+            }
             if (res.statusCode === 201) calls.push(res.json().id);
+            if (res.statusCode < 300 && usedSecret !== client.client_secret) acceptedRotated++;
           });
         },
       );
-      ctx.diagnostic(`rounds: ${rounds.join(', ')}; calls stored: ${calls.length}`);
+      ctx.diagnostic(
+        `rounds: ${rounds.join(', ')}; calls stored: ${calls.length}; secrets made by a rotation accepted ${acceptedRotated} times, ` +
+          `replaced secrets refused ${refusedRetired} times`,
+      );
       assertRaced(rounds);
+      assert.ok(acceptedRotated > 0, 'secrets made by a rotation were accepted');
+      assert.ok(refusedRetired > 0, 'requests with a replaced secret were sent, and refused');
       assert.equal(await stored(calls), calls.length, 'every call answered 201 is stored');
       assertNoErrorLogs(rig.t.logs);
     }));

@@ -15,6 +15,7 @@ import {
   pause,
   postCompletedCalls,
   race,
+  waitForBlockedBy,
   withRaceRig,
 } from '../helpers/races.ts';
 import {
@@ -76,6 +77,7 @@ describe('attempt outcomes while their subscriptions are deleted', () => {
     const deleting = await t.db.pool.connect();
     try {
       await deleting.query('BEGIN');
+      const { rows } = await deleting.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       await deleting.query('DELETE FROM webhook_subscriptions WHERE id = $1', [hook.id]);
       // Failures lock the subscription to mark its failing streak: read without
       // a lock of its own first, the record updated the deliveries and then
@@ -85,9 +87,10 @@ describe('attempt outcomes while their subscriptions are deleted', () => {
       const recording = writeOutcomes(
         t.db.pool,
         claimed.map((c) => answeredOutcome(c, 500)),
-        { deadlineMs: 5000 },
+        { deadlineMs: 60_000 },
       ).finally(() => (settled = true));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The record's statement waits, in PostgreSQL, for a lock the deletion holds.
+      await waitForBlockedBy(t.db.pool, rows[0]!.pid);
       assert.equal(settled, false, 'the record waits for the deletion');
       await deleting.query('COMMIT');
       const recorded = await recording;
@@ -120,14 +123,23 @@ describe('attempt outcomes while their subscriptions are deleted', () => {
           },
           (round) => postCompletedCalls(app, org.headers, round, 4),
         );
-        const dropped = await counterTotal(app.app.metrics.registry, 'switchboard_webhook_outcomes_dropped_total');
-        ctx.diagnostic(`rounds: ${rounds.join(', ')}; outcomes dropped: ${dropped}; requests: ${target.requests.length}`);
         assertRaced(rounds);
         // Nothing stays leased: every attempt's outcome is recorded or dropped.
         await waitFor(
           'no delivery left leased',
           async () => (await app.db.pool.query('SELECT 1 FROM webhook_delivery_leases')).rowCount === 0,
+          30_000,
         );
+        const dropped = await counterTotal(app.app.metrics.registry, 'switchboard_webhook_outcomes_dropped_total');
+        // Counted as recorded (the attempts' rows went with their subscriptions).
+        const recorded = await counterTotal(app.app.metrics.registry, 'switchboard_webhook_delivery_attempts_total');
+        ctx.diagnostic(
+          `rounds: ${rounds.join(', ')}; requests: ${target.requests.length}; outcomes recorded: ${recorded}, dropped: ${dropped}`,
+        );
+        // The race happened: the worker claimed and sent deliveries, recorded outcomes, and dropped some whose subscription had gone.
+        assert.ok(target.requests.length > 0, 'the worker sent deliveries');
+        assert.ok(recorded > 0, 'outcomes were recorded');
+        assert.ok(dropped > 0, 'outcomes of deliveries whose subscription was deleted meanwhile were dropped');
         assertNoErrorLogs(app.logs);
       },
     ));

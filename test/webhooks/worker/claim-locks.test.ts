@@ -14,7 +14,7 @@ import { claimDue, type ClaimedDelivery } from '../../../src/webhooks/worker/cla
 import { recordOutcomes } from '../../../src/webhooks/worker/record.queries.ts';
 import type { TestApp } from '../../helpers/app.ts';
 import { healthOf } from '../../helpers/delivery-health.ts';
-import { waitForLockWait } from '../../helpers/races.ts';
+import { waitForBlockedBy } from '../../helpers/races.ts';
 import { claimBatch } from '../../../src/webhooks/worker/worker.ts';
 import {
   answeredOutcome,
@@ -123,10 +123,16 @@ describe('a claim in progress', () => {
     await completeCall(t, org.member);
     const claimed = await openClaim();
     assert.equal(claimed.length, 1);
+    const leases = (db: Pick<PoolClient, 'query'>) =>
+      db.query<{ delivery_id: string }>('SELECT delivery_id FROM webhook_delivery_leases WHERE delivery_id = $1', [claimed[0]!.id]);
+    assert.equal((await leases(claimer)).rowCount, 1, 'the open claim holds a lease on the delivery');
+    const { rows } = await claimer.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     const revoking = revokeConnectedApp(t.db.pool, NO_CACHES, org.member.org.id, org.client.client_id);
-    await waitForLockWait(t.db.pool);
+    // The stop waits, in PostgreSQL, for a lock the claim holds.
+    await waitForBlockedBy(t.db.pool, rows[0]!.pid);
     await claimer.query('COMMIT');
     assert.equal(await revoking, true);
+    assert.equal((await leases(t.db.pool)).rowCount, 0, 'the lease the claim committed did not outlive the stop');
     const deliveries = await deliveriesOf(t, hook);
     assert.deepEqual(
       deliveries.map((d) => d.status),
