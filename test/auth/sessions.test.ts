@@ -272,19 +272,21 @@ describe('x-user-token sessions through the process cache', () => {
     const cached = await startTestApp({ db, caches });
     try {
       const member = await createMember(db.pool);
-      // A session with a second and a half to live (an INSERT: nothing is notified), used and so cached while it lives.
+      // A session with ten seconds to live (an INSERT: nothing is notified), used and so cached while it lives:
+      // long enough for the two requests below on a loaded machine running other test files beside this one.
       const token = generateToken('sbu');
       const session = await insertSession(db.pool, {
         tokenHash: hashToken(token),
         userId: member.user.id,
         organizationId: member.org.id,
-        expiresAt: new Date(Date.now() + 1500),
+        expiresAt: new Date(Date.now() + 10_000),
       });
       const opens = async () => (await cached.app.inject({ url: '/auth/session', headers: { 'x-user-token': token } })).statusCode;
       assert.equal(await opens(), 200);
       // Deleted where no notification tells: the session still opens, from the cache, until it expires.
       await commitUnannounced(db.pool, 'DELETE FROM user_sessions WHERE id = $1', [session.id]);
       assert.equal(await opens(), 200, 'the session is served from the cache');
+      assert.ok(Date.now() < session.expires_at.getTime(), 'both requests were answered while the session lived');
       while (Date.now() <= session.expires_at.getTime()) await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal(await opens(), 401);
     } finally {
