@@ -172,8 +172,9 @@ async function measure(pool: Pool) {
   const explaining = await pool.connect();
   try {
     await explaining.query('BEGIN');
-    for (const statement of claimStatements({ ...limits, hints: [], cursor, walk: WALK, slow: [] }).split(/;\n\n/)) {
-      const { rows } = await explaining.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement.replace(/;\s*$/, '')}`);
+    const { subscriptions, leases, nextDue } = claimStatements({ ...limits, hints: [], cursor, walk: WALK, slow: [] });
+    for (const statement of [subscriptions, leases, nextDue]) {
+      const { rows } = await explaining.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement}`);
       const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
       explained.push(Number(/Execution Time: ([\d.]+)/.exec(plan)?.[1]));
       if (process.env.BENCH_SHOW_PLANS) process.stdout.write(`${plan}\n\n`);

@@ -208,8 +208,9 @@ async function measureClaim(pool: Pool): Promise<{ roundTripMs: number; executio
     const executionMs: number[] = [];
     let seqScan = false;
     await client.query('BEGIN');
-    for (const statement of claimStatements(input).split(/;\n\n/)) {
-      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement.replace(/;\s*$/, '')}`);
+    const { subscriptions, leases, nextDue } = claimStatements(input);
+    for (const statement of [subscriptions, leases, nextDue]) {
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement}`);
       const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
       if (/Seq Scan on webhook_deliveries/.test(plan)) seqScan = true;
       executionMs.push(Number(/Execution Time: ([\d.]+)/.exec(plan)?.[1]));

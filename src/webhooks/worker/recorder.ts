@@ -50,7 +50,12 @@ export interface RecorderOptions {
 
 /** Writes one batch in one statement (a 410's subscription removal included). */
 export function writeOutcomes(pool: Pool, outcomes: OutcomeRecord[], options: RecorderOptions = {}): Promise<RecordedOutcome[]> {
-  return recordOutcomes(pool, outcomes, DISABLE_AFTER_FAILING_MS, options.policy ?? healthPolicy([]), options.deadlineMs);
+  return recordOutcomes(pool, {
+    records: outcomes,
+    disableAfterMs: DISABLE_AFTER_FAILING_MS,
+    policy: options.policy ?? healthPolicy([]),
+    deadlineMs: options.deadlineMs,
+  });
 }
 
 export function createOutcomeRecorder(pool: Pool, options: RecorderOptions = {}): OutcomeRecorder {

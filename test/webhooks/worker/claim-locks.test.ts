@@ -85,7 +85,10 @@ describe('a claim in progress', () => {
     assert.equal(claimed.length, 1, 'the open claim leased the second delivery');
 
     const failure = answeredOutcome(earlier!, 503);
-    const [recorded] = await within('recording the outcome', recordOutcomes(t.db.pool, [failure], 86_400_000, policy));
+    const [recorded] = await within(
+      'recording the outcome',
+      recordOutcomes(t.db.pool, { records: [failure], disableAfterMs: 86_400_000, policy }),
+    );
     assert.equal(recorded!.held, true);
     const health = await healthOf(t.db.pool, hook);
     assert.deepEqual([health.consecutive_failures, health.concurrency_limit], [1, 1], 'the failure was counted on the subscription row');

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../../helpers/app.ts';
 import { connectPlatform, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
-import { claimDue, claimStatements } from '../../../src/webhooks/worker/claim.queries.ts';
+import { executeText } from '../../../src/db/named-statement.ts';
+import { claimLeases } from '../../../src/webhooks/worker/claim-leases.queries.ts';
+import { claimSubscriptions } from '../../../src/webhooks/worker/claim-subscriptions.queries.ts';
+import { CLAIM_NEXT_DUE, CLAIM_PLAN_SETTINGS, claimDue, claimStatements } from '../../../src/webhooks/worker/claim.queries.ts';
 
 interface PlanNode {
   'Node Type': string;
@@ -51,7 +54,7 @@ async function grownAfterFirstClaim(path: string) {
     await young.close();
   };
   let first: Awaited<ReturnType<typeof claimDue>>;
-  let args: string;
+  let executes: Record<'subscriptions' | 'leases' | 'nextDue', string>;
   try {
     const org = await connectPlatform(young);
     const hook = await subscribeHook(young, org, { hookUrl: `https://127.0.0.1:9/${path}` });
@@ -64,20 +67,30 @@ async function grownAfterFirstClaim(path: string) {
     first = await claimDue(client, { ...limits, hints: [], cursor: null, walk: 100, slow: [] });
     await client.query('ROLLBACK');
     await fillDeliveries(young, org.member.org.id, [hook.id], 2000);
-    args = `(64, 16, 60000, 50, 1000, NULL::uuid, '{${hook.id}}'::uuid[], 100, '{}'::uuid[])`;
+    const leases = { limit: '64', slowLimit: '16', leaseMs: '60000', slowMs: '1000', slow: "'{}'::uuid[]" };
+    executes = {
+      subscriptions: executeText(claimSubscriptions(10), {
+        ...leases,
+        maxSubscriptions: '50',
+        cursor: 'NULL::uuid',
+        hints: `'{${hook.id}}'::uuid[]`,
+        walk: '100',
+      }),
+      leases: executeText(claimLeases(10), leases),
+      nextDue: executeText(CLAIM_NEXT_DUE, {}),
+    };
   } catch (error) {
     await close();
     throw error;
   }
   return {
     first,
-    /** The kept plan of switchboard_claim_<statement>_10, as nodes. */
-    async explain(statement: 'lock' | 'lease' | 'next'): Promise<PlanNode[]> {
+    /** The plan the connection keeps for the claim's statement (claim_subscriptions, claim_leases, claim_next_due), as nodes. */
+    async explain(statement: 'subscriptions' | 'leases' | 'nextDue'): Promise<PlanNode[]> {
       await client.query('BEGIN');
-      await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      const { rows } = await client.query(
-        `EXPLAIN (FORMAT JSON) EXECUTE switchboard_claim_${statement}_10${statement === 'next' ? '' : ` ${args}`}`,
-      );
+      // plan_cache_mode = force_generic_plan (CLAIM_PLAN_SETTINGS): the plan the connection keeps, not one made for these values.
+      for (const [, setting] of CLAIM_PLAN_SETTINGS) await client.query(setting);
+      const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${executes[statement]}`);
       await client.query('ROLLBACK');
       return nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode);
     },
@@ -111,12 +124,12 @@ describe('the claim plan', () => {
   });
   after(() => t.close());
 
-  test('every statement of the claim reads webhook_deliveries through an index, and leasing sorts no backlog', async () => {
+  test('under enable_seqscan and enable_bitmapscan off (CLAIM_PLAN_SETTINGS), every statement of the claim reads webhook_deliveries through an index, and leasing sorts no backlog', async () => {
     const client = await t.db.pool.connect();
     try {
       await client.query('BEGIN');
-      await client.query('SET LOCAL enable_seqscan = off');
-      await client.query('SET LOCAL enable_bitmapscan = off');
+      // The claim's own settings, for its transaction: enable_seqscan and enable_bitmapscan off (and a generic plan).
+      for (const [, setting] of CLAIM_PLAN_SETTINGS) await client.query(setting);
       const statements = claimStatements({
         limit: 64,
         slowLimit: 16,
@@ -128,11 +141,10 @@ describe('the claim plan', () => {
         cursor: null,
         walk: 100,
         slow: [],
-      }).split(/;\n\n/);
-      assert.equal(statements.length, 3);
+      });
       const plans: PlanNode[][] = [];
-      for (const statement of statements) {
-        const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${statement.replace(/;\s*$/, '')}`);
+      for (const statement of [statements.subscriptions, statements.leases, statements.nextDue]) {
+        const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${statement}`);
         plans.push(nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode));
       }
       for (const [i, plan] of plans.entries()) {
@@ -189,7 +201,7 @@ describe('the claim plan', () => {
     const grown = await grownAfterFirstClaim('young');
     try {
       assert.equal(grown.first.claimed.length, 1, 'the first claim leased the one delivery');
-      const plan = await grown.explain('lease');
+      const plan = await grown.explain('leases');
       const onDeliveries = plan.filter((node) => node['Relation Name'] === 'webhook_deliveries' && node['Node Type'] !== 'ModifyTable');
       assert.deepEqual(
         onDeliveries
@@ -209,7 +221,7 @@ describe('the claim plan', () => {
       );
       // Leases are read by delivery or by subscription: never a scan of the table, nor
       // through the index of all leases' ends.
-      const perSubscription = [...plan, ...(await grown.explain('lock'))];
+      const perSubscription = [...plan, ...(await grown.explain('subscriptions'))];
       const leaseReads = perSubscription
         .filter((node) => node['Relation Name'] === 'webhook_delivery_leases' && node['Node Type'] !== 'ModifyTable')
         .map((node) => node['Index Name'] ?? node['Node Type']);
@@ -246,7 +258,7 @@ describe('the claim plan', () => {
   test("the next-due read, planned while the table held one delivery, probes one entry of each time's index", async () => {
     const grown = await grownAfterFirstClaim('young-next');
     try {
-      const plan = await grown.explain('next');
+      const plan = await grown.explain('nextDue');
       const probes = plan
         .filter((node) => node['Node Type'] === 'Limit')
         .flatMap((limit) => limit.Plans ?? [])

@@ -70,7 +70,7 @@ describe("the worker's statements, planned while the table held one delivery", (
   test('recording an outcome and handing a lease back reach the delivery by index or tuple id once the grown table is analyzed', async () => {
     // Planned now, on a table of one delivery.
     const first = await leased();
-    assert.equal((await recordOutcomes(client, [answeredOutcome(first, 200)], 60_000, policy))[0]!.held, true);
+    assert.equal((await recordOutcomes(client, { records: [answeredOutcome(first, 200)], disableAfterMs: 60_000, policy }))[0]!.held, true);
     await handBackLeases(client, [{ id: first.id, leaseToken: first.lease_token }]);
 
     // Grown to thousands of rows (another organization's deliveries, due tomorrow).
@@ -90,7 +90,7 @@ describe("the worker's statements, planned while the table held one delivery", (
     const second = await leased();
     assert.equal(
       await sequentialScans(async () => {
-        const [recorded] = await recordOutcomes(client, [answeredOutcome(second, 500)], 60_000, policy);
+        const [recorded] = await recordOutcomes(client, { records: [answeredOutcome(second, 500)], disableAfterMs: 60_000, policy });
         assert.equal(recorded!.held, true);
       }),
       0,
