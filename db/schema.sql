@@ -564,7 +564,8 @@ CREATE VIEW oauth_grant_status AS
     o.name AS organization_name,
     g.scopes,
     g.revoked_at IS NOT NULL AS grant_revoked,
-    u.active AND o.active AND m.user_id IS NOT NULL AS principal_active
+    u.active AND o.active AND m.user_id IS NOT NULL AS principal_active,
+    g.revoked_at IS NULL AND u.active AND o.active AND m.user_id IS NOT NULL AS live
    FROM oauth_grants g
      JOIN oauth_clients c ON c.id = g.client_id
      JOIN users u ON u.id = g.user_id
@@ -583,7 +584,7 @@ AS $function$
     FROM oauth_access_tokens t
     JOIN oauth_grant_status s ON s.grant_id = t.grant_id
    WHERE t.token_hash = p_token_hash AND t.revoked_at IS NULL AND t.expires_at > now()
-     AND NOT s.grant_revoked AND s.principal_active
+     AND s.live
 $function$;
 
 -- Function app_active_session(bytea)
@@ -844,7 +845,7 @@ AS $function$
 BEGIN
   RETURN EXISTS (SELECT 1 FROM oauth_grant_status s
                   WHERE s.grant_id = $1 AND s.organization_id = app_current_org()
-                    AND NOT s.grant_revoked AND s.principal_active);
+                    AND s.live);
 END
 $function$;
 REVOKE ALL ON FUNCTION app_grant_is_live(uuid) FROM PUBLIC;
@@ -1037,7 +1038,7 @@ BEGIN
     JOIN oauth_grants g ON g.id = s.grant_id
    WHERE s.grant_id = v_grant_id
      AND s.client_id = p_client_id
-     AND NOT s.grant_revoked AND s.principal_active
+     AND s.live
      AND (p_max_lifetime_seconds IS NULL OR now() - g.created_at < make_interval(secs => p_max_lifetime_seconds));
   IF NOT FOUND THEN
     RETURN NULL;

@@ -64,6 +64,8 @@ export interface AuthorizationCode {
   used: boolean;
   grant_revoked: boolean;
   principal_active: boolean;
+  /** Neither revoked nor of an inactive principal (oauth_grant_status.live): the grant stands. */
+  live: boolean;
 }
 
 /**
@@ -75,7 +77,7 @@ export async function lockAuthorizationCode(db: Queryable, codeHash: Buffer): Pr
     `SELECT s.grant_id, s.client_id, s.user_id, s.organization_id, s.scopes,
             ac.redirect_uri, ac.redirect_uri_given, ac.code_challenge,
             ac.expires_at <= now() AS expired, ac.used_at IS NOT NULL AS used,
-            s.grant_revoked, s.principal_active
+            s.grant_revoked, s.principal_active, s.live
        FROM oauth_authorization_codes ac
        JOIN oauth_grant_status s ON s.grant_id = ac.grant_id
       WHERE ac.code_hash = $1

@@ -6,6 +6,8 @@ import type { CodeExchangeContext, RefreshContext } from './context.ts';
 
 export function checkGrantActive(ctx: CodeExchangeContext | RefreshContext): void {
   const record = 'code' in ctx ? ctx.code : ctx.token;
+  // Whether it stands is the database's answer (oauth_grant_status.live); the two columns only say why not.
+  if (record.live) return;
   if (record.grant_revoked) throw new InvalidGrant('the authorization grant has been revoked (RFC 6749 §5.2)');
-  if (!record.principal_active) throw new InvalidGrant('the user or organization of this grant is no longer active (RFC 6749 §5.2)');
+  throw new InvalidGrant('the user or organization of this grant is no longer active (RFC 6749 §5.2)');
 }

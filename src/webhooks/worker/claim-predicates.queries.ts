@@ -12,8 +12,9 @@
 export const ELIGIBLE = `s.status = 'active' AND (s.circuit_state = 'closed' OR s.circuit_retry_at <= now())`;
 
 /**
- * The grants of the subscriptions in `rows` that stand for an active
- * principal: a subscription may be delivered to only while its grant is one.
+ * The grants of the subscriptions in `rows` that are live
+ * (oauth_grant_status.live, the test the token check and the outbox share): a
+ * subscription may be delivered to only while its grant is.
  * Each grant is tested once per statement (an organization's subscriptions
  * often share one), by a probe (LIMIT 1): as EXISTS beside the
  * subscriptions, a plan made on a young table joined from the grants' side,
@@ -23,7 +24,7 @@ export const liveGrants = (
   rows: string,
 ): string => `SELECT named_grant.grant_id FROM (SELECT DISTINCT r.grant_id FROM ${rows} r) named_grant
    WHERE (SELECT true FROM oauth_grant_status g
-           WHERE g.grant_id = named_grant.grant_id AND NOT g.grant_revoked AND g.principal_active LIMIT 1) IS NOT NULL`;
+           WHERE g.grant_id = named_grant.grant_id AND g.live LIMIT 1) IS NOT NULL`;
 
 /**
  * Delivery `d` has no lease, or one that ran out: one probe of the leases'

@@ -43,8 +43,8 @@
 //
 // Live grant: a subscription is claimed only while
 // the OAuth grant it was made under stands — not revoked, its user,
-// organization and membership active (the oauth_grant_status view, the same
-// definition the token check uses). How that and the locks below keep a
+// organization and membership active (oauth_grant_status.live, the test the
+// token check and the outbox read too). How that and the locks below keep a
 // committed stop from being followed by an attempt: docs/delivery-engine.md,
 // "Invariants" 3. The grant test here also covers a delivery
 // enqueued by a call that completed while the revocation committed. Any
