@@ -62,10 +62,10 @@ export interface AuthorizationCode {
   code_challenge: string | null;
   expired: boolean;
   used: boolean;
-  grant_revoked: boolean;
-  principal_active: boolean;
-  /** Neither revoked nor of an inactive principal (oauth_grant_status.live): the grant stands. */
+  /** The grant stands (oauth_grant_status.live). */
   live: boolean;
+  /** Revoked: why it does not, when it does not (else its user, organization or membership is inactive). */
+  grant_revoked: boolean;
 }
 
 /**
@@ -77,7 +77,7 @@ export async function lockAuthorizationCode(db: Queryable, codeHash: Buffer): Pr
     `SELECT s.grant_id, s.client_id, s.user_id, s.organization_id, s.scopes,
             ac.redirect_uri, ac.redirect_uri_given, ac.code_challenge,
             ac.expires_at <= now() AS expired, ac.used_at IS NOT NULL AS used,
-            s.grant_revoked, s.principal_active, s.live
+            s.live, s.grant_revoked
        FROM oauth_authorization_codes ac
        JOIN oauth_grant_status s ON s.grant_id = ac.grant_id
       WHERE ac.code_hash = $1

@@ -69,10 +69,10 @@ export interface RefreshTokenRecord {
   revoked: boolean;
   /** Seconds since this token was rotated; null while it is the current one. */
   rotated_seconds_ago: number | null;
-  grant_revoked: boolean;
-  principal_active: boolean;
-  /** Neither revoked nor of an inactive principal (oauth_grant_status.live): the grant stands. */
+  /** The grant stands (oauth_grant_status.live). */
   live: boolean;
+  /** Revoked: why it does not, when it does not (else its user, organization or membership is inactive). */
+  grant_revoked: boolean;
   /** Seconds since the user approved the grant (REFRESH_TOKEN_MAX_LIFETIME counts from then). */
   grant_age_seconds: number;
 }
@@ -83,7 +83,7 @@ export async function lockRefreshToken(db: Queryable, tokenHash: Buffer): Promis
     `SELECT r.id, r.grant_id, s.client_id, r.scopes,
             r.expires_at <= now() AS expired, r.revoked_at IS NOT NULL AS revoked,
             extract(epoch FROM now() - r.rotated_at)::float8 AS rotated_seconds_ago,
-            s.grant_revoked, s.principal_active, s.live, extract(epoch FROM now() - g.created_at)::float8 AS grant_age_seconds
+            s.live, s.grant_revoked, extract(epoch FROM now() - g.created_at)::float8 AS grant_age_seconds
        FROM oauth_refresh_tokens r
        JOIN oauth_grant_status s ON s.grant_id = r.grant_id
        JOIN oauth_grants g ON g.id = r.grant_id

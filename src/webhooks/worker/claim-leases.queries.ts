@@ -41,8 +41,6 @@ export interface ClaimedDelivery {
   backlogged: boolean;
 }
 
-const BY_CAP = new Map<number, NamedStatement<typeof CLAIM_LEASES_PARAMETERS>>();
-
 /**
  * Leases due deliveries of the locked subscriptions (re-checked, with their
  * grants: a new snapshot, taken after the locks), logs attempts whose lease
@@ -53,10 +51,8 @@ const BY_CAP = new Map<number, NamedStatement<typeof CLAIM_LEASES_PARAMETERS>>()
  * written into the text (a constant the planner reads).
  */
 export function claimLeases(maxInFlight: number): NamedStatement<typeof CLAIM_LEASES_PARAMETERS> {
-  let statement = BY_CAP.get(maxInFlight);
-  if (statement) return statement;
   const cap = capOf(maxInFlight);
-  statement = namedStatement(
+  return namedStatement(
     `switchboard_claim_leases_${maxInFlight}`,
     CLAIM_LEASES_PARAMETERS,
     `WITH held AS MATERIALIZED (
@@ -165,6 +161,4 @@ lost AS (
 )
 SELECT * FROM claimed`,
   );
-  BY_CAP.set(maxInFlight, statement);
-  return statement;
 }

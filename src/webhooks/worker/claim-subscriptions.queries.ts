@@ -42,8 +42,6 @@ const FIRST_DUE = `
 const nextWithPending = (after: string) => `SELECT d.subscription_id FROM webhook_deliveries d
    WHERE d.status = 'pending' AND d.subscription_id > ${after} ORDER BY d.subscription_id LIMIT 1`;
 
-const BY_CAP = new Map<number, NamedStatement<typeof CLAIM_SUBSCRIPTIONS_PARAMETERS>>();
-
 /**
  * Locks a few subscriptions that have due work, and passes their ids to the
  * leasing statement in the transaction-local setting
@@ -54,10 +52,8 @@ const BY_CAP = new Map<number, NamedStatement<typeof CLAIM_SUBSCRIPTIONS_PARAMET
  * cap, written into the text (a constant the planner reads).
  */
 export function claimSubscriptions(maxInFlight: number): NamedStatement<typeof CLAIM_SUBSCRIPTIONS_PARAMETERS> {
-  let statement = BY_CAP.get(maxInFlight);
-  if (statement) return statement;
   const cap = capOf(maxInFlight);
-  statement = namedStatement(
+  return namedStatement(
     `switchboard_claim_subscriptions_${maxInFlight}`,
     CLAIM_SUBSCRIPTIONS_PARAMETERS,
     `WITH RECURSIVE walk (id, step) AS (
@@ -106,6 +102,4 @@ SELECT set_config('switchboard.claim_subscriptions', coalesce((SELECT string_agg
        ARRAY(SELECT candidate.id FROM candidate WHERE candidate.id NOT IN (SELECT locked.id FROM locked)
               ORDER BY candidate.turn, candidate.next_attempt_at LIMIT @maxSubscriptions) AS left_over`,
   );
-  BY_CAP.set(maxInFlight, statement);
-  return statement;
 }

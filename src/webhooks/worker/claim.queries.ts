@@ -171,10 +171,25 @@ function claimOf(input: ClaimLimits & ClaimCandidates) {
     hints: uuidArrayLiteral(input.hints),
     walk: String(whole('walk', input.walk)),
   };
-  return {
-    statements: { subscriptions: claimSubscriptions(maxInFlight), leases: claimLeases(maxInFlight), nextDue: CLAIM_NEXT_DUE },
-    args: { subscriptions, leases },
-  };
+  return { statements: statementsFor(maxInFlight), args: { subscriptions, leases } };
+}
+
+/** The claim's statements for each per-subscription cap (it is written into their text), made once. */
+const BY_CAP = new Map<number, ClaimStatements>();
+
+interface ClaimStatements {
+  subscriptions: ReturnType<typeof claimSubscriptions>;
+  leases: ReturnType<typeof claimLeases>;
+  nextDue: typeof CLAIM_NEXT_DUE;
+}
+
+function statementsFor(maxInFlight: number): ClaimStatements {
+  let statements = BY_CAP.get(maxInFlight);
+  if (!statements) {
+    statements = { subscriptions: claimSubscriptions(maxInFlight), leases: claimLeases(maxInFlight), nextDue: CLAIM_NEXT_DUE };
+    BY_CAP.set(maxInFlight, statements);
+  }
+  return statements;
 }
 
 /** The claim's three statements with the arguments written in, by name: for EXPLAIN (tests, benchmarks). */
@@ -217,11 +232,7 @@ async function pipeline<Name extends string>(
 const PREPARED = new WeakMap<object, Set<string>>();
 const DUPLICATE_PREPARED_STATEMENT = '42P05';
 
-async function ensurePrepared(
-  client: PoolClient,
-  statements: ReturnType<typeof claimOf>['statements'],
-  deadlineMs: number | undefined,
-): Promise<void> {
+async function ensurePrepared(client: PoolClient, statements: ClaimStatements, deadlineMs: number | undefined): Promise<void> {
   const prepared = PREPARED.get(client) ?? new Set<string>();
   const missing = Object.values(statements).filter((statement) => !prepared.has(statement.name));
   if (missing.length === 0) return;
