@@ -8,11 +8,11 @@ export const CLAIM_LEASES_PARAMETERS = {
   /** Deliveries to lease at most. */
   limit: 'int',
   /** Of those, deliveries to degraded endpoints at most. */
-  slowLimit: 'int',
+  degradedLimit: 'int',
   leaseMs: 'int',
   slowMs: 'int',
-  /** Subscriptions with a slow attempt in flight in this worker. */
-  slow: 'uuid[]',
+  /** Subscriptions whose attempts in flight in this worker hold degraded slots. */
+  degraded: 'uuid[]',
 } as const;
 
 /** One row per delivery leased. */
@@ -33,7 +33,7 @@ export interface ClaimedDelivery {
   /** Set when the previous holder's lease ran out: that attempt's number and start. */
   lost_attempt: number | null;
   lost_attempt_at: Date | null;
-  /** Its endpoint was degraded when claimed: the attempt holds one of the worker's slow slots. */
+  /** Its endpoint was degraded when claimed: the attempt holds one of the worker's degraded slots. */
   degraded: boolean;
   /** Attempts of its subscription allowed in flight when claimed (across all workers). */
   cap: number;
@@ -86,7 +86,7 @@ candidates AS MATERIALIZED (
     ) c
    WHERE c.n <= slots.free
 ),
--- Turn by turn across organizations: degraded endpoints up to the slow
+-- Turn by turn across organizations: degraded endpoints up to the degraded
 -- share's free slots, and all of them together up to the free slots.
 picked AS MATERIALIZED (
   SELECT ranked.* FROM (
@@ -94,7 +94,7 @@ picked AS MATERIALIZED (
       FROM (SELECT candidates.*,
                    row_number() OVER (PARTITION BY candidates.degraded ORDER BY candidates.turn, candidates.next_attempt_at) AS pool_place
               FROM candidates) allowed
-     WHERE NOT allowed.degraded OR allowed.pool_place <= @slowLimit) ranked
+     WHERE NOT allowed.degraded OR allowed.pool_place <= @degradedLimit) ranked
    WHERE ranked.place <= @limit
 ),
 -- The picked deliveries are locked by their tuple ids (a TID scan: a join to
@@ -151,7 +151,7 @@ claimed AS (
     LEFT JOIN old ON old.delivery_id = leased.delivery_id
 ),
 -- Its worker died (or stalled past the lease) mid-attempt: log that attempt as
--- unknown. The slow worker's own record, if it comes, replaces this placeholder.
+-- unknown. The late worker's own record, if it comes, replaces this placeholder.
 lost AS (
   INSERT INTO webhook_attempts (organization_id, delivery_id, subscription_id, attempt, attempted_at, error, error_message, outcome)
   SELECT organization_id, id, subscription_id, lost_attempt, lost_attempt_at, 'lease_expired',

@@ -1,7 +1,7 @@
 // The tests both claim statements make of a subscription and its deliveries
 // (claim-subscriptions.queries.ts, claim-leases.queries.ts): written once here,
 // as SQL fragments over `s` (a webhook_subscriptions row) and `d` (a
-// webhook_deliveries row), with the claim's named parameters (@slow, @leaseMs,
+// webhook_deliveries row), with the claim's named parameters (@degraded, @leaseMs,
 // @slowMs). The only value written into them is the per-subscription cap, an
 // integer claim.queries.ts checks: the planner must read it (claim-plan.test.ts).
 
@@ -20,11 +20,9 @@ export const ELIGIBLE = `s.status = 'active' AND (s.circuit_state = 'closed' OR 
  * subscriptions, a plan made on a young table joined from the grants' side,
  * testing every subscription of every live grant on each claim.
  */
-export const liveGrants = (
-  rows: string,
-): string => `SELECT named_grant.grant_id FROM (SELECT DISTINCT r.grant_id FROM ${rows} r) named_grant
+export const liveGrants = (rows: string): string => `SELECT row_grant.grant_id FROM (SELECT DISTINCT r.grant_id FROM ${rows} r) row_grant
    WHERE (SELECT true FROM oauth_grant_status g
-           WHERE g.grant_id = named_grant.grant_id AND g.live LIMIT 1) IS NOT NULL`;
+           WHERE g.grant_id = row_grant.grant_id AND g.live LIMIT 1) IS NOT NULL`;
 
 /**
  * Delivery `d` has no lease, or one that ran out: one probe of the leases'
@@ -50,15 +48,16 @@ export const inFlight = (maxInFlight: number): string => `
 
 /**
  * Degraded by its recorded health (never answered yet, circuit open, failing
- * or slow), or by the worker's own slow attempts (@slow; a test of its row
- * and the worker's list only: no index probe).
+ * or its last answer slow), or by the worker's own attempts holding degraded
+ * slots (@degraded; a test of its row and the worker's list only: no index
+ * probe).
  */
-export const DEGRADED_KNOWN = `(NOT s.answered OR s.circuit_state = 'open' OR s.consecutive_failures > 0 OR s.slow OR s.id = ANY (@slow))`;
+export const DEGRADED_KNOWN = `(NOT s.answered OR s.circuit_state = 'open' OR s.consecutive_failures > 0 OR s.slow OR s.id = ANY (@degraded))`;
 
 /**
  * Degraded: known so, or another worker has had an attempt of it in flight
  * for longer than @slowMs (its lease's age; one probe of the live-leases
- * index). Such endpoints share the worker's slow slots.
+ * index). Such endpoints share the worker's degraded slots.
  */
 export const DEGRADED = `(${DEGRADED_KNOWN} OR (
     SELECT true FROM webhook_delivery_leases l

@@ -9,7 +9,7 @@ export const CLAIM_SUBSCRIPTIONS_PARAMETERS = {
   /** Deliveries to lease at most. */
   limit: 'int',
   /** Of those, deliveries to degraded endpoints at most. */
-  slowLimit: 'int',
+  degradedLimit: 'int',
   /** Subscriptions locked, at most. */
   maxSubscriptions: 'int',
   leaseMs: 'int',
@@ -20,8 +20,8 @@ export const CLAIM_SUBSCRIPTIONS_PARAMETERS = {
   hints: 'uuid[]',
   /** Subscriptions with pending deliveries the walk visits, at most. */
   walk: 'int',
-  /** Subscriptions with a slow attempt in flight in this worker. */
-  slow: 'uuid[]',
+  /** Subscriptions whose attempts in flight in this worker hold degraded slots. */
+  degraded: 'uuid[]',
 } as const;
 
 /** Its one row. */
@@ -63,21 +63,21 @@ export function claimSubscriptions(maxInFlight: number): NamedStatement<typeof C
 ),
 -- Each candidate's row by its id (LIMIT 1: never flattened into a join that
 -- reads every subscription and tests each against the candidates).
-named AS MATERIALIZED (
-  SELECT s.* FROM (SELECT walk.id FROM walk WHERE walk.id IS NOT NULL UNION SELECT unnest(@hints)) named_id
-   CROSS JOIN LATERAL (SELECT * FROM webhook_subscriptions s WHERE s.id = named_id.id LIMIT 1) s
+looked_at AS MATERIALIZED (
+  SELECT s.* FROM (SELECT walk.id FROM walk WHERE walk.id IS NOT NULL UNION SELECT unnest(@hints)) looked_at_id
+   CROSS JOIN LATERAL (SELECT * FROM webhook_subscriptions s WHERE s.id = looked_at_id.id LIMIT 1) s
    WHERE ${ELIGIBLE}
 ),
-live_grant AS MATERIALIZED (${liveGrants('named')}),
+live_grant AS MATERIALIZED (${liveGrants('looked_at')}),
 candidate AS MATERIALIZED (
   SELECT c.id, c.next_attempt_at, row_number() OVER (PARTITION BY c.organization_id ORDER BY c.next_attempt_at) AS turn
     FROM (
       SELECT s.id, s.organization_id, due.next_attempt_at, ${DEGRADED} AS degraded
-        FROM named s CROSS JOIN LATERAL (${FIRST_DUE}) due
-       WHERE (@slowLimit > 0 OR NOT ${DEGRADED_KNOWN})
+        FROM looked_at s CROSS JOIN LATERAL (${FIRST_DUE}) due
+       WHERE (@degradedLimit > 0 OR NOT ${DEGRADED_KNOWN})
          AND s.grant_id IN (SELECT live_grant.grant_id FROM live_grant) AND (${inFlight(maxInFlight)}) < ${cap}
     ) c
-   WHERE CASE WHEN c.degraded THEN @slowLimit > 0 ELSE @limit > 0 END
+   WHERE CASE WHEN c.degraded THEN @degradedLimit > 0 ELSE @limit > 0 END
 ),
 -- Taken in turn order, each only if no other claimer holds it (claim-lock.ts).
 -- The lock is a volatile call in the WHERE of an ordered subquery: it is

@@ -9,7 +9,7 @@
 // taken after the lock, sees every lease committed by the previous holder
 // (READ COMMITTED takes a new snapshot per statement). The leasing
 // statement locks each delivery before writing its lease (a row of
-// webhook_delivery_leases, migration 0033), and PostgreSQL re-checks the
+// webhook_delivery_leases), and PostgreSQL re-checks the
 // lock's "still the row read, still pending and due" test on the newest row
 // version, so a delivery finished or rescheduled meanwhile is never re-leased.
 //
@@ -110,7 +110,7 @@ interface NextDue {
 export interface ClaimLimits {
   /** Deliveries to lease at most (the worker's free slots). */
   limit: number;
-  /** Of those, deliveries to degraded endpoints at most (the free slots of the slow share). */
+  /** Of those, deliveries to degraded endpoints at most (the free slots of the degraded share). */
   slowLimit: number;
   /** Subscriptions locked by one claim, at most. */
   maxSubscriptions: number;
@@ -123,7 +123,7 @@ export interface ClaimLimits {
 
 /** Where a claim looks for subscriptions with due work. */
 export interface ClaimCandidates {
-  /** Subscriptions known to have due work (named by a NOTIFY, left over by an earlier claim). */
+  /** Subscriptions known to have due work (listed by a NOTIFY, left over by an earlier claim). */
   hints: readonly string[];
   /** The walk goes on after this subscription id (null: from the first). */
   cursor: string | null;
@@ -159,10 +159,10 @@ function claimOf(input: ClaimLimits & ClaimCandidates) {
   const maxInFlight = whole('maxInFlight', input.maxInFlight);
   const leases: Arguments<typeof CLAIM_LEASES_PARAMETERS, string> = {
     limit: String(whole('limit', input.limit)),
-    slowLimit: String(whole('slowLimit', input.slowLimit)),
+    degradedLimit: String(whole('slowLimit', input.slowLimit)),
     leaseMs: String(whole('leaseMs', input.leaseMs)),
     slowMs: String(whole('slowMs', input.slowMs)),
-    slow: uuidArrayLiteral(input.slow),
+    degraded: uuidArrayLiteral(input.slow),
   };
   const subscriptions: Arguments<typeof CLAIM_SUBSCRIPTIONS_PARAMETERS, string> = {
     ...leases,

@@ -120,7 +120,7 @@ export const RECORD_OUTCOMES = namedStatement(
    -- The records' subscriptions are locked first, FOR KEY SHARE in id order:
    -- the lock a deletion (FOR UPDATE, then ON DELETE CASCADE to the
    -- deliveries) and the stopping of a grant's subscriptions (FOR UPDATE in
-   -- id order, migration 0025) conflict with, and nothing else does (claims
+   -- id order, webhooks_stop_for_grants) conflict with, and nothing else does (claims
    -- take FOR KEY SHARE too, the updates below FOR NO KEY UPDATE). A subscription deleted
    -- meanwhile leaves its records out: nothing is written for them (dropped).
    -- Any other stays, with its deliveries, until this transaction ends, so

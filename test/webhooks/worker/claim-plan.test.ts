@@ -67,7 +67,7 @@ async function grownAfterFirstClaim(path: string) {
     first = await claimDue(client, { ...limits, hints: [], cursor: null, walk: 100, slow: [] });
     await client.query('ROLLBACK');
     await fillDeliveries(young, org.member.org.id, [hook.id], 2000);
-    const leases = { limit: '64', slowLimit: '16', leaseMs: '60000', slowMs: '1000', slow: "'{}'::uuid[]" };
+    const leases = { limit: '64', degradedLimit: '16', leaseMs: '60000', slowMs: '1000', degraded: "'{}'::uuid[]" };
     executes = {
       subscriptions: executeText(claimSubscriptions(10), {
         ...leases,
