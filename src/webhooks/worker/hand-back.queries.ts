@@ -1,6 +1,8 @@
-// Graceful stop: attempts still running when a stopping worker's drain time
-// is up are handed back at once instead of being left to their lease's expiry.
-// The attempt may have reached the target, so it is logged the way a lost
+// Leases given back. Graceful stop: attempts still running when a stopping
+// worker's drain time is up are handed back at once instead of being left to
+// their lease's expiry (handBackLeases); and a claim whose attempt was never
+// sent is returned unused (returnUnsentClaims).
+// A handed-back attempt may have reached the target, so it is logged the way a lost
 // attempt is ('lease_expired', retrying: the next attempt is sent with the same
 // delivery id), and the delivery is due now, for any other worker.
 import { namedStatement, valuesOf } from '../../db/named-statement.ts';
@@ -75,4 +77,35 @@ export async function handBackLeases(
   };
   const { rows } = await db.query<{ id: string }>(query);
   return rows.map((row) => row.id);
+}
+
+/**
+ * Gives back claims whose attempts were never sent (the lease would have run
+ * out mid-attempt): their leases go, and the attempt numbers with them, since
+ * nothing used them. The delivery's row is not written: it counts only
+ * attempts that ended.
+ */
+export const RETURN_UNSENT_CLAIMS = namedStatement(
+  'switchboard_return_unsent_claims',
+  { deliveryIds: 'uuid[]', leaseTokens: 'uuid[]' },
+  `DELETE FROM webhook_delivery_leases l
+    USING unnest(@deliveryIds::uuid[], @leaseTokens::uuid[]) AS c(id, lease_token)
+    WHERE l.delivery_id = c.id AND l.token = c.lease_token`,
+);
+
+export async function returnUnsentClaims(
+  db: Queryable,
+  claims: { id: string; leaseToken: string }[],
+  /** As handBackLeases' deadlineMs. */
+  deadlineMs?: number,
+): Promise<void> {
+  const query: DeadlineQueryConfig = {
+    query_timeout: deadlineMs,
+    text: RETURN_UNSENT_CLAIMS.text,
+    values: valuesOf(RETURN_UNSENT_CLAIMS, {
+      deliveryIds: claims.map((c) => c.id),
+      leaseTokens: claims.map((c) => c.leaseToken),
+    }),
+  };
+  await db.query(query);
 }

@@ -3,7 +3,7 @@
 // deliveries are never removed here, however old.
 import type { Pool } from '../../db/pool.ts';
 import { deleteAttemptHoursBefore } from '../delivery-health.queries.ts';
-import { deleteAttemptsBefore, deleteFinishedDeliveriesBefore } from './record.queries.ts';
+import { deleteAttemptsBefore, deleteFinishedDeliveriesBefore } from './retention.queries.ts';
 
 export const DELIVERY_LOG_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const BATCH = 5000;
