@@ -250,22 +250,31 @@ async function ensurePrepared(client: PoolClient, statements: ClaimStatements, d
 }
 
 /**
- * The settings the claim's statements are planned and run under, for its
- * transaction only (SET LOCAL; claim-plan.test.ts names each). Planned once per
- * connection: a custom plan per claim (PostgreSQL's default for the first
- * executions, and for good when the generic plan's estimate looks worse)
- * costs more than running the claim. That one plan is made at the
- * connection's first claim, often while the table holds a few rows, and then
- * kept: with sequential and bitmap scans allowed, the plan made for a
- * one-page table scanned the whole table twice per claim (to lock the picked
- * rows, then to update them) instead of reaching them by tuple id, and
- * counted live leases through a bitmap and a sort. Every statement of the
- * claim has an index for each table it reads.
+ * The plan mode of the claim's statements, for its transaction only (SET
+ * LOCAL). Planned once per connection: a custom plan per claim (PostgreSQL's
+ * default for the first executions, and for good when the generic plan's
+ * estimate looks worse) costs more than running the claim.
  */
-export const CLAIM_PLAN_SETTINGS = [
-  ['genericPlan', 'SET LOCAL plan_cache_mode = force_generic_plan'],
+export const CLAIM_PLAN_MODE = ['genericPlan', 'SET LOCAL plan_cache_mode = force_generic_plan'] as const;
+
+/**
+ * claim_subscriptions and claim_leases are planned with sequential and bitmap
+ * scans priced out (set just before the first, back to the defaults just
+ * after the second; claim_next_due needs neither). Each one plan is made at
+ * the connection's first claim, often while the tables hold a few rows, and
+ * then kept: with those scans allowed, the plans made for one-page tables
+ * scanned the whole table twice per claim (to lock the picked rows, then to
+ * update them) instead of reaching them by tuple id, and read every live lease
+ * (claim-plan.test.ts, "the worker's claim, planned while the table held one
+ * delivery").
+ */
+export const CLAIM_SCANS = [
   ['noSeqScan', 'SET LOCAL enable_seqscan = off'],
   ['noBitmapScan', 'SET LOCAL enable_bitmapscan = off'],
+] as const;
+const CLAIM_SCANS_RESET = [
+  ['seqScanAgain', 'SET LOCAL enable_seqscan TO DEFAULT'],
+  ['bitmapScanAgain', 'SET LOCAL enable_bitmapscan TO DEFAULT'],
 ] as const;
 
 export async function claimDue(
@@ -283,9 +292,11 @@ export async function claimDue(
   const { deadlineMs } = input;
   const { statements, args } = claimOf(input);
   const lease = [
-    ...CLAIM_PLAN_SETTINGS,
+    CLAIM_PLAN_MODE,
+    ...CLAIM_SCANS,
     ['subscriptions', executeText(statements.subscriptions, args.subscriptions)],
     ['leases', executeText(statements.leases, args.leases)],
+    ...CLAIM_SCANS_RESET,
   ] as const;
   const nextDue = ['nextDue', executeText(statements.nextDue, {})] as const;
   const claimIn = (results: Record<'subscriptions' | 'leases', Result<unknown>>) => {

@@ -5,7 +5,7 @@ import { connectPlatform, startWebhookApp, subscribeHook } from '../../helpers/w
 import { executeText } from '../../../src/db/named-statement.ts';
 import { claimLeases } from '../../../src/webhooks/worker/claim-leases.queries.ts';
 import { claimSubscriptions } from '../../../src/webhooks/worker/claim-subscriptions.queries.ts';
-import { CLAIM_NEXT_DUE, CLAIM_PLAN_SETTINGS, claimDue, claimStatements } from '../../../src/webhooks/worker/claim.queries.ts';
+import { CLAIM_SCANS, CLAIM_NEXT_DUE, CLAIM_PLAN_MODE, claimDue, claimStatements } from '../../../src/webhooks/worker/claim.queries.ts';
 
 interface PlanNode {
   'Node Type': string;
@@ -88,8 +88,8 @@ async function grownAfterFirstClaim(path: string) {
     /** The plan the connection keeps for the claim's statement (claim_subscriptions, claim_leases, claim_next_due), as nodes. */
     async explain(statement: 'subscriptions' | 'leases' | 'nextDue'): Promise<PlanNode[]> {
       await client.query('BEGIN');
-      // plan_cache_mode = force_generic_plan (CLAIM_PLAN_SETTINGS): the plan the connection keeps, not one made for these values.
-      for (const [, setting] of CLAIM_PLAN_SETTINGS) await client.query(setting);
+      // plan_cache_mode = force_generic_plan (CLAIM_PLAN_MODE): the plan the connection keeps, not one made for these values.
+      await client.query(CLAIM_PLAN_MODE[1]);
       const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${executes[statement]}`);
       await client.query('ROLLBACK');
       return nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode);
@@ -124,12 +124,10 @@ describe('the claim plan', () => {
   });
   after(() => t.close());
 
-  test('under enable_seqscan and enable_bitmapscan off (CLAIM_PLAN_SETTINGS), every statement of the claim reads webhook_deliveries through an index, and leasing sorts no backlog', async () => {
+  test('every statement of the claim reads webhook_deliveries through an index (claim_subscriptions and claim_leases with enable_seqscan and enable_bitmapscan off, CLAIM_SCANS), and leasing sorts no backlog', async () => {
     const client = await t.db.pool.connect();
     try {
       await client.query('BEGIN');
-      // The claim's own settings, for its transaction: enable_seqscan and enable_bitmapscan off (and a generic plan).
-      for (const [, setting] of CLAIM_PLAN_SETTINGS) await client.query(setting);
       const statements = claimStatements({
         limit: 64,
         slowLimit: 16,
@@ -143,7 +141,14 @@ describe('the claim plan', () => {
         slow: [],
       });
       const plans: PlanNode[][] = [];
-      for (const statement of [statements.subscriptions, statements.leases, statements.nextDue]) {
+      for (const [name, statement] of [
+        ['subscriptions', statements.subscriptions],
+        ['leases', statements.leases],
+        ['nextDue', statements.nextDue],
+      ] as const) {
+        // Each under the settings the claim runs it with: sequential and bitmap scans off but for claim_next_due.
+        if (name === 'subscriptions') for (const [, setting] of CLAIM_SCANS) await client.query(setting);
+        if (name === 'nextDue') await client.query('SET LOCAL enable_seqscan TO DEFAULT; SET LOCAL enable_bitmapscan TO DEFAULT');
         const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${statement}`);
         plans.push(nodes(rows[0]['QUERY PLAN'][0].Plan as PlanNode));
       }
@@ -197,7 +202,7 @@ describe('the claim plan', () => {
   // grown: planned for a one-page table with every scan allowed, it scanned the whole table
   // twice per claim. The state test in the leasing lock must match no index either: written
   // plainly, a generic plan walked the whole due index and filtered on the tuple ids.
-  test("the worker's claim, planned while the table held one delivery, reaches rows by tuple id once it holds thousands", async () => {
+  test("the worker's claim, planned while the table held one delivery, reaches rows by tuple id once it holds thousands (claim_subscriptions and claim_leases planned with enable_seqscan and enable_bitmapscan off: with them on, their kept plans scan tables)", async () => {
     const grown = await grownAfterFirstClaim('young');
     try {
       assert.equal(grown.first.claimed.length, 1, 'the first claim leased the one delivery');
