@@ -9,7 +9,7 @@ import type { TestContext } from 'node:test';
 import type { Queryable } from '../../src/db/pool.ts';
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS } from '../../src/webhooks/worker/endpoint-health.ts';
 import type { TestApp } from './app.ts';
-import { startHttpsTarget } from './https-target.ts';
+import { startHttpsTarget, type TargetResponse } from './https-target.ts';
 import { connectPlatform, subscribeHook } from './webhooks.ts';
 import type { Member } from './fixtures.ts';
 import type { HttpsTarget } from './https-target.ts';
@@ -71,6 +71,24 @@ export function errorLines(output: string): string[] {
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
+ * An answer a target holds until the test calls `release()`, and for at
+ * least `minHoldMs` after the request arrived: a probe the test looks at
+ * while it is surely in flight, however slowly the machine runs (released
+ * before the worker's time-out cuts it).
+ */
+export function heldAnswer(response: TargetResponse, minHoldMs: number) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return {
+    release,
+    async answer(): Promise<TargetResponse> {
+      await Promise.all([released, sleep(minHoldMs)]);
+      return response;
+    },
+  };
+}
+
+/**
  * Watches what a latency bound depends on besides the code under test: this
  * process's event-loop delay and PostgreSQL's round-trip time (a worker's
  * attempt counts as in flight until its outcome is recorded, so a slow
@@ -102,14 +120,29 @@ export function watchConditions(db: Queryable): { describe(): string; stop(): Pr
 }
 
 /**
+ * How long a neighbour's delivery may take from when it could go: what a
+ * loaded 2-core machine gives (two worker processes there took up to 2.1 s;
+ * an idle machine takes tens of milliseconds).
+ */
+export const NEIGHBOUR_DELIVERY_MS = 3000;
+
+/**
+ * Attempts to hanging endpoints are cut after this, well past
+ * SLOW_ATTEMPT_MS + NEIGHBOUR_DELIVERY_MS: a neighbour delivered in time was
+ * not waiting for a slot that only a time-out freed.
+ */
+export const HANGING_TIMEOUT_MS = 6000;
+
+/**
  * The neighbour check, once every slot hangs on one organization's endpoints
- * (from `fullAt`): the other organization completes a call every 250 ms for
- * five seconds, and each must reach `receiver` within a second of when it
- * could. An attempt is known to hang only once it has run SLOW_ATTEMPT_MS, so
- * a call made before then may wait for that. The diagnostic gives each
- * delivery's time and what the machine's load did meanwhile (a process
- * starved of CPU, or a database slow to answer, delays deliveries whatever
- * the claim does). Returns the calls made.
+ * (from `fullAt`): the other organization completes a call every 250 ms, past
+ * the hanging attempts' time-outs, the circuits opening and their probes, and
+ * each must reach `receiver` within NEIGHBOUR_DELIVERY_MS of when it could.
+ * An attempt is known to hang only once it has run SLOW_ATTEMPT_MS, so a call
+ * made before then may wait for that. The diagnostic gives each delivery's
+ * time and what the machine's load did meanwhile (a process starved of CPU,
+ * or a database slow to answer, delays deliveries whatever the claim does).
+ * Returns the calls made.
  */
 export async function assertNeighbourDelivered(
   context: TestContext,
@@ -121,7 +154,7 @@ export async function assertNeighbourDelivered(
   const idOf = (r: { body: string }) => (JSON.parse(r.body) as { id: string }).id;
   const arrivedAt = (id: string) => receiver.requests.find((r) => idOf(r) === id)!.receivedAt.getTime();
   try {
-    while (Date.now() - fullAt < 5000) {
+    while (Date.now() - fullAt < HANGING_TIMEOUT_MS + 2000) {
       const call = await completeCall(t, member, { summary: `neighbour ${sent.length}` });
       // From the call's commit (its transaction's time): the API's own time is not the workers'.
       sent.push({ id: call.id, at: Date.parse(call.created_at) });
@@ -130,7 +163,7 @@ export async function assertNeighbourDelivered(
     await waitFor(
       'every call of the other organization delivered',
       async () => sent.every((call) => receiver.requests.some((r) => idOf(r) === call.id)),
-      5000,
+      15_000,
     ).catch((error: Error) => {
       const seen = receiver.requests.map(
         (r) => `${sent.findIndex((c) => c.id === idOf(r))}#${r.headers['x-delivery-attempt']}@${r.receivedAt.getTime() - fullAt}`,
@@ -141,12 +174,37 @@ export async function assertNeighbourDelivered(
     await conditions.stop();
   }
   const late = sent
-    .filter((call) => arrivedAt(call.id) - Math.max(call.at, fullAt + SLOW_ATTEMPT_MS) > 1000)
+    .filter((call) => arrivedAt(call.id) - Math.max(call.at, fullAt + SLOW_ATTEMPT_MS) > NEIGHBOUR_DELIVERY_MS)
     .map((call) => `a call made ${call.at - fullAt} ms after the slots filled arrived ${arrivedAt(call.id) - call.at} ms later`);
   const starved = conditions.describe();
   context.diagnostic(`the other organization's deliveries took ${sent.map((c) => arrivedAt(c.id) - c.at).join(', ')} ms; ${starved}`);
-  assert.deepEqual(late, [], `every delivery of the other organization arrives within a second (${starved})`);
+  assert.deepEqual(late, [], `every delivery of the other organization arrives within ${NEIGHBOUR_DELIVERY_MS} ms (${starved})`);
   return sent;
+}
+
+/**
+ * Samples `read` every 20 ms until `stop()`, which resolves to the largest
+ * value seen and how many samples were taken: a cap checked all the while,
+ * not once.
+ */
+export function watchPeak(read: () => Promise<number>): { stop(): Promise<{ peak: number; samples: number }> } {
+  let watching = true;
+  let peak = Number.NEGATIVE_INFINITY;
+  let samples = 0;
+  const sampling = (async () => {
+    while (watching) {
+      peak = Math.max(peak, await read());
+      samples++;
+      await sleep(20);
+    }
+  })();
+  return {
+    async stop() {
+      watching = false;
+      await sampling;
+      return { peak, samples };
+    },
+  };
 }
 
 /**
