@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createMember, type Member } from '../helpers/fixtures.ts';
 import { createClient, issueTokens, platformHeaders, tokenRequest } from '../helpers/oauth.ts';
-import { assertNo5xx, assertNoErrorLogs, assertRaced, pause, race, waitForLockWait, withRaceRig, type RaceRig } from '../helpers/races.ts';
+import { assertNo5xx, assertNoErrorLogs, assertRaced, pause, race, waitForBlockedBy, withRaceRig, type RaceRig } from '../helpers/races.ts';
 import { deleteClient, rotateClientSecret } from '../../src/oauth/clients.service.ts';
 
 describe('OAuth clients deleted or re-keyed while their platforms ingest and receive calls', () => {
@@ -238,9 +238,11 @@ describe('OAuth clients deleted or re-keyed while their platforms ingest and rec
       const recorder = await rig.t.db.pool.connect();
       try {
         await recorder.query('BEGIN');
+        const { rows } = await recorder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
         await recorder.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR KEY SHARE', [low]);
         const deleting = deleteClient(rig.t.db.pool, client.client_id);
-        await waitForLockWait(rig.t.db.pool);
+        // The deletion waits for the recorder's lock (not merely any lock wait, such as the worker's, in the database).
+        await waitForBlockedBy(rig.t.db.pool, rows[0]!.pid);
         await recorder.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR KEY SHARE', [high]);
         await recorder.query('COMMIT');
         assert.equal(await deleting, true);
