@@ -36,7 +36,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { issueSession } from '../src/auth/sessions.service.ts';
-import { insertCompletedCall } from '../src/calls/calls.queries.ts';
+import { insertCompletedCall } from '../src/calls/completed-calls.queries.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool } from '../src/db/pool.ts';
 import { withOrg } from '../src/db/with-org.ts';

@@ -10,11 +10,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import type { ActiveAccessToken } from '../oauth/tokens.queries.ts';
-import { withCallCompletedOutbox } from '../webhooks/deliveries.queries.ts';
-import type { Call, CallStatus, CompletedCall } from './call.ts';
+import type { Call, CallStatus } from './call.ts';
 import { claimedKeys, KeyHeld, type KeyClaim } from './idempotency.queries.ts';
 
-const COLUMNS = 'id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary';
+/** A call's columns, as every statement of calls returns them. */
+export const COLUMNS = 'id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary';
 
 /** An in-progress call. Throws KeyHeld when `idempotency` names a key its caller already holds (nothing written). */
 export async function insertCall(db: Queryable, input: { agentId: string | null; idempotency?: KeyClaim | null }): Promise<Call> {
@@ -31,107 +31,8 @@ export async function insertCall(db: Queryable, input: { agentId: string | null;
 }
 
 /** A claim's key, fingerprint, answer status and caller as parameters (nulls without one). */
-function keyParameters(claim: KeyClaim | null | undefined): [string | null, Buffer | null, number | null, string | null] {
+export function keyParameters(claim: KeyClaim | null | undefined): [string | null, Buffer | null, number | null, string | null] {
   return claim ? [claim.key, claim.fingerprint, claim.status, claim.caller] : [null, null, null, null];
-}
-
-/**
- * A call that finished before it was recorded: created completed, with its
- * call.completed deliveries (the outbox), in one statement. Throws KeyHeld
- * when `idempotency` names a key its caller already holds (nothing
- * written, so the COMMIT behind it commits nothing).
- */
-export async function insertCompletedCall(
-  db: Queryable,
-  input: { agentId: string | null; summary: string; durationSeconds: number; idempotency?: KeyClaim | null },
-): Promise<CompletedCall> {
-  const { rows } = await db.query<CompletedCall>(
-    withCallCompletedOutbox(
-      `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds)
-     SELECT $1::uuid, app_current_org(), $2::uuid, 'completed', now(), $3::text, $4::int
-      WHERE $5::text IS NULL OR EXISTS (SELECT 1 FROM claimed)
-     RETURNING ${COLUMNS}`,
-      claimedKeys('SELECT app_current_org(), $8::text, $5::text, $6::bytea, $1::uuid, $7::smallint WHERE $5::text IS NOT NULL'),
-    ),
-    [randomUUID(), input.agentId, input.summary, input.durationSeconds, ...keyParameters(input.idempotency)],
-  );
-  if (!rows[0]) throw new KeyHeld();
-  return completedCall(rows[0]);
-}
-
-/**
- * Many completed calls of the current organization (group commit,
- * completed-call-batches.ts) with their deliveries and one NOTIFY, in one
- * statement. The ids come from the caller so that each row finds its
- * request. A call naming an agent the organization does not have is left
- * out instead of failing the statement (its id is missing from the result),
- * and so is one whose idempotency key (`keys[i]` of `callers[i]`, null for
- * none) its caller already holds; the foreign key still guards an agent deleted
- * meanwhile.
- */
-export async function insertCompletedCalls(
-  db: Queryable,
-  input: {
-    ids: string[];
-    agentIds: (string | null)[];
-    summaries: string[];
-    durationsSeconds: number[];
-    callers: (string | null)[];
-    keys: (string | null)[];
-    fingerprints: (Buffer | null)[];
-    statuses: (number | null)[];
-  },
-): Promise<CompletedCall[]> {
-  const { rows } = await db.query<CompletedCall>(
-    withCallCompletedOutbox(
-      `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds)
-     SELECT i.id, app_current_org(), i.agent_id, 'completed', now(), i.summary, i.duration_seconds
-       FROM input i
-      WHERE i.key IS NULL OR i.id IN (SELECT call_id FROM claimed)
-     RETURNING ${COLUMNS}`,
-      `input AS (
-       SELECT i.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[], $6::bytea[], $7::smallint[], $8::text[])
-                    AS i(id, agent_id, summary, duration_seconds, key, fingerprint, response_status, caller)
-        WHERE i.agent_id IS NULL
-           OR EXISTS (SELECT 1 FROM agents a WHERE a.organization_id = app_current_org() AND a.id = i.agent_id)
-     ),
-     ${claimedKeys('SELECT app_current_org(), i.caller, i.key, i.fingerprint, i.id, i.response_status FROM input i WHERE i.key IS NOT NULL')}`,
-    ),
-    [input.ids, input.agentIds, input.summaries, input.durationsSeconds, input.keys, input.fingerprints, input.statuses, input.callers],
-  );
-  return rows.map(completedCall);
-}
-
-/**
- * Completes an in-progress call and writes its call.completed deliveries, in
- * one statement. The status condition makes completion happen once: of two
- * concurrent requests one updates the row, the other gets nothing.
- *
- * With `idempotency`, the call is updated only if its key was stored.
- * Nothing returned means nothing to keep: the key was held, or the call is
- * missing or completed (then the key row was written for nothing), so the
- * caller must roll back.
- */
-export async function completeInProgressCall(
-  db: Queryable,
-  input: { id: string; summary: string; durationSeconds: number; idempotency?: KeyClaim | null },
-): Promise<CompletedCall | undefined> {
-  const { rows } = await db.query<CompletedCall>(
-    withCallCompletedOutbox(
-      `UPDATE calls SET status = 'completed', completed_at = now(), summary = $2::text, duration_seconds = $3::int
-      WHERE id = $1::uuid AND status = 'in_progress' AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM claimed))
-     RETURNING ${COLUMNS}`,
-      claimedKeys('SELECT app_current_org(), $7::text, $4::text, $5::bytea, $1::uuid, $6::smallint WHERE $4::text IS NOT NULL'),
-    ),
-    [input.id, input.summary, input.durationSeconds, ...keyParameters(input.idempotency)],
-  );
-  return rows[0] && completedCall(rows[0]);
-}
-
-/** Only the call's own columns (the outbox statement returns more). */
-function completedCall(row: CompletedCall): CompletedCall {
-  const { id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary } = row;
-  return { id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary };
 }
 
 export async function findCall(db: Queryable, id: string): Promise<Call | undefined> {

@@ -17,7 +17,8 @@ import { insertAgent, listAgents as listAgentRows, type Agent } from './agents.q
 import { writeCompletedCall } from './completed-call-batches.ts';
 import { idempotently, type Answer, type CallerKey } from './idempotency.ts';
 import { KeyHeld } from './idempotency.queries.ts';
-import { completeInProgressCall, findCall, insertCall, listCalls, readRecentCallsForToken, type CallFilters } from './calls.queries.ts';
+import { findCall, insertCall, listCalls, readRecentCallsForToken, type CallFilters } from './calls.queries.ts';
+import { completeInProgressCall } from './completed-calls.queries.ts';
 import type { Call, CallStatus } from './call.ts';
 
 export const SUMMARY_MAX_LENGTH = 10_000;

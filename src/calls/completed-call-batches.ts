@@ -20,7 +20,7 @@ import { onePerPool } from '../db/per-pool.ts';
 import type { Pool } from '../db/pool.ts';
 import { withOrgOneStatement } from '../db/with-org.ts';
 import type { CompletedCall } from './call.ts';
-import { insertCompletedCall, insertCompletedCalls } from './calls.queries.ts';
+import { insertCompletedCall, insertCompletedCalls } from './completed-calls.queries.ts';
 import type { KeyClaim } from './idempotency.queries.ts';
 
 /** One statement's worth; more wait for the next batch. */

@@ -5,7 +5,7 @@
 // neither learns of the other's (the draft's security considerations).
 // - the first request with it is carried out, and its key, its request's
 //   fingerprint and its call are stored by the statement that writes the call
-//   (calls.queries.ts), so they commit together or not at all;
+//   (calls.queries.ts, completed-calls.queries.ts), so they commit together or not at all;
 // - a later request with the key and the same request gets the first answer
 //   again (same status, same body: rebuilt from the call, whose answered
 //   fields do not change) and changes nothing; with another request it gets

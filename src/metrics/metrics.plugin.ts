@@ -1,7 +1,7 @@
 // GET /metrics: Prometheus text exposition of this instance's registry.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { countQueuedDeliveries } from '../webhooks/deliveries.queries.ts';
+import { countQueuedDeliveries } from '../webhooks/queued-deliveries.queries.ts';
 import { countCircuitStates } from '../webhooks/subscriptions.queries.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 

@@ -14,12 +14,12 @@ import {
   listSubscriptionDeliveries,
   listUnattemptedDeliveries,
   lockDeliveryForRequeue,
-  notifyDeliveriesDue,
   requeueDelivery,
   type Attempt,
   type Delivery,
   type ListedDelivery,
 } from './deliveries.queries.ts';
+import { notifyDeliveriesDue } from './deliveries-channel.queries.ts';
 import { visibleClient, visibleSubscription } from './visible-subscription.ts';
 
 /** An attempt as the API and the pages show it: the row, with its time as ISO 8601 text. */

@@ -5,7 +5,7 @@
 // webhook_deliveries_failed_idx): the attempts ones are
 // index-only scans, since attempts are written once and never updated.
 import type { Queryable } from '../db/pool.ts';
-import { RECOVERABLE } from './deliveries.queries.ts';
+import { RECOVERABLE } from './recover.queries.ts';
 
 export interface HourOutcomes {
   /** YYYY-MM-DDTHH, UTC. */

@@ -10,7 +10,7 @@ import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
 import * as errors from '../errors.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
-import { notifyDeliveriesDue } from './deliveries.queries.ts';
+import { notifyDeliveriesDue } from './deliveries-channel.queries.ts';
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from './worker/endpoint-health.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { checkHookUrl, checkUrlShape, type CheckHookUrlOptions, type HookUrlCheck } from './ssrf/check-hook-url.ts';

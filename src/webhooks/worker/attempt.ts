@@ -100,6 +100,24 @@ function deliveryState(decision: Decision, now: number): { status: DeliveryState
   }
 }
 
+/** An attempt's metrics and log line. */
+function report(deps: AttemptDeps, claimed: ClaimedDelivery, result: AttemptResult, outcome: AttemptOutcome): void {
+  deps.metrics.deliveries.inc({ outcome });
+  deps.metrics.deliveryLatency.observe({ outcome }, result.latencyMs / 1000);
+  deps.log.info(
+    {
+      delivery_id: claimed.id,
+      subscription_id: claimed.subscription_id,
+      attempt: claimed.attempt,
+      status: result.kind === 'response' ? result.status : undefined,
+      error: result.kind === 'error' ? result.error : undefined,
+      latency_ms: result.latencyMs,
+      outcome,
+    },
+    'webhook delivery attempt',
+  );
+}
+
 export interface AttemptClaim {
   /** Writes the outcome, batched with other attempts' (the worker's); unset: a recorder of its own. */
   recorder?: OutcomeRecorder;
@@ -162,23 +180,9 @@ export async function attemptDelivery(
     );
     return null;
   }
-  const outcome: AttemptOutcome = recorded.held ? decision.outcome : 'superseded';
   if (recorded.disabledNow)
     deps.log.warn({ subscription_id: claimed.subscription_id }, 'webhook subscription disabled after five days of failures');
-  deps.metrics.deliveries.inc({ outcome });
-  deps.metrics.deliveryLatency.observe({ outcome }, result.latencyMs / 1000);
-  deps.log.info(
-    {
-      delivery_id: claimed.id,
-      subscription_id: claimed.subscription_id,
-      attempt: claimed.attempt,
-      status: result.kind === 'response' ? result.status : undefined,
-      error: result.kind === 'error' ? result.error : undefined,
-      latency_ms: result.latencyMs,
-      outcome,
-    },
-    'webhook delivery attempt',
-  );
+  report(deps, claimed, result, recorded.held ? decision.outcome : 'superseded');
   // When its subscription has work again: this delivery's retry, or the end of a circuit it opened, whichever is later.
   const retryAt = recorded.held && record.status === 'pending' ? record.nextAttemptAt : null;
   const circuitAt = recorded.circuitRetryAt;

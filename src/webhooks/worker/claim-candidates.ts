@@ -60,22 +60,6 @@ export function createClaimCandidates(clock: () => number = Date.now): Candidate
   let lastSweepAt = -Infinity;
   const sweepAt = () => (!sweepWanted ? Infinity : lastSweepAt + (sweepNow ? NOTIFY_SWEEP_INTERVAL_MS : SWEEP_INTERVAL_MS));
 
-  const due = () => {
-    const now = clock();
-    const ids: string[] = [];
-    for (const id of fresh) {
-      ids.push(id);
-      if (ids.length === MAX_HINTS) return ids;
-    }
-    for (const [id, at] of hints) {
-      if (fresh.has(id)) continue;
-      if (at > now) continue;
-      ids.push(id);
-      if (ids.length === MAX_HINTS) break;
-    }
-    return ids;
-  };
-
   return {
     hint(id, at = clock()) {
       const known = hints.get(id);
@@ -84,18 +68,8 @@ export function createClaimCandidates(clock: () => number = Date.now): Candidate
     named(id) {
       fresh.add(id);
     },
-    nextHintAt() {
-      const now = clock();
-      let next = Infinity;
-      for (const at of hints.values()) if (at > now && at < next) next = at;
-      return next;
-    },
-    hasDueHints() {
-      if (fresh.size > 0) return true;
-      const now = clock();
-      for (const at of hints.values()) if (at <= now) return true;
-      return false;
-    },
+    nextHintAt: () => earliestAfter(hints, clock()),
+    hasDueHints: () => fresh.size > 0 || anyDue(hints, clock()),
     next() {
       if (!sweeping && sweepAt() <= clock()) {
         // A sweep starts from the first subscription and ends at the last.
@@ -105,7 +79,7 @@ export function createClaimCandidates(clock: () => number = Date.now): Candidate
         lastSweepAt = clock();
         cursor = null;
       }
-      return { hints: due(), cursor, walk: WALK };
+      return { hints: dueHints(fresh, hints, clock()), cursor, walk: WALK };
     },
     claimed({ passed, cursor: stoppedAt, leftOver }) {
       for (const id of passed) {
@@ -123,4 +97,32 @@ export function createClaimCandidates(clock: () => number = Date.now): Candidate
     },
     sweepAt,
   };
+}
+
+/** The hints for a claim: the fresh ones (named by a NOTIFY) first, then those due by `now`; MAX_HINTS at most. */
+function dueHints(fresh: Set<string>, hints: Map<string, number>, now: number): string[] {
+  const ids: string[] = [];
+  for (const id of fresh) {
+    ids.push(id);
+    if (ids.length === MAX_HINTS) return ids;
+  }
+  for (const [id, at] of hints) {
+    if (fresh.has(id)) continue;
+    if (at > now) continue;
+    ids.push(id);
+    if (ids.length === MAX_HINTS) break;
+  }
+  return ids;
+}
+
+/** The earliest hint not due by `now`, or Infinity. */
+function earliestAfter(hints: Map<string, number>, now: number): number {
+  let next = Infinity;
+  for (const at of hints.values()) if (at > now && at < next) next = at;
+  return next;
+}
+
+function anyDue(hints: Map<string, number>, now: number): boolean {
+  for (const at of hints.values()) if (at <= now) return true;
+  return false;
 }

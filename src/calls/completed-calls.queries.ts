@@ -1,0 +1,192 @@
+// Completed calls and their call.completed deliveries, the transactional
+// outbox (docs/interface.md §6.4; docs/delivery-engine.md, T1): each
+// statement here writes its calls and their deliveries, and notifies the
+// delivery workers, in one statement. Every function runs inside withOrg.
+//
+// A request with an Idempotency-Key claims its key in the same statement
+// (claimedKeys, idempotency.queries.ts; see calls.queries.ts).
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../db/pool.ts';
+import { DELIVERIES_CHANNEL, payloadNaming } from '../webhooks/deliveries-channel.queries.ts';
+import type { CompletedCall } from './call.ts';
+import { COLUMNS, keyParameters } from './calls.queries.ts';
+import { claimedKeys, KeyHeld, type KeyClaim } from './idempotency.queries.ts';
+
+/**
+ * The call.completed body of the `call` row, written by PostgreSQL
+ * (app_call_completed_event, migration 0030: the same event /calls/recent
+ * lists), so the call and its deliveries are written by one statement.
+ */
+const CALL_COMPLETED_BODY =
+  'app_call_completed_event(call.id, call.organization_id, call.created_at, call.summary, call.duration_seconds, call.agent_id)';
+
+/**
+ * The transactional outbox (docs/interface.md §6.4) in one statement: `callStatement`
+ * (an INSERT or UPDATE of calls RETURNING the completed calls, one or many) runs with the
+ * insert of one delivery per active call.completed subscription of the
+ * call's organization whose grant still stands (a revocation committing
+ * beside this transaction is caught again by the claim; the unique
+ * (subscription, call) key makes it exactly once) and, if any was inserted, a NOTIFY, which PostgreSQL delivers only
+ * when the surrounding transaction commits, naming the subscriptions (see
+ * subscriptionsNamed). Returns each call's columns plus `deliveries_enqueued`
+ * (for the whole statement); no row when `callStatement` returned none.
+ *
+ * A subscription removed or stopped while this runs gets no delivery, and
+ * the call is stored all the same: each subscription read is locked FOR KEY
+ * SHARE SKIP LOCKED, in id order (the lock the deliveries' foreign-key check
+ * takes anyway, taken here first; who else locks it and how:
+ * docs/delivery-engine.md, "Locks"). Reading the rows without the lock, the
+ * foreign-key check at the end of the statement (which reads the newest
+ * version) failed for a subscription deleted after the read.
+ *
+ * `before`: CTEs (`name AS (…)`, comma-separated) that `callStatement` may
+ * read, such as the idempotency key claim of idempotency.queries.ts.
+ */
+function withCallCompletedOutbox(callStatement: string, before = ''): string {
+  return `WITH ${
+    before
+      ? `${before},
+     `
+      : ''
+  }call AS (${callStatement}),
+     -- Each grant is tested once per statement, however many subscriptions
+     -- stand on it (an organization's hundreds of subscriptions often share one).
+     subscribed_grant AS MATERIALIZED (
+       SELECT DISTINCT s.grant_id FROM webhook_subscriptions s
+        WHERE s.organization_id IN (SELECT call.organization_id FROM call)
+          AND s.event = 'call.completed' AND s.status = 'active'
+     ),
+     live_grant AS MATERIALIZED (
+       SELECT g.grant_id FROM subscribed_grant g WHERE app_grant_is_live(g.grant_id)
+     ),
+     -- The event and status tests stay here: PostgreSQL re-checks them on the
+     -- newest version of a row updated while the lock waited. In id order, as
+     -- every locker of several subscriptions takes them: SKIP LOCKED does not
+     -- skip a row updated since this statement's snapshot whose newest version
+     -- is locked, it waits, and a client's deletion (FOR UPDATE in id order)
+     -- waiting meanwhile for a row this statement locked out of order deadlocked.
+     subscriber AS MATERIALIZED (
+       SELECT s.organization_id, s.id, s.event
+         FROM webhook_subscriptions s
+        WHERE s.organization_id IN (SELECT call.organization_id FROM call)
+          AND s.event = 'call.completed' AND s.status = 'active'
+          AND s.grant_id IN (SELECT live_grant.grant_id FROM live_grant)
+        ORDER BY s.id
+          FOR KEY SHARE OF s SKIP LOCKED
+     ),
+     deliveries AS (
+       INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body)
+       SELECT s.organization_id, s.id, call.id, s.event, ${CALL_COMPLETED_BODY}
+         FROM call JOIN subscriber s ON s.organization_id = call.organization_id
+       ON CONFLICT ON CONSTRAINT webhook_deliveries_subscription_call_key DO NOTHING
+       RETURNING subscription_id
+     ),
+     enqueued AS (
+       SELECT count(*)::int AS n,
+              ${payloadNaming('subscription_id')} AS subscriptions
+         FROM deliveries
+     )
+     -- The notification is an uncorrelated subquery: sent once per statement, however many calls it writes.
+     SELECT call.*, enqueued.n AS deliveries_enqueued,
+            (SELECT pg_notify('${DELIVERIES_CHANNEL}', e.subscriptions) FROM enqueued e WHERE e.n > 0) AS notified
+       FROM call, enqueued`;
+}
+
+/**
+ * A call that finished before it was recorded: created completed, with its
+ * call.completed deliveries (the outbox), in one statement. Throws KeyHeld
+ * when `idempotency` names a key its caller already holds (nothing
+ * written, so the COMMIT behind it commits nothing).
+ */
+export async function insertCompletedCall(
+  db: Queryable,
+  input: { agentId: string | null; summary: string; durationSeconds: number; idempotency?: KeyClaim | null },
+): Promise<CompletedCall> {
+  const { rows } = await db.query<CompletedCall>(
+    withCallCompletedOutbox(
+      `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds)
+     SELECT $1::uuid, app_current_org(), $2::uuid, 'completed', now(), $3::text, $4::int
+      WHERE $5::text IS NULL OR EXISTS (SELECT 1 FROM claimed)
+     RETURNING ${COLUMNS}`,
+      claimedKeys('SELECT app_current_org(), $8::text, $5::text, $6::bytea, $1::uuid, $7::smallint WHERE $5::text IS NOT NULL'),
+    ),
+    [randomUUID(), input.agentId, input.summary, input.durationSeconds, ...keyParameters(input.idempotency)],
+  );
+  if (!rows[0]) throw new KeyHeld();
+  return completedCall(rows[0]);
+}
+
+/**
+ * Many completed calls of the current organization (group commit,
+ * completed-call-batches.ts) with their deliveries and one NOTIFY, in one
+ * statement. The ids come from the caller so that each row finds its
+ * request. A call naming an agent the organization does not have is left
+ * out instead of failing the statement (its id is missing from the result),
+ * and so is one whose idempotency key (`keys[i]` of `callers[i]`, null for
+ * none) its caller already holds; the foreign key still guards an agent deleted
+ * meanwhile.
+ */
+export async function insertCompletedCalls(
+  db: Queryable,
+  input: {
+    ids: string[];
+    agentIds: (string | null)[];
+    summaries: string[];
+    durationsSeconds: number[];
+    callers: (string | null)[];
+    keys: (string | null)[];
+    fingerprints: (Buffer | null)[];
+    statuses: (number | null)[];
+  },
+): Promise<CompletedCall[]> {
+  const { rows } = await db.query<CompletedCall>(
+    withCallCompletedOutbox(
+      `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds)
+     SELECT i.id, app_current_org(), i.agent_id, 'completed', now(), i.summary, i.duration_seconds
+       FROM input i
+      WHERE i.key IS NULL OR i.id IN (SELECT call_id FROM claimed)
+     RETURNING ${COLUMNS}`,
+      `input AS (
+       SELECT i.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[], $6::bytea[], $7::smallint[], $8::text[])
+                    AS i(id, agent_id, summary, duration_seconds, key, fingerprint, response_status, caller)
+        WHERE i.agent_id IS NULL
+           OR EXISTS (SELECT 1 FROM agents a WHERE a.organization_id = app_current_org() AND a.id = i.agent_id)
+     ),
+     ${claimedKeys('SELECT app_current_org(), i.caller, i.key, i.fingerprint, i.id, i.response_status FROM input i WHERE i.key IS NOT NULL')}`,
+    ),
+    [input.ids, input.agentIds, input.summaries, input.durationsSeconds, input.keys, input.fingerprints, input.statuses, input.callers],
+  );
+  return rows.map(completedCall);
+}
+
+/**
+ * Completes an in-progress call and writes its call.completed deliveries, in
+ * one statement. The status condition makes completion happen once: of two
+ * concurrent requests one updates the row, the other gets nothing.
+ *
+ * With `idempotency`, the call is updated only if its key was stored.
+ * Nothing returned means nothing to keep: the key was held, or the call is
+ * missing or completed (then the key row was written for nothing), so the
+ * caller must roll back.
+ */
+export async function completeInProgressCall(
+  db: Queryable,
+  input: { id: string; summary: string; durationSeconds: number; idempotency?: KeyClaim | null },
+): Promise<CompletedCall | undefined> {
+  const { rows } = await db.query<CompletedCall>(
+    withCallCompletedOutbox(
+      `UPDATE calls SET status = 'completed', completed_at = now(), summary = $2::text, duration_seconds = $3::int
+      WHERE id = $1::uuid AND status = 'in_progress' AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM claimed))
+     RETURNING ${COLUMNS}`,
+      claimedKeys('SELECT app_current_org(), $7::text, $4::text, $5::bytea, $1::uuid, $6::smallint WHERE $4::text IS NOT NULL'),
+    ),
+    [input.id, input.summary, input.durationSeconds, ...keyParameters(input.idempotency)],
+  );
+  return rows[0] && completedCall(rows[0]);
+}
+
+/** Only the call's own columns (the outbox statement returns more). */
+function completedCall(row: CompletedCall): CompletedCall {
+  const { id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary } = row;
+  return { id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary };
+}
