@@ -44,18 +44,28 @@ export interface ClaimedDelivery {
 /**
  * Leases due deliveries of the locked subscriptions (re-checked, with their
  * grants: a new snapshot, taken after the locks), logs attempts whose lease
- * ran out, and returns the leased deliveries. Fairness: deliveries are taken
- * in turns per organization, and within one in turns per subscription.
- * Endpoints in good health and degraded ones are counted against separate
- * limits (the worker's slots). `maxInFlight` is the per-subscription cap,
- * written into the text (a constant the planner reads).
+ * ran out, and returns the leased deliveries. Written in three steps: pick
+ * (pickDue), lock (LOCK_PICKED), then lease and log (LEASE_LOCKED).
+ * `maxInFlight` is the per-subscription cap, written into the text (a
+ * constant the planner reads).
  */
 export function claimLeases(maxInFlight: number): NamedStatement<typeof CLAIM_LEASES_PARAMETERS> {
-  const cap = capOf(maxInFlight);
   return namedStatement(
     `switchboard_claim_leases_${maxInFlight}`,
     CLAIM_LEASES_PARAMETERS,
-    `WITH held AS MATERIALIZED (
+    `${pickDue(maxInFlight)}\n${LOCK_PICKED}\n${LEASE_LOCKED}`,
+  );
+}
+
+/**
+ * The due deliveries to lease (the CTEs held to picked). Fairness:
+ * deliveries are taken in turns per organization, and within one in turns
+ * per subscription. Endpoints in good health and degraded ones are counted
+ * against separate limits (the worker's slots).
+ */
+function pickDue(maxInFlight: number): string {
+  const cap = capOf(maxInFlight);
+  return `WITH held AS MATERIALIZED (
   SELECT s.* FROM webhook_subscriptions s
    WHERE s.id = ANY (string_to_array(current_setting('switchboard.claim_subscriptions', true), ',')::uuid[])
      AND ${ELIGIBLE}
@@ -96,8 +106,11 @@ picked AS MATERIALIZED (
               FROM candidates) allowed
      WHERE NOT allowed.degraded OR allowed.pool_place <= @degradedLimit) ranked
    WHERE ranked.place <= @limit
-),
--- The picked deliveries are locked by their tuple ids (a TID scan: a join to
+),`;
+}
+
+/** The picked deliveries, locked, and the leases that ran out on them (the CTEs claimable and old). */
+const LOCK_PICKED = `-- The picked deliveries are locked by their tuple ids (a TID scan: a join to
 -- picked let a generic plan, made while the table was small, walk the due
 -- index once per picked row), and read whole here, for the attempt. A row
 -- updated since this statement's snapshot (its outcome recorded, handed
@@ -120,8 +133,10 @@ claimable AS MATERIALIZED (
 old AS MATERIALIZED (
   SELECT l.delivery_id, l.attempt, l.started_at FROM webhook_delivery_leases l
    WHERE l.delivery_id = ANY (ARRAY(SELECT claimable.id FROM claimable))
-),
--- The lost attempt is counted on its delivery, whose row so moves, and a
+),`;
+
+/** The leases written, lost attempts counted and logged, and the leased deliveries read back. */
+const LEASE_LOCKED = `-- The lost attempt is counted on its delivery, whose row so moves, and a
 -- late record of that attempt finds it moved and is logged as superseded
 -- (record.queries.ts).
 counted AS (
@@ -159,6 +174,4 @@ lost AS (
     FROM claimed WHERE lost_attempt IS NOT NULL
   ON CONFLICT ON CONSTRAINT webhook_attempts_delivery_attempt_key DO NOTHING
 )
-SELECT * FROM claimed`,
-  );
-}
+SELECT * FROM claimed`;

@@ -15,13 +15,13 @@
 //
 // The statements, each named, with named parameters and a typed row:
 // claim_subscriptions (claim-subscriptions.queries.ts), claim_leases
-// (claim-leases.queries.ts) and claim_next_due (below); the tests they share
-// are in claim-predicates.queries.ts.
+// (claim-leases.queries.ts) and claim_next_due (claim-next-due.queries.ts);
+// the tests they share are in claim-predicates.queries.ts.
 //
 // Why one message: the statements are prepared once per connection and go
 // as EXECUTEs in one simple-protocol query (one round trip), in one
 // transaction (locks held to its end, all or nothing). Each result is read by
-// the name of the step that made it (pipeline, below). The locked
+// the name of the step that made it (claim-pipeline.ts). The locked
 // subscription ids pass from the first statement to the second in a
 // transaction-local setting. The only values written into the message are
 // integers and ids this module checks, never text.
@@ -50,9 +50,11 @@
 // enqueued by a call that completed while the revocation committed. Any
 // rewrite of the claim must keep the live-grant test (liveGrants) in both the
 // locking and the leasing statement.
-import { type Arguments, executeText, inlined, namedStatement, prepareText } from '../../db/named-statement.ts';
-import type { DeadlineQueryConfig, Pool, PoolClient } from '../../db/pool.ts';
+import { type Arguments, executeText, inlined } from '../../db/named-statement.ts';
+import type { Pool, PoolClient } from '../../db/pool.ts';
 import { type ClaimedDelivery, type CLAIM_LEASES_PARAMETERS, claimLeases } from './claim-leases.queries.ts';
+import { CLAIM_NEXT_DUE, type NextDue } from './claim-next-due.queries.ts';
+import { ensurePrepared, pipeline, type Result } from './claim-pipeline.ts';
 import { type ClaimedSubscriptions, type CLAIM_SUBSCRIPTIONS_PARAMETERS, claimSubscriptions } from './claim-subscriptions.queries.ts';
 
 export type { ClaimedDelivery } from './claim-leases.queries.ts';
@@ -74,36 +76,6 @@ export interface Claim {
 export interface Committed {
   /** The earliest attempt scheduled later, open circuit's wait to end or lease to run out, after this claim. */
   nextDueAt: Date | null;
-}
-
-/**
- * claim_next_due: when to look again for work that is not due yet (work due
- * now is found by the candidates: the hints and the walk): the first retry,
- * the first open circuit's end of wait and the first lease to run out, one
- * probe of an index each, whatever the tables hold. Each is written as the
- * first row in the index's order (ORDER BY ... LIMIT 1), and the lease source
- * names its index's predicate (webhook_delivery_leases_ends_idx): its plan is
- * made once per connection, often on a young table, and as min() over rows
- * the planner then guessed at one, each read every entry of its index, or
- * sorted every pending delivery (claim-plan.test.ts). Rows of subscriptions
- * that are not active are not left out (that would cost a probe per
- * subscription): an early look costs one claim.
- */
-export const CLAIM_NEXT_DUE = namedStatement(
-  'switchboard_claim_next_due',
-  {},
-  `SELECT least(
-    (SELECT d.next_attempt_at FROM webhook_deliveries d
-      WHERE d.status = 'pending' AND d.attempts > 0 AND d.next_attempt_at > now()
-      ORDER BY d.next_attempt_at LIMIT 1),
-    (SELECT s.circuit_retry_at FROM webhook_subscriptions s WHERE s.circuit_state = 'open' AND s.circuit_retry_at > now()
-      ORDER BY s.circuit_retry_at LIMIT 1),
-    (SELECT l.expires_at FROM webhook_delivery_leases l WHERE l.attempt > 0 ORDER BY l.expires_at LIMIT 1)) AS at`,
-);
-
-/** claim_next_due's one row. */
-interface NextDue {
-  at: Date | null;
 }
 
 /** The limits of one claim. */
@@ -202,53 +174,6 @@ export function claimStatements(input: ClaimLimits & ClaimCandidates): { subscri
   };
 }
 
-interface Result<Row> {
-  rows: Row[];
-}
-
-/**
- * Statements sent as one simple query (one message, one round trip; several
- * statements allowed), each under a step name; their results come back by
- * those names. Fails after `deadlineMs` without an answer (no deadline when unset).
- */
-async function pipeline<Name extends string>(
-  client: PoolClient,
-  steps: readonly (readonly [Name, string])[],
-  deadlineMs: number | undefined,
-): Promise<Record<Name, Result<unknown>>> {
-  const config: DeadlineQueryConfig = { text: steps.map(([, sql]) => sql).join(';\n'), query_timeout: deadlineMs };
-  const answer = (await client.query(config)) as unknown as Result<unknown> | Result<unknown>[];
-  const results = Array.isArray(answer) ? answer : [answer];
-  if (results.length !== steps.length) throw new Error(`claim: ${steps.length} statements sent, ${results.length} results`);
-  return Object.fromEntries(steps.map(([name], i) => [name, results[i]!])) as Record<Name, Result<unknown>>;
-}
-
-/**
- * The claim's statements are prepared once per connection (PREPARE, so they
- * are planned once, not on every claim: planning the live-grant join costs
- * more than running the claim). Per connection, the names prepared on it
- * (the cap is part of a statement's text and name).
- */
-const PREPARED = new WeakMap<object, Set<string>>();
-const DUPLICATE_PREPARED_STATEMENT = '42P05';
-
-async function ensurePrepared(client: PoolClient, statements: ClaimStatements, deadlineMs: number | undefined): Promise<void> {
-  const prepared = PREPARED.get(client) ?? new Set<string>();
-  const missing = Object.values(statements).filter((statement) => !prepared.has(statement.name));
-  if (missing.length === 0) return;
-  try {
-    await pipeline(
-      client,
-      missing.map((statement) => [statement.name, prepareText(statement)] as const),
-      deadlineMs,
-    );
-  } catch (error) {
-    if ((error as { code?: string }).code !== DUPLICATE_PREPARED_STATEMENT) throw error;
-  }
-  for (const statement of missing) prepared.add(statement.name);
-  PREPARED.set(client, prepared);
-}
-
 /**
  * The plan mode of the claim's statements, for its transaction only (SET
  * LOCAL). Planned once per connection: a custom plan per claim (PostgreSQL's
@@ -277,6 +202,30 @@ const CLAIM_SCANS_RESET = [
   ['bitmapScanAgain', 'SET LOCAL enable_bitmapscan TO DEFAULT'],
 ] as const;
 
+/** The steps of the claim's first message that lease (after BEGIN, when the claim runs its own transaction). */
+function leaseSteps(statements: ClaimStatements, args: ReturnType<typeof claimOf>['args']) {
+  return [
+    CLAIM_PLAN_MODE,
+    ...CLAIM_SCANS,
+    ['subscriptions', executeText(statements.subscriptions, args.subscriptions)],
+    ['leases', executeText(statements.leases, args.leases)],
+    ...CLAIM_SCANS_RESET,
+  ] as const;
+}
+
+type LeaseSteps = ReturnType<typeof leaseSteps>;
+type NextDueStep = readonly ['nextDue', string];
+
+/** The claim as read from its locking and leasing statements' results. */
+function claimIn(results: Record<'subscriptions' | 'leases', Result<unknown>>): Omit<Claim, 'committed'> {
+  const locked = results.subscriptions.rows[0] as ClaimedSubscriptions;
+  return { claimed: results.leases.rows as ClaimedDelivery[], cursor: locked.cursor, leftOver: locked.left_over };
+}
+
+function nextDueIn(result: Result<unknown>): Committed {
+  return { nextDueAt: (result.rows[0] as NextDue | undefined)?.at ?? null };
+}
+
 export async function claimDue(
   db: Pool | PoolClient,
   input: ClaimLimits &
@@ -291,26 +240,27 @@ export async function claimDue(
 ): Promise<Claim> {
   const { deadlineMs } = input;
   const { statements, args } = claimOf(input);
-  const lease = [
-    CLAIM_PLAN_MODE,
-    ...CLAIM_SCANS,
-    ['subscriptions', executeText(statements.subscriptions, args.subscriptions)],
-    ['leases', executeText(statements.leases, args.leases)],
-    ...CLAIM_SCANS_RESET,
-  ] as const;
-  const nextDue = ['nextDue', executeText(statements.nextDue, {})] as const;
-  const claimIn = (results: Record<'subscriptions' | 'leases', Result<unknown>>) => {
-    const locked = results.subscriptions.rows[0] as ClaimedSubscriptions;
-    return { claimed: results.leases.rows as ClaimedDelivery[], cursor: locked.cursor, leftOver: locked.left_over };
-  };
-  const nextDueIn = (result: Result<unknown>): Committed => ({ nextDueAt: (result.rows[0] as NextDue | undefined)?.at ?? null });
+  const lease = leaseSteps(statements, args);
+  const nextDue: NextDueStep = ['nextDue', executeText(statements.nextDue, {})];
+  if (!('release' in db)) return claimInTransaction(db, statements, lease, nextDue, deadlineMs);
+  // A client of the caller's (a test, the benchmark): one implicit transaction, or part of the caller's.
+  await ensurePrepared(db, Object.values(statements), deadlineMs);
+  const results = await pipeline(db, [...lease, nextDue], deadlineMs);
+  return { ...claimIn(results), committed: Promise.resolve(nextDueIn(results.nextDue)) };
+}
 
-  if ('release' in db) {
-    // A client of the caller's (a test, the benchmark): one implicit transaction, or part of the caller's.
-    await ensurePrepared(db, statements, deadlineMs);
-    const results = await pipeline(db, [...lease, nextDue], deadlineMs);
-    return { ...claimIn(results), committed: Promise.resolve(nextDueIn(results.nextDue)) };
-  }
+/**
+ * The claim in a transaction of its own, on a connection of the pool's: the
+ * leases in the first message, the next-due read and the COMMIT in a second
+ * (`committed`), sent at once without waiting for the attempts.
+ */
+async function claimInTransaction(
+  db: Pool,
+  statements: ClaimStatements,
+  lease: LeaseSteps,
+  nextDue: NextDueStep,
+  deadlineMs: number | undefined,
+): Promise<Claim> {
   // With a deadline, the server ends the transaction too if the COMMIT never
   // comes (the route to it died silently after the leases were read): its
   // claim locks would otherwise stay held, and other workers skip
@@ -322,9 +272,9 @@ export async function claimDue(
       : []),
   ] as const;
   const client = await db.connect();
-  let results: Awaited<ReturnType<typeof pipeline<(typeof lease)[number][0]>>>;
+  let results: Awaited<ReturnType<typeof pipeline<LeaseSteps[number][0]>>>;
   try {
-    await ensurePrepared(client, statements, deadlineMs);
+    await ensurePrepared(client, Object.values(statements), deadlineMs);
     results = await pipeline(client, [...begin, ...lease], deadlineMs);
   } catch (error) {
     // The transaction may be open and aborted, or the connection gone: not fit to reuse.

@@ -5,7 +5,8 @@ import { connectPlatform, startWebhookApp, subscribeHook } from '../../helpers/w
 import { executeText } from '../../../src/db/named-statement.ts';
 import { claimLeases } from '../../../src/webhooks/worker/claim-leases.queries.ts';
 import { claimSubscriptions } from '../../../src/webhooks/worker/claim-subscriptions.queries.ts';
-import { CLAIM_SCANS, CLAIM_NEXT_DUE, CLAIM_PLAN_MODE, claimDue, claimStatements } from '../../../src/webhooks/worker/claim.queries.ts';
+import { CLAIM_NEXT_DUE } from '../../../src/webhooks/worker/claim-next-due.queries.ts';
+import { CLAIM_SCANS, CLAIM_PLAN_MODE, claimDue, claimStatements } from '../../../src/webhooks/worker/claim.queries.ts';
 
 interface PlanNode {
   'Node Type': string;
