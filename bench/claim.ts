@@ -21,7 +21,7 @@ import { createGrant } from '../src/oauth/tokens.service.ts';
 import { insertOrganization } from '../src/organizations/organizations.queries.ts';
 import { createUser } from '../src/organizations/organizations.service.ts';
 import { claimDue, claimStatements } from '../src/webhooks/worker/claim.queries.ts';
-import { MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS, slowSlots } from '../src/webhooks/worker/endpoint-health.ts';
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION, SLOW_ATTEMPT_MS, degradedSlots } from '../src/webhooks/worker/endpoint-health.ts';
 import { WALK } from '../src/webhooks/worker/claim-candidates.ts';
 import { benchDatabase } from './bench-database.ts';
 
@@ -131,7 +131,7 @@ async function load(pool: Pool) {
 async function measure(pool: Pool) {
   const limits = {
     limit: CONCURRENCY,
-    slowLimit: slowSlots(CONCURRENCY),
+    degradedLimit: degradedSlots(CONCURRENCY),
     maxSubscriptions: 50,
     maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
     leaseMs: 60_000,
@@ -144,13 +144,13 @@ async function measure(pool: Pool) {
   try {
     for (let sweep = 0; sweep < SUBSCRIPTIONS / WALK + 1; sweep++) {
       await client.query('BEGIN');
-      cursor = (await claimDue(client, { ...limits, hints: [], cursor, walk: WALK, slow: [] })).cursor;
+      cursor = (await claimDue(client, { ...limits, hints: [], cursor, walk: WALK, degraded: [] })).cursor;
       await client.query('ROLLBACK');
     }
     for (let i = 0; i < 21; i++) {
       await client.query('BEGIN');
       const started = performance.now();
-      const claim = await claimDue(client, { ...limits, hints: [hinted[i]!.id], cursor, walk: WALK, slow: [] });
+      const claim = await claimDue(client, { ...limits, hints: [hinted[i]!.id], cursor, walk: WALK, degraded: [] });
       rolledBack.push(performance.now() - started);
       await client.query('ROLLBACK');
       cursor = claim.cursor;
@@ -162,7 +162,7 @@ async function measure(pool: Pool) {
   const leased: number[] = [];
   for (let i = 0; i < 21; i++) {
     const started = performance.now();
-    const claim = await claimDue(pool, { ...limits, hints: [hinted[i]!.id], cursor, walk: WALK, slow: [] });
+    const claim = await claimDue(pool, { ...limits, hints: [hinted[i]!.id], cursor, walk: WALK, degraded: [] });
     await claim.committed;
     committed.push(performance.now() - started);
     leased.push(claim.claimed.length);
@@ -172,7 +172,7 @@ async function measure(pool: Pool) {
   const explaining = await pool.connect();
   try {
     await explaining.query('BEGIN');
-    const { subscriptions, leases, nextDue } = claimStatements({ ...limits, hints: [], cursor, walk: WALK, slow: [] });
+    const { subscriptions, leases, nextDue } = claimStatements({ ...limits, hints: [], cursor, walk: WALK, degraded: [] });
     for (const statement of [subscriptions, leases, nextDue]) {
       const { rows } = await explaining.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement}`);
       const plan = rows.map((r) => r['QUERY PLAN']).join('\n');

@@ -185,7 +185,7 @@ async function loadRows(pool: Pool, organizationId: string, subscriptionIds: str
 async function measureClaim(pool: Pool): Promise<{ roundTripMs: number; executionMs: number[]; seqScan: boolean }> {
   const input = {
     limit: CONCURRENCY,
-    slowLimit: CONCURRENCY,
+    degradedLimit: CONCURRENCY,
     maxSubscriptions: Math.min(50, CONCURRENCY),
     maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
     leaseMs: 60_000,
@@ -193,7 +193,7 @@ async function measureClaim(pool: Pool): Promise<{ roundTripMs: number; executio
     hints: [],
     cursor: null,
     walk: WALK,
-    slow: [],
+    degraded: [],
   };
   const client = await pool.connect();
   try {

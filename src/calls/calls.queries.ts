@@ -1,8 +1,8 @@
 // Calls of the current organization (every function runs inside withOrg, so
 // the row-level policy limits them to app.organization_id).
 //
-// A request with an Idempotency-Key claims its key in the statement that
-// writes its call (claimedKeys, idempotency.queries.ts): the key and the call
+// A request with an Idempotency-Key reserves its key in the statement that
+// writes its call (reservedKeys, idempotency.queries.ts): the key and the call
 // commit together or not at all.
 // When the caller already holds the key the statement writes nothing
 // for that request (or, for a key committed by another transaction meanwhile,
@@ -11,18 +11,18 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import type { ActiveAccessToken } from '../oauth/tokens.queries.ts';
 import type { Call, CallStatus } from './call.ts';
-import { claimedKeys, KeyHeld, type KeyClaim } from './idempotency.queries.ts';
+import { reservedKeys, KeyHeld, type KeyReservation } from './idempotency.queries.ts';
 
 /** A call's columns, as every statement of calls returns them. */
 export const COLUMNS = 'id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary';
 
 /** An in-progress call. Throws KeyHeld when `idempotency` names a key its caller already holds (nothing written). */
-export async function insertCall(db: Queryable, input: { agentId: string | null; idempotency?: KeyClaim | null }): Promise<Call> {
+export async function insertCall(db: Queryable, input: { agentId: string | null; idempotency?: KeyReservation | null }): Promise<Call> {
   const id = randomUUID();
   const { rows } = await db.query<Call>(
-    `WITH ${claimedKeys('SELECT app_current_org(), $6::text, $3::text, $4::bytea, $1::uuid, $5::smallint WHERE $3::text IS NOT NULL')}
+    `WITH ${reservedKeys('SELECT app_current_org(), $6::text, $3::text, $4::bytea, $1::uuid, $5::smallint WHERE $3::text IS NOT NULL')}
      INSERT INTO calls (id, organization_id, agent_id)
-     SELECT $1::uuid, app_current_org(), $2::uuid WHERE $3::text IS NULL OR EXISTS (SELECT 1 FROM claimed)
+     SELECT $1::uuid, app_current_org(), $2::uuid WHERE $3::text IS NULL OR EXISTS (SELECT 1 FROM reserved)
      RETURNING ${COLUMNS}`,
     [id, input.agentId, ...keyParameters(input.idempotency)],
   );
@@ -30,9 +30,11 @@ export async function insertCall(db: Queryable, input: { agentId: string | null;
   return rows[0];
 }
 
-/** A claim's key, fingerprint, answer status and caller as parameters (nulls without one). */
-export function keyParameters(claim: KeyClaim | null | undefined): [string | null, Buffer | null, number | null, string | null] {
-  return claim ? [claim.key, claim.fingerprint, claim.status, claim.caller] : [null, null, null, null];
+/** A reservation's key, fingerprint, answer status and caller as parameters (nulls without one). */
+export function keyParameters(
+  reservation: KeyReservation | null | undefined,
+): [string | null, Buffer | null, number | null, string | null] {
+  return reservation ? [reservation.key, reservation.fingerprint, reservation.status, reservation.caller] : [null, null, null, null];
 }
 
 export async function findCall(db: Queryable, id: string): Promise<Call | undefined> {

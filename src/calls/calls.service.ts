@@ -122,9 +122,9 @@ export async function recordCall(
     // A completed call never changes: the call as it is now is the first answer.
     rebuild: completion ? callView : asCreatedInProgress,
   };
-  return idempotently(pool, organizationId, request, async (claim) => {
+  return idempotently(pool, organizationId, request, async (reservation) => {
     if (!completion) {
-      return withOrg(pool, organizationId, async (db) => callView(await insertCall(db, { agentId, idempotency: claim }))).catch(
+      return withOrg(pool, organizationId, async (db) => callView(await insertCall(db, { agentId, idempotency: reservation }))).catch(
         unknownAgent,
       );
     }
@@ -133,7 +133,7 @@ export async function recordCall(
         agentId,
         summary: completion.summary,
         durationSeconds: completion.duration_seconds,
-        idempotency: claim,
+        idempotency: reservation,
       }).catch(unknownAgent),
     );
     // Committed: this process's /calls/recent answers include it from now on.
@@ -163,13 +163,13 @@ export async function completeCall(
     status: 200,
     rebuild: callView,
   };
-  return idempotently(pool, organizationId, request, async (claim) => {
+  return idempotently(pool, organizationId, request, async (reservation) => {
     const completed = await withOrg(pool, organizationId, async (db) => {
       const call = await completeInProgressCall(db, {
         id: callId,
         summary: completion.summary,
         durationSeconds: completion.duration_seconds,
-        idempotency: claim,
+        idempotency: reservation,
       });
       if (!call) {
         // Thrown inside the transaction, so a key row the statement wrote for nothing is rolled back.
@@ -179,7 +179,7 @@ export async function completeCall(
           : existing.status === 'completed'
             ? new errors.CALL_ALREADY_COMPLETED(callId)
             : undefined;
-        if (claim) throw new KeyHeld(refusal);
+        if (reservation) throw new KeyHeld(refusal);
         throw refusal ?? new errors.CALL_ALREADY_COMPLETED(callId);
       }
       return callView(call);

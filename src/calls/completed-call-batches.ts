@@ -21,7 +21,7 @@ import type { Pool } from '../db/pool.ts';
 import { withOrgOneStatement } from '../db/with-org.ts';
 import type { CompletedCall } from './call.ts';
 import { insertCompletedCall, insertCompletedCalls } from './completed-calls.queries.ts';
-import type { KeyClaim } from './idempotency.queries.ts';
+import type { KeyReservation } from './idempotency.queries.ts';
 
 /** One statement's worth; more wait for the next batch. */
 const MAX_BATCH = 64;
@@ -40,7 +40,7 @@ export interface NewCompletedCall {
   summary: string;
   durationSeconds: number;
   /** The request's Idempotency-Key, stored in the same statement (a call whose key is already held is left out). */
-  idempotency?: KeyClaim | null;
+  idempotency?: KeyReservation | null;
 }
 
 function createCompletedCallWriter(pool: Pool) {

@@ -3,14 +3,14 @@
 // statement here writes its calls and their deliveries, and notifies the
 // delivery workers, in one statement. Every function runs inside withOrg.
 //
-// A request with an Idempotency-Key claims its key in the same statement
-// (claimedKeys, idempotency.queries.ts; see calls.queries.ts).
+// A request with an Idempotency-Key reserves its key in the same statement
+// (reservedKeys, idempotency.queries.ts; see calls.queries.ts).
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import { DELIVERIES_CHANNEL, payloadNaming } from '../webhooks/deliveries-channel.queries.ts';
 import type { CompletedCall } from './call.ts';
 import { COLUMNS, keyParameters } from './calls.queries.ts';
-import { claimedKeys, KeyHeld, type KeyClaim } from './idempotency.queries.ts';
+import { reservedKeys, KeyHeld, type KeyReservation } from './idempotency.queries.ts';
 
 /**
  * The call.completed body of the `call` row, written by PostgreSQL
@@ -25,10 +25,10 @@ const CALL_COMPLETED_BODY =
  * (an INSERT or UPDATE of calls RETURNING the completed calls, one or many) runs with the
  * insert of one delivery per active call.completed subscription of the
  * call's organization whose grant still stands (a revocation committing
- * beside this transaction is caught again by the claim; the unique
+ * beside this transaction is caught again by the reservation; the unique
  * (subscription, call) key makes it exactly once) and, if any was inserted, a NOTIFY, which PostgreSQL delivers only
  * when the surrounding transaction commits, naming the subscriptions (see
- * subscriptionsNamed). Returns each call's columns plus `deliveries_enqueued`
+ * notifiedSubscriptions). Returns each call's columns plus `deliveries_enqueued`
  * (for the whole statement); no row when `callStatement` returned none.
  *
  * A subscription removed or stopped while this runs gets no delivery, and
@@ -40,7 +40,7 @@ const CALL_COMPLETED_BODY =
  * version) failed for a subscription deleted after the read.
  *
  * `before`: CTEs (`name AS (…)`, comma-separated) that `callStatement` may
- * read, such as the idempotency key claim of idempotency.queries.ts.
+ * read, such as the idempotency key reservation in idempotency.queries.ts.
  */
 function withCallCompletedOutbox(callStatement: string, before = ''): string {
   return `WITH ${
@@ -100,15 +100,15 @@ function withCallCompletedOutbox(callStatement: string, before = ''): string {
  */
 export async function insertCompletedCall(
   db: Queryable,
-  input: { agentId: string | null; summary: string; durationSeconds: number; idempotency?: KeyClaim | null },
+  input: { agentId: string | null; summary: string; durationSeconds: number; idempotency?: KeyReservation | null },
 ): Promise<CompletedCall> {
   const { rows } = await db.query<CompletedCall>(
     withCallCompletedOutbox(
       `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds)
      SELECT $1::uuid, app_current_org(), $2::uuid, 'completed', now(), $3::text, $4::int
-      WHERE $5::text IS NULL OR EXISTS (SELECT 1 FROM claimed)
+      WHERE $5::text IS NULL OR EXISTS (SELECT 1 FROM reserved)
      RETURNING ${COLUMNS}`,
-      claimedKeys('SELECT app_current_org(), $8::text, $5::text, $6::bytea, $1::uuid, $7::smallint WHERE $5::text IS NOT NULL'),
+      reservedKeys('SELECT app_current_org(), $8::text, $5::text, $6::bytea, $1::uuid, $7::smallint WHERE $5::text IS NOT NULL'),
     ),
     [randomUUID(), input.agentId, input.summary, input.durationSeconds, ...keyParameters(input.idempotency)],
   );
@@ -144,7 +144,7 @@ export async function insertCompletedCalls(
       `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds)
      SELECT i.id, app_current_org(), i.agent_id, 'completed', now(), i.summary, i.duration_seconds
        FROM input i
-      WHERE i.key IS NULL OR i.id IN (SELECT call_id FROM claimed)
+      WHERE i.key IS NULL OR i.id IN (SELECT call_id FROM reserved)
      RETURNING ${COLUMNS}`,
       `input AS (
        SELECT i.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[], $6::bytea[], $7::smallint[], $8::text[])
@@ -152,7 +152,7 @@ export async function insertCompletedCalls(
         WHERE i.agent_id IS NULL
            OR EXISTS (SELECT 1 FROM agents a WHERE a.organization_id = app_current_org() AND a.id = i.agent_id)
      ),
-     ${claimedKeys('SELECT app_current_org(), i.caller, i.key, i.fingerprint, i.id, i.response_status FROM input i WHERE i.key IS NOT NULL')}`,
+     ${reservedKeys('SELECT app_current_org(), i.caller, i.key, i.fingerprint, i.id, i.response_status FROM input i WHERE i.key IS NOT NULL')}`,
     ),
     [input.ids, input.agentIds, input.summaries, input.durationsSeconds, input.keys, input.fingerprints, input.statuses, input.callers],
   );
@@ -171,14 +171,14 @@ export async function insertCompletedCalls(
  */
 export async function completeInProgressCall(
   db: Queryable,
-  input: { id: string; summary: string; durationSeconds: number; idempotency?: KeyClaim | null },
+  input: { id: string; summary: string; durationSeconds: number; idempotency?: KeyReservation | null },
 ): Promise<CompletedCall | undefined> {
   const { rows } = await db.query<CompletedCall>(
     withCallCompletedOutbox(
       `UPDATE calls SET status = 'completed', completed_at = now(), summary = $2::text, duration_seconds = $3::int
-      WHERE id = $1::uuid AND status = 'in_progress' AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM claimed))
+      WHERE id = $1::uuid AND status = 'in_progress' AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM reserved))
      RETURNING ${COLUMNS}`,
-      claimedKeys('SELECT app_current_org(), $7::text, $4::text, $5::bytea, $1::uuid, $6::smallint WHERE $4::text IS NOT NULL'),
+      reservedKeys('SELECT app_current_org(), $7::text, $4::text, $5::bytea, $1::uuid, $6::smallint WHERE $4::text IS NOT NULL'),
     ),
     [input.id, input.summary, input.durationSeconds, ...keyParameters(input.idempotency)],
   );

@@ -1,5 +1,5 @@
 // Idempotency keys of the current organization, each its caller's (table
-// idempotency_keys): the CTE the calls statements claim a key with, the stored request a retry is compared
+// idempotency_keys): the CTE the calls statements reservation a key with, the stored request a retry is compared
 // with (and the call its answer is rebuilt from), and housekeeping.
 import type { Queryable } from '../db/pool.ts';
 import { UNIQUE_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
@@ -9,7 +9,7 @@ import type { Call } from './call.ts';
 const KEY_LIFETIME = "interval '24 hours'";
 
 /**
- * A statement claiming a key wrote nothing: the caller holds the key
+ * A statement reserving a key wrote nothing: the caller holds the key
  * already, or (when `otherwise` is given) the request was refused for that
  * reason, unless the key turns out to be held.
  */
@@ -20,7 +20,7 @@ export class KeyHeld extends Error {
 }
 
 /** A caller's key, the digest of the request it comes with (src/calls/idempotency.ts) and the status of its answer. */
-export interface KeyClaim {
+export interface KeyReservation {
   /** Whose key it is (keyCaller, src/calls/idempotency.ts). */
   caller: string;
   key: string;
@@ -29,21 +29,21 @@ export interface KeyClaim {
 }
 
 /**
- * The CTE `claimed`: stores each key `rows` selects (organization_id, caller,
+ * The CTE `reserved`: stores each key `rows` selects (organization_id, caller,
  * key, fingerprint, call_id, response_status) that its caller does not hold
  * yet, returning the call_id of every key it stored; the statement must write
  * nothing for a request whose key it did not store. A key another transaction
  * stored after this statement's snapshot fails the statement on the primary
  * key (after waiting for that transaction, if it is still open): the caller
  * finds the key held (keyTaken). Keys are inserted in key order, so two
- * statements claiming the same keys wait for each other instead of deadlocking.
+ * statements reserving the same keys wait for each other instead of deadlocking.
  *
  * A plain insert behind a NOT EXISTS rather than ON CONFLICT: PostgreSQL's
  * speculative insertion (a lock and a second WAL record per row) cost about
  * as much again as the row itself (docs/decisions.md, "Idempotency keys").
  */
-export function claimedKeys(rows: string): string {
-  return `claimed AS (
+export function reservedKeys(rows: string): string {
+  return `reserved AS (
     INSERT INTO idempotency_keys (organization_id, caller, key, fingerprint, call_id, response_status)
     SELECT r.* FROM (${rows}) AS r (organization_id, caller, key, fingerprint, call_id, response_status)
      -- A scalar subquery, not NOT EXISTS: planned as an anti-join, that read the whole table per statement.

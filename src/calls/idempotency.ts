@@ -25,7 +25,7 @@ import { withOrg } from '../db/with-org.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import type { Call } from './call.ts';
-import { deleteExpiredKey, deleteExpiredKeys, findStoredRequest, KeyHeld, keyTaken, type KeyClaim } from './idempotency.queries.ts';
+import { deleteExpiredKey, deleteExpiredKeys, findStoredRequest, KeyHeld, keyTaken, type KeyReservation } from './idempotency.queries.ts';
 
 export const KEY_HEADER = 'idempotency-key';
 export const KEY_MAX_LENGTH = 255;
@@ -125,7 +125,7 @@ export interface KeyedRequest<T> {
 }
 
 /**
- * Runs `run` once per key: `run` gets the claim to store with its write, null
+ * Runs `run` once per key: `run` gets the reservation to store with its write, null
  * without a key. When the write finds the key held (KeyHeld, or the primary
  * key of a row committed meanwhile), the stored answer is given again, or
  * 422 for another request with the same key.
@@ -134,33 +134,34 @@ export async function idempotently<T>(
   pool: Pool,
   organizationId: string,
   request: KeyedRequest<T>,
-  run: (claim: KeyClaim | null) => Promise<T>,
+  run: (reservation: KeyReservation | null) => Promise<T>,
 ): Promise<Answer<T>> {
   if (request.key === undefined) return { status: request.status, body: await run(null), replayed: false };
-  const claim = {
+  const reservation = {
     caller: request.key.caller,
     key: checkKey(request.key.key),
     fingerprint: fingerprint(request.endpoint, request.fields),
     status: request.status,
   };
   const inFlight = keysInFlight(pool);
-  const id = `${organizationId} ${claim.caller} ${claim.key}`;
+  const id = `${organizationId} ${reservation.caller} ${reservation.key}`;
   if (inFlight.has(id)) throw new KeyInProgress();
   inFlight.add(id);
   try {
     for (let attempt = 1; ; attempt++) {
       try {
-        return { status: request.status, body: await run(claim), replayed: false };
+        return { status: request.status, body: await run(reservation), replayed: false };
       } catch (error) {
         if (!(error instanceof KeyHeld) && !keyTaken(error)) throw error;
-        const stored = await withOrg(pool, organizationId, (db) => findStoredRequest(db, claim.caller, claim.key));
+        const stored = await withOrg(pool, organizationId, (db) => findStoredRequest(db, reservation.caller, reservation.key));
         if (stored) {
-          if (!stored.fingerprint.equals(claim.fingerprint)) throw new errors.IDEMPOTENCY_KEY_REUSED();
+          if (!stored.fingerprint.equals(reservation.fingerprint)) throw new errors.IDEMPOTENCY_KEY_REUSED();
           return { status: stored.response_status, body: request.rebuild(stored.call), replayed: true };
         }
         // Not held: an expired row housekeeping has not removed yet is removed, and the request carried out.
-        if (attempt === 1 && (await withOrg(pool, organizationId, (db) => deleteExpiredKey(db, claim.caller, claim.key)))) continue;
-        // Otherwise the write's own refusal, or (a row that expired in between) a retry claims the key afresh.
+        if (attempt === 1 && (await withOrg(pool, organizationId, (db) => deleteExpiredKey(db, reservation.caller, reservation.key))))
+          continue;
+        // Otherwise the write's own refusal, or (a row that expired in between) a retry reserves the key afresh.
         throw (error instanceof KeyHeld && error.otherwise) || new KeyInProgress();
       }
     }

@@ -2,7 +2,7 @@
 // The outbox (src/calls/completed-calls.queries.ts) notifies in the statement
 // that writes the deliveries; a requeue, a hand-back or a re-enabled
 // subscription notifies with notifyDeliveriesDue; the worker listens
-// (worker/listener.ts) and reads the payload with subscriptionsNamed.
+// (worker/listener.ts) and reads the payload with notifiedSubscriptions.
 import type { DeadlineQueryConfig, Queryable } from '../db/pool.ts';
 
 export const DELIVERIES_CHANNEL = 'switchboard_webhook_deliveries';
@@ -27,7 +27,7 @@ export function payloadNaming(column: string): string {
 }
 
 /** The subscriptions a notification names, or null when it names none (look at everything). */
-export function subscriptionsNamed(payload: string | undefined): string[] | null {
+export function notifiedSubscriptions(payload: string | undefined): string[] | null {
   return payload ? payload.split(',') : null;
 }
 

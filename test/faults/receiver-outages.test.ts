@@ -146,7 +146,7 @@ describe('a receiver that hangs', () => {
     const org = await connectPlatform(t);
     const hangHook = await subscribeHook(t, org, { hookUrl: `${target.url}${hang}` });
     const fastHook = await subscribeHook(t, org, { hookUrl: `${target.url}${fast}` });
-    // Endpoints that answered before: a new one would share the slow slots from its first attempt.
+    // Endpoints that answered before: a new one would share the degraded slots from its first attempt.
     await answeredBefore(t.db.pool, [hangHook.id, fastHook.id]);
     const calls = 15;
     for (let i = 0; i < calls; i++) await completeCall(t, org.member, { summary: `hang ${i}` });

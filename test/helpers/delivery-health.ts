@@ -221,7 +221,7 @@ export async function answeredBefore(db: Queryable, subscriptionIds: readonly st
  * connection and never answer, and organization B with one that answers 204
  * at once. `aAnsweredBefore`: A's endpoints worked until now (B's always has),
  * so they take healthy slots until their attempts are known slow; otherwise
- * they are new and share the slow slots from their first attempt. The caller
+ * they are new and share the degraded slots from their first attempt. The caller
  * closes `targets`.
  */
 export async function hangingBesideHealthy(t: TestApp, count: number, options: { aAnsweredBefore: boolean }) {

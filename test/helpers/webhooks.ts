@@ -8,7 +8,7 @@ import { createMember, type Member } from './fixtures.ts';
 import { createClient, issueTokens, platformHeaders, type TestClient } from './oauth.ts';
 import { createSecretBox } from '../../src/crypto/secret-box.ts';
 import { claimBatch, startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/worker/worker.ts';
-import type { ClaimedDelivery } from '../../src/webhooks/worker/claim.queries.ts';
+import type { LeasedDelivery } from '../../src/webhooks/worker/claim.queries.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import type { OutcomeRecord } from '../../src/webhooks/worker/record.queries.ts';
 
@@ -164,7 +164,7 @@ export function settled(t: TestApp, subscriptionId: string, count: number, timeo
 }
 
 /** Claims due deliveries (every subscription's) and waits for the claim's commit: the leases returned are durable. */
-export async function claimDueDeliveries(pool: Pool, input: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(pool: Pool, input: { limit: number; leaseMs: number }): Promise<LeasedDelivery[]> {
   const { claimed, committed } = await claimBatch(pool, input);
   await committed;
   return claimed;
@@ -188,7 +188,7 @@ export async function barrierDelivery(t: TestApp, member: Member, subscriptionId
  * else is retried in a minute; 429 and 5xx say the endpoint is unhealthy.
  */
 export function answeredOutcome(
-  leased: Pick<ClaimedDelivery, 'id' | 'lease_token' | 'attempt'>,
+  leased: Pick<LeasedDelivery, 'id' | 'lease_token' | 'attempt'>,
   status: number,
   attemptedAt = new Date(),
 ): OutcomeRecord {

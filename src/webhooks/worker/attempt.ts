@@ -11,10 +11,10 @@ import type { Logger } from 'pino';
 import type { Pool } from '../../db/pool.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
-import type { ClaimedDelivery } from './claim.queries.ts';
+import type { LeasedDelivery } from './claim.queries.ts';
 import { deliver } from './deliver.ts';
 import { endpointHealth, healthPolicy } from './endpoint-health.ts';
-import { returnUnsentClaims } from './hand-back.queries.ts';
+import { returnUnsentLeases } from './hand-back.queries.ts';
 import type { AttemptOutcome, DeliveryState, OutcomeRecord } from './record.queries.ts';
 import { createOutcomeRecorder, type OutcomeRecorder } from './recorder.ts';
 import { decide, type AttemptResult, type Decision } from './retry-policy.ts';
@@ -37,7 +37,7 @@ export interface AttemptDeps {
   statementDeadlineMs?: number;
 }
 
-async function send(deps: AttemptDeps, claimed: ClaimedDelivery, signal: AbortSignal): Promise<AttemptResult> {
+async function send(deps: AttemptDeps, claimed: LeasedDelivery, signal: AbortSignal): Promise<AttemptResult> {
   let secret: string | undefined;
   try {
     secret = claimed.secret_ciphertext ? deps.secretBox.open(claimed.secret_ciphertext, claimed.organization_id) : undefined;
@@ -71,7 +71,7 @@ async function send(deps: AttemptDeps, claimed: ClaimedDelivery, signal: AbortSi
   });
 }
 
-function outcomeRecord(claimed: ClaimedDelivery, attemptedAt: Date, result: AttemptResult, decision: Decision, now: number): OutcomeRecord {
+function outcomeRecord(claimed: LeasedDelivery, attemptedAt: Date, result: AttemptResult, decision: Decision, now: number): OutcomeRecord {
   return {
     ...deliveryState(decision, now),
     leaseToken: claimed.lease_token,
@@ -101,7 +101,7 @@ function deliveryState(decision: Decision, now: number): { status: DeliveryState
 }
 
 /** An attempt's metrics and log line. */
-function report(deps: AttemptDeps, claimed: ClaimedDelivery, result: AttemptResult, outcome: AttemptOutcome): void {
+function report(deps: AttemptDeps, claimed: LeasedDelivery, result: AttemptResult, outcome: AttemptOutcome): void {
   deps.metrics.deliveries.inc({ outcome });
   deps.metrics.deliveryLatency.observe({ outcome }, result.latencyMs / 1000);
   deps.log.info(
@@ -136,7 +136,7 @@ export interface AttemptClaim {
  */
 export async function attemptDelivery(
   deps: AttemptDeps,
-  claimed: ClaimedDelivery,
+  claimed: LeasedDelivery,
   leaseDeadline: number,
   claim: AttemptClaim = {},
 ): Promise<Date | null> {
@@ -154,7 +154,7 @@ export async function attemptDelivery(
   if (performance.now() + deps.timeoutMs + RECORD_MARGIN_MS > leaseDeadline) {
     if (!(await held)) return null;
     deps.log.warn({ delivery_id: claimed.id }, 'webhook delivery claim too old to send safely; returned unsent');
-    await returnUnsentClaims(deps.pool, [{ id: claimed.id, leaseToken: claimed.lease_token }], deps.statementDeadlineMs);
+    await returnUnsentLeases(deps.pool, [{ id: claimed.id, leaseToken: claimed.lease_token }], deps.statementDeadlineMs);
     return new Date();
   }
   const attemptedAt = new Date();

@@ -2,7 +2,7 @@
 // dozen subscriptions, never every one (there may be tens of thousands):
 //
 //   hints  subscriptions this worker knows have work due (now or at a given
-//          time): named by the NOTIFY of a completed call, retried by one of
+//          time): listed by the NOTIFY of a completed call, retried by one of
 //          its own attempts, left over by a claim that could not take them
 //          all, or whose attempt ended while more of its work waited;
 //   walk   the next WALK subscriptions with pending deliveries in id order,
@@ -32,11 +32,11 @@ export interface CandidateTracker {
   /** `id` has work due at `at` (ms since the epoch; default now). */
   hint(id: string, at?: number): void;
   /**
-   * `id` has fresh work, named by a NOTIFY: looked at before the other hints,
+   * `id` has fresh work, listed by a NOTIFY: looked at before the other hints,
    * so that one organization's left-overs (hundreds of subscriptions whose
    * endpoints take nothing) never keep another's fresh delivery out of a claim.
    */
-  named(id: string): void;
+  notified(id: string): void;
   /** The earliest hint not due yet (ms), or Infinity. */
   nextHintAt(): number;
   hasDueHints(): boolean;
@@ -65,7 +65,7 @@ export function createClaimCandidates(clock: () => number = Date.now): Candidate
       const known = hints.get(id);
       if (known === undefined || at < known) hints.set(id, at);
     },
-    named(id) {
+    notified(id) {
       fresh.add(id);
     },
     nextHintAt: () => earliestAfter(hints, clock()),
@@ -99,7 +99,7 @@ export function createClaimCandidates(clock: () => number = Date.now): Candidate
   };
 }
 
-/** The hints for a claim: the fresh ones (named by a NOTIFY) first, then those due by `now`; MAX_HINTS at most. */
+/** The hints for a claim: the fresh ones (listed by a NOTIFY) first, then those due by `now`; MAX_HINTS at most. */
 function dueHints(fresh: Set<string>, hints: Map<string, number>, now: number): string[] {
   const ids: string[] = [];
   for (const id of fresh) {

@@ -16,7 +16,7 @@ export const CLAIM_LEASES_PARAMETERS = {
 } as const;
 
 /** One row per delivery leased. */
-export interface ClaimedDelivery {
+export interface LeasedDelivery {
   id: string;
   organization_id: string;
   subscription_id: string;

@@ -12,12 +12,12 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable, type OutageLog } from '../../db/availability.ts';
-import { subscriptionsNamed } from '../deliveries-channel.queries.ts';
+import { notifiedSubscriptions } from '../deliveries-channel.queries.ts';
 import { attemptDelivery, type AttemptDeps } from './attempt.ts';
 import { createClaimCandidates, type CandidateTracker } from './claim-candidates.ts';
-import type { Claim, ClaimCandidates, ClaimedDelivery } from './claim.queries.ts';
-import { SLOW_ATTEMPT_MS, slowSlots } from './endpoint-health.ts';
-import { createInFlight, type InFlight, type RunningClaim } from './in-flight.ts';
+import type { Claim, ClaimCandidates, LeasedDelivery } from './claim.queries.ts';
+import { SLOW_ATTEMPT_MS, degradedSlots } from './endpoint-health.ts';
+import { createInFlight, type InFlight, type RunningLease } from './in-flight.ts';
 import type { OutcomeRecorder } from './recorder.ts';
 import { initialState, step, type NextLook, type SchedulerAction, type SchedulerEvent, type SchedulerState } from './scheduler.ts';
 
@@ -30,7 +30,7 @@ export interface ClaimLoopOptions {
   pollIntervalMs: number;
   leaseMs: number;
   /** One claim round trip (worker.ts claimBatch). */
-  claim(input: { limit: number; slowLimit: number; candidates: ClaimCandidates }): Promise<Claim>;
+  claim(input: { limit: number; degradedLimit: number; candidates: ClaimCandidates }): Promise<Claim>;
 }
 
 export interface ClaimLoop {
@@ -41,8 +41,8 @@ export interface ClaimLoop {
   claimSettled(): Promise<void>;
   /** The running attempts: each settles when its outcome is recorded, or its recording failed. */
   attempts(): Promise<void>[];
-  /** Their claims, for handing them back. */
-  runningClaims(): RunningClaim[];
+  /** Their leases, for handing them back. */
+  runningLeases(): RunningLease[];
 }
 
 /** The loop's own state; the scheduler's is one part of it. */
@@ -67,7 +67,7 @@ export function createClaimLoop(options: ClaimLoopOptions): ClaimLoop {
     candidates,
     inFlight: createInFlight({
       concurrency: options.concurrency,
-      slowShare: slowSlots(options.concurrency),
+      degradedShare: degradedSlots(options.concurrency),
       slowAfterMs: SLOW_ATTEMPT_MS,
       turnedSlow: (overShare) => dispatch(loop, { type: 'attempt-turned-slow', overShare, dueHints: candidates.hasDueHints() }),
     }),
@@ -77,7 +77,7 @@ export function createClaimLoop(options: ClaimLoopOptions): ClaimLoop {
     notified: (payload) => notified(loop, payload),
     claimSettled: () => loop.round,
     attempts: () => [...loop.attempts],
-    runningClaims: () => loop.inFlight.claims(),
+    runningLeases: () => loop.inFlight.leases(),
   };
 }
 
@@ -113,12 +113,12 @@ function look({ candidates }: Loop): NextLook {
 async function claim(loop: Loop): Promise<void> {
   const { options, candidates, inFlight } = loop;
   try {
-    const { limit, slowLimit } = inFlight.free();
+    const { limit, degradedLimit } = inFlight.free();
     if (limit <= 0) return dispatch(loop, { type: 'no-free-slots', look: look(loop) });
-    const looking = { ...candidates.next(), slow: inFlight.slowSubscriptions() };
+    const looking = { ...candidates.next(), degraded: inFlight.degradedSubscriptions() };
     // The database set the lease after this moment, so it lasts at least until claimStarted + leaseMs.
     const claimStarted = performance.now();
-    const { claimed, cursor, leftOver, committed } = await options.claim({ limit, slowLimit, candidates: looking });
+    const { claimed, cursor, leftOver, committed } = await options.claim({ limit, degradedLimit, candidates: looking });
     // The attempts start now; the commit, already sent, settles while they run and says when to look again.
     for (const delivery of claimed) launch(loop, delivery, claimStarted + options.leaseMs, committed);
     const sweeping = candidates.claimed({ passed: looking.hints, cursor, leftOver });
@@ -140,10 +140,10 @@ async function claim(loop: Loop): Promise<void> {
   }
 }
 
-function launch(loop: Loop, delivery: ClaimedDelivery, leaseDeadline: number, committed: Promise<unknown>): void {
+function launch(loop: Loop, delivery: LeasedDelivery, leaseDeadline: number, committed: Promise<unknown>): void {
   const { options, candidates, inFlight } = loop;
   const subscriptionId = delivery.subscription_id;
-  inFlight.start({ id: delivery.id, leaseToken: delivery.lease_token, subscriptionId, cap: delivery.cap, slow: delivery.degraded });
+  inFlight.start({ id: delivery.id, leaseToken: delivery.lease_token, subscriptionId, cap: delivery.cap, degraded: delivery.degraded });
   const task: Promise<void> = attemptDelivery(options.deps, delivery, leaseDeadline, { recorder: options.recorder, committed })
     .then((dueAgain) => {
       if (!dueAgain) return;
@@ -178,8 +178,8 @@ function launch(loop: Loop, delivery: ClaimedDelivery, leaseDeadline: number, co
  * attempt to finish claims it. A NOTIFY that names none asks for a sweep.
  */
 function notified(loop: Loop, payload?: string): void {
-  const named = subscriptionsNamed(payload);
-  for (const id of named ?? []) loop.candidates.named(id);
-  const allAtCap = named?.every((id) => loop.inFlight.atCap(id)) ?? false;
-  dispatch(loop, { type: 'notified', namesNone: named === null, allAtCap });
+  const notified = notifiedSubscriptions(payload);
+  for (const id of notified ?? []) loop.candidates.notified(id);
+  const allAtCap = notified?.every((id) => loop.inFlight.atCap(id)) ?? false;
+  dispatch(loop, { type: 'notified', listsNone: notified === null, allAtCap });
 }

@@ -52,15 +52,15 @@
 // locking and the leasing statement.
 import { type Arguments, executeText, inlined } from '../../db/named-statement.ts';
 import type { Pool, PoolClient } from '../../db/pool.ts';
-import { type ClaimedDelivery, type CLAIM_LEASES_PARAMETERS, claimLeases } from './claim-leases.queries.ts';
+import { type LeasedDelivery, type CLAIM_LEASES_PARAMETERS, claimLeases } from './claim-leases.queries.ts';
 import { CLAIM_NEXT_DUE, type NextDue } from './claim-next-due.queries.ts';
 import { ensurePrepared, pipeline, type Result } from './claim-pipeline.ts';
 import { type ClaimedSubscriptions, type CLAIM_SUBSCRIPTIONS_PARAMETERS, claimSubscriptions } from './claim-subscriptions.queries.ts';
 
-export type { ClaimedDelivery } from './claim-leases.queries.ts';
+export type { LeasedDelivery } from './claim-leases.queries.ts';
 
 export interface Claim {
-  claimed: ClaimedDelivery[];
+  claimed: LeasedDelivery[];
   /** Where the next claim's walk goes on (null: it reached the end; the next starts from the first). */
   cursor: string | null;
   /** Subscriptions with due work this claim did not lock (limits, or locked by another worker): hints for the next. */
@@ -83,7 +83,7 @@ export interface ClaimLimits {
   /** Deliveries to lease at most (the worker's free slots). */
   limit: number;
   /** Of those, deliveries to degraded endpoints at most (the free slots of the degraded share). */
-  slowLimit: number;
+  degradedLimit: number;
   /** Subscriptions locked by one claim, at most. */
   maxSubscriptions: number;
   /** The per-subscription cap on attempts in flight (endpoint-health.ts). */
@@ -102,7 +102,7 @@ export interface ClaimCandidates {
   /** Subscriptions with pending deliveries the walk visits, at most. */
   walk: number;
   /** Subscriptions with an attempt in flight in this worker for longer than SLOW_ATTEMPT_MS: degraded. */
-  slow: readonly string[];
+  degraded: readonly string[];
 }
 
 function whole(name: string, value: number): number {
@@ -131,10 +131,10 @@ function claimOf(input: ClaimLimits & ClaimCandidates) {
   const maxInFlight = whole('maxInFlight', input.maxInFlight);
   const leases: Arguments<typeof CLAIM_LEASES_PARAMETERS, string> = {
     limit: String(whole('limit', input.limit)),
-    degradedLimit: String(whole('slowLimit', input.slowLimit)),
+    degradedLimit: String(whole('degradedLimit', input.degradedLimit)),
     leaseMs: String(whole('leaseMs', input.leaseMs)),
     slowMs: String(whole('slowMs', input.slowMs)),
-    degraded: uuidArrayLiteral(input.slow),
+    degraded: uuidArrayLiteral(input.degraded),
   };
   const subscriptions: Arguments<typeof CLAIM_SUBSCRIPTIONS_PARAMETERS, string> = {
     ...leases,
@@ -219,7 +219,7 @@ type NextDueStep = readonly ['nextDue', string];
 /** The claim as read from its locking and leasing statements' results. */
 function claimIn(results: Record<'subscriptions' | 'leases', Result<unknown>>): Omit<Claim, 'committed'> {
   const locked = results.subscriptions.rows[0] as ClaimedSubscriptions;
-  return { claimed: results.leases.rows as ClaimedDelivery[], cursor: locked.cursor, leftOver: locked.left_over };
+  return { claimed: results.leases.rows as LeasedDelivery[], cursor: locked.cursor, leftOver: locked.left_over };
 }
 
 function nextDueIn(result: Result<unknown>): Committed {

@@ -9,15 +9,15 @@
 //                         the circuit: nothing is sent until the wait (the
 //                         retry schedule, one step further per reopening) is
 //                         over, then one probe at a time; a healthy answer closes it.
-//   slow share            attempts to degraded endpoints (never answered in
+//   degraded share        attempts to degraded endpoints (never answered in
 //                         time yet, circuit open or probing, a failure since
-//                         the last healthy answer, answering slowly, or an
+//                         the last healthy answer, a slow last answer, or an
 //                         attempt in flight longer than SLOW_ATTEMPT_MS,
 //                         SLOW_LEASE_MS in another worker) hold at most
-//                         SLOW_SHARE of a worker's slots, so the others always
-//                         find one free. A new endpoint proves itself first:
-//                         hundreds of new subscriptions whose endpoints hang
-//                         would otherwise each take a healthy slot until
+//                         DEGRADED_SHARE of a worker's slots, so the others
+//                         always find one free. A new endpoint proves itself
+//                         first: hundreds of new subscriptions whose endpoints
+//                         hang would otherwise each take a healthy slot until
 //                         their first attempt timed out.
 //
 // The counting itself runs in the database, in the statement that records
@@ -30,16 +30,17 @@ import type { AttemptResult } from './retry-policy.ts';
 export const MAX_IN_FLIGHT_PER_SUBSCRIPTION = 10;
 /** Unhealthy attempts in a row that open a subscription's circuit. */
 export const BREAKER_THRESHOLD = 5;
-/** An answer slower than this marks its endpoint slow; an attempt running longer counts as slow while it runs. */
+/** An answer slower than this is slow (webhook_subscriptions.slow: the last one was); an attempt running longer is slow while it runs. */
 export const SLOW_ATTEMPT_MS = 1000;
 /**
  * Another worker's attempt counts as slow once its lease is this old. The
  * lease's age also holds the claim's commit and the outcome's write, which a
- * busy database stretches: a margin keeps a healthy endpoint out of the slow share.
+ * busy database stretches: a margin keeps a healthy endpoint out of the
+ * degraded share.
  */
 export const SLOW_LEASE_MS = 3 * SLOW_ATTEMPT_MS;
 /** The share of a worker's slots that degraded endpoints may hold. */
-export const SLOW_SHARE = 0.25;
+export const DEGRADED_SHARE = 0.25;
 
 /**
  * `healthy`: answered in time (any 2xx, 3xx or 4xx other than 429: the endpoint
@@ -59,8 +60,8 @@ export function endpointHealth(result: AttemptResult): EndpointHealth {
 }
 
 /** How many of a worker's `concurrency` slots degraded endpoints may hold (at least one). */
-export function slowSlots(concurrency: number): number {
-  return Math.max(1, Math.floor(concurrency * SLOW_SHARE));
+export function degradedSlots(concurrency: number): number {
+  return Math.max(1, Math.floor(concurrency * DEGRADED_SHARE));
 }
 
 /** What the recorder needs to apply the rules above. */

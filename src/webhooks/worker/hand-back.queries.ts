@@ -1,7 +1,7 @@
 // Leases given back. Graceful stop: attempts still running when a stopping
 // worker's drain time is up are handed back at once instead of being left to
 // their lease's expiry (handBackLeases); and a claim whose attempt was never
-// sent is returned unused (returnUnsentClaims).
+// sent is returned unused (returnUnsentLeases).
 // A handed-back attempt may have reached the target, so it is logged the way a lost
 // attempt is ('lease_expired', retrying: the next attempt is sent with the same
 // delivery id), and the delivery is due now, for any other worker.
@@ -61,17 +61,17 @@ export const HAND_BACK_LEASES = namedStatement(
 
 export async function handBackLeases(
   db: Queryable,
-  claims: { id: string; leaseToken: string }[],
+  leases: { id: string; leaseToken: string }[],
   /** The statement fails after this long without an answer (claim.queries.ts, deadlineMs); unset: no deadline. */
   deadlineMs?: number,
 ): Promise<string[]> {
-  if (claims.length === 0) return [];
+  if (leases.length === 0) return [];
   const query: DeadlineQueryConfig = {
     query_timeout: deadlineMs,
     text: HAND_BACK_LEASES.text,
     values: valuesOf(HAND_BACK_LEASES, {
-      deliveryIds: claims.map((c) => c.id),
-      leaseTokens: claims.map((c) => c.leaseToken),
+      deliveryIds: leases.map((c) => c.id),
+      leaseTokens: leases.map((c) => c.leaseToken),
       message: HANDED_BACK_MESSAGE,
     }),
   };
@@ -80,7 +80,7 @@ export async function handBackLeases(
 }
 
 /**
- * Gives back claims whose attempts were never sent (the lease would have run
+ * Gives back leases whose attempts were never sent (the lease would have run
  * out mid-attempt): their leases go, and the attempt numbers with them, since
  * nothing used them. The delivery's row is not written: it counts only
  * attempts that ended.
@@ -93,9 +93,9 @@ export const RETURN_UNSENT_CLAIMS = namedStatement(
     WHERE l.delivery_id = c.id AND l.token = c.lease_token`,
 );
 
-export async function returnUnsentClaims(
+export async function returnUnsentLeases(
   db: Queryable,
-  claims: { id: string; leaseToken: string }[],
+  leases: { id: string; leaseToken: string }[],
   /** As handBackLeases' deadlineMs. */
   deadlineMs?: number,
 ): Promise<void> {
@@ -103,8 +103,8 @@ export async function returnUnsentClaims(
     query_timeout: deadlineMs,
     text: RETURN_UNSENT_CLAIMS.text,
     values: valuesOf(RETURN_UNSENT_CLAIMS, {
-      deliveryIds: claims.map((c) => c.id),
-      leaseTokens: claims.map((c) => c.leaseToken),
+      deliveryIds: leases.map((c) => c.id),
+      leaseTokens: leases.map((c) => c.leaseToken),
     }),
   };
   await db.query(query);

@@ -43,18 +43,18 @@ export type SchedulerEvent =
   /** Look for due work now: the start, a test or tool, a NOTIFY (see `notified`). */
   | { type: 'wake' }
   /**
-   * A NOTIFY. `namesNone`: it names no subscription (look at everything: a
+   * A NOTIFY. `listsNone`: it names no subscription (look at everything: a
    * sweep). `allAtCap`: every subscription it names already runs as many of
    * this worker's attempts as its cap allows, so no claim could take their
    * work until one of them ends (which wakes a claim then).
    */
-  | { type: 'notified'; namesNone: boolean; allAtCap: boolean }
+  | { type: 'notified'; listsNone: boolean; allAtCap: boolean }
   | { type: 'timer-fired'; now: number }
   /** One of this worker's attempts knows its subscription has work due again at `at` (a retry, a circuit's wait). */
   | { type: 'retry-due'; at: number; now: number }
   /** An attempt ended and freed its slot; `dueHints`: the candidates hold work due now. */
   | { type: 'attempt-ended'; dueHints: boolean }
-  /** A running attempt turned slow; `overShare`: the slow share was full, so its fast slot is free for others. */
+  /** A running attempt turned slow; `overShare`: the degraded share was full, so its fast slot is free for others. */
   | { type: 'attempt-turned-slow'; overShare: boolean; dueHints: boolean }
   /** Every slot is taken: the claim was not sent (a finishing attempt wakes the next). */
   | { type: 'no-free-slots'; look: NextLook }
@@ -117,8 +117,8 @@ export function step(state: SchedulerState, event: SchedulerEvent): Step {
     case 'wake':
       return wake(state, []);
     case 'notified': {
-      const actions: SchedulerAction[] = event.namesNone ? [{ type: 'sweep', soon: true }] : [];
-      return event.allAtCap && !event.namesNone ? { state, actions } : wake(state, actions);
+      const actions: SchedulerAction[] = event.listsNone ? [{ type: 'sweep', soon: true }] : [];
+      return event.allAtCap && !event.listsNone ? { state, actions } : wake(state, actions);
     }
     case 'timer-fired': {
       const fired = { ...state, timerAt: Infinity };

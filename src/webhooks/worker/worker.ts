@@ -6,7 +6,7 @@
 // It wakes on NOTIFY (a call completed, a delivery was requeued, a hook was
 // re-enabled), when one of its attempts ends (a slot is free), when a retry
 // it scheduled comes due, when the database's next due time (read by every
-// claim) passes, and on a slow safety poll. When it claims is decided by
+// claim) passes, and on the safety poll. When it claims is decided by
 // scheduler.ts and carried out by claim-loop.ts; this module starts and
 // stops them (docs/delivery-engine.md, "One round of the worker").
 import type { Logger } from 'pino';
@@ -55,7 +55,7 @@ export interface DeliveryWorkerOptions {
   /** The LISTEN connection's heartbeat (listener.ts); tests shorten it. */
   listenHeartbeatMs?: number;
   /**
-   * How long a statement of the worker (its claims, outcomes, unsent claims
+   * How long a statement of the worker (its claims, outcomes, unsent leases
    * given back and hand-back) may go unanswered before its connection is
    * dropped and the round fails (default: the lease, after which an answer
    * would be of no use). Tests shorten it.
@@ -70,23 +70,23 @@ export interface DeliveryWorker extends BackgroundTask {
 
 /**
  * One claim round trip: up to `limit` due deliveries leased, at most
- * `slowLimit` of them to degraded endpoints (default: any of them), and when
+ * `degradedLimit` of them to degraded endpoints (default: any of them), and when
  * to look again. Candidates: the given ones (claim-candidates.ts); unset,
  * every subscription with pending deliveries (tests, tools).
  */
 export function claimBatch(
   pool: Pool,
-  input: { limit: number; slowLimit?: number; leaseMs: number; deadlineMs?: number; candidates?: ClaimCandidates },
+  input: { limit: number; degradedLimit?: number; leaseMs: number; deadlineMs?: number; candidates?: ClaimCandidates },
 ): Promise<Claim> {
   return claimDue(pool, {
     limit: input.limit,
-    slowLimit: input.slowLimit ?? input.limit,
+    degradedLimit: input.degradedLimit ?? input.limit,
     maxSubscriptions: Math.min(MAX_SUBSCRIPTIONS_PER_CLAIM, input.limit),
     maxInFlight: MAX_IN_FLIGHT_PER_SUBSCRIPTION,
     leaseMs: input.leaseMs,
     slowMs: SLOW_LEASE_MS,
     deadlineMs: input.deadlineMs,
-    ...(input.candidates ?? { hints: [], cursor: null, walk: WALK_EVERYTHING, slow: [] }),
+    ...(input.candidates ?? { hints: [], cursor: null, walk: WALK_EVERYTHING, degraded: [] }),
   });
 }
 
@@ -169,7 +169,7 @@ async function drain(loop: ClaimLoop, options: StopOptions): Promise<boolean> {
     new Promise<false>((resolve) => (timeout = setTimeout(() => resolve(false), options.drainMs))),
   ]);
   clearTimeout(timeout);
-  const running = loop.runningClaims();
+  const running = loop.runningLeases();
   if (done || running.length === 0) return false;
   try {
     const handed = await handBackLeases(options.pool, running, options.deadlineMs);

@@ -10,7 +10,7 @@ import { NO_CACHES } from '../../../src/cache/caches.ts';
 import { revokeConnectedApp } from '../../../src/oauth/connected-apps.service.ts';
 import type { HealthPolicy } from '../../../src/webhooks/worker/endpoint-health.ts';
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../../src/webhooks/worker/endpoint-health.ts';
-import { claimDue, type ClaimedDelivery } from '../../../src/webhooks/worker/claim.queries.ts';
+import { claimDue, type LeasedDelivery } from '../../../src/webhooks/worker/claim.queries.ts';
 import { recordOutcomes } from '../../../src/webhooks/worker/record.queries.ts';
 import type { TestApp } from '../../helpers/app.ts';
 import { healthOf } from '../../helpers/delivery-health.ts';
@@ -54,7 +54,7 @@ describe('a claim in progress', () => {
     await claimer.query('BEGIN');
     const { claimed } = await claimDue(claimer, {
       limit: limits.limit,
-      slowLimit: limits.limit,
+      degradedLimit: limits.limit,
       maxSubscriptions: limits.limit,
       maxInFlight: limits.maxInFlight,
       leaseMs: 60_000,
@@ -62,7 +62,7 @@ describe('a claim in progress', () => {
       hints: [hook],
       cursor: null,
       walk: 0,
-      slow: [],
+      degraded: [],
     });
     return claimed;
   }
@@ -103,7 +103,7 @@ describe('a claim in progress', () => {
     const second = await claimBatch(t.db.pool, {
       limit: 10,
       leaseMs: 60_000,
-      candidates: { hints: [hook], cursor: null, walk: 0, slow: [] },
+      candidates: { hints: [hook], cursor: null, walk: 0, degraded: [] },
     });
     await second.committed;
     assert.deepEqual(
@@ -116,7 +116,7 @@ describe('a claim in progress', () => {
     const next = await claimBatch(t.db.pool, {
       limit: 10,
       leaseMs: 60_000,
-      candidates: { hints: [hook], cursor: null, walk: 0, slow: [] },
+      candidates: { hints: [hook], cursor: null, walk: 0, degraded: [] },
     });
     await next.committed;
     assert.equal(next.claimed.filter((d) => d.subscription_id === hook).length, 1, 'once it ended, the next claim leased the other');
@@ -145,11 +145,11 @@ describe('a claim in progress', () => {
   });
 
   /** One committed claim of the hook's due deliveries. */
-  async function claimBatchOf(subscriptionId: string): Promise<ClaimedDelivery[]> {
+  async function claimBatchOf(subscriptionId: string): Promise<LeasedDelivery[]> {
     const claim = await claimBatch(t.db.pool, {
       limit: 10,
       leaseMs: 60_000,
-      candidates: { hints: [subscriptionId], cursor: null, walk: 0, slow: [] },
+      candidates: { hints: [subscriptionId], cursor: null, walk: 0, degraded: [] },
     });
     await claim.committed;
     return claim.claimed;

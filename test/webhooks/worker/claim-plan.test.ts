@@ -64,8 +64,8 @@ async function grownAfterFirstClaim(path: string) {
     await young.db.pool.query('ANALYZE webhook_delivery_leases');
     // The connection's first claim: prepares the statements and makes their generic plan.
     await client.query('BEGIN');
-    const limits = { limit: 64, slowLimit: 16, maxSubscriptions: 50, maxInFlight: 10, leaseMs: 60_000, slowMs: 1000 };
-    first = await claimDue(client, { ...limits, hints: [], cursor: null, walk: 100, slow: [] });
+    const limits = { limit: 64, degradedLimit: 16, maxSubscriptions: 50, maxInFlight: 10, leaseMs: 60_000, slowMs: 1000 };
+    first = await claimDue(client, { ...limits, hints: [], cursor: null, walk: 100, degraded: [] });
     await client.query('ROLLBACK');
     await fillDeliveries(young, org.member.org.id, [hook.id], 2000);
     const leases = { limit: '64', degradedLimit: '16', leaseMs: '60000', slowMs: '1000', degraded: "'{}'::uuid[]" };
@@ -131,7 +131,7 @@ describe('the claim plan', () => {
       await client.query('BEGIN');
       const statements = claimStatements({
         limit: 64,
-        slowLimit: 16,
+        degradedLimit: 16,
         maxSubscriptions: 50,
         maxInFlight: 10,
         leaseMs: 60_000,
@@ -139,7 +139,7 @@ describe('the claim plan', () => {
         hints: [],
         cursor: null,
         walk: 100,
-        slow: [],
+        degraded: [],
       });
       const plans: PlanNode[][] = [];
       for (const [name, statement] of [

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { TestApp } from '../../helpers/app.ts';
 import { connectPlatform, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
-import type { ClaimedDelivery } from '../../../src/webhooks/worker/claim.queries.ts';
+import type { LeasedDelivery } from '../../../src/webhooks/worker/claim.queries.ts';
 import { claimBatch } from '../../../src/webhooks/worker/worker.ts';
 
 // The claim itself (claimBatch, as the worker calls it), on deliveries
@@ -53,10 +53,10 @@ describe('the claim', () => {
     return { id: org.member.org.id, hooks };
   }
 
-  async function claim(limit: number, slowLimit?: number): Promise<ClaimedDelivery[]> {
+  async function claim(limit: number, degradedLimit?: number): Promise<LeasedDelivery[]> {
     const { claimed, committed } = await claimBatch(t.db.pool, {
       limit,
-      ...(slowLimit === undefined ? {} : { slowLimit }),
+      ...(degradedLimit === undefined ? {} : { degradedLimit }),
       leaseMs: 60_000,
     });
     await committed;
@@ -66,9 +66,9 @@ describe('the claim', () => {
   async function giveBack() {
     await t.db.pool.query('DELETE FROM webhook_delivery_leases');
   }
-  const of = (claimed: ClaimedDelivery[], org: Organization) => claimed.filter((d) => d.organization_id === org.id);
+  const of = (claimed: LeasedDelivery[], org: Organization) => claimed.filter((d) => d.organization_id === org.id);
   /** How many claimed deliveries each subscription got, for the subscriptions that got any. */
-  const perSubscription = (claimed: ClaimedDelivery[]) => {
+  const perSubscription = (claimed: LeasedDelivery[]) => {
     const counts = new Map<string, number>();
     for (const d of claimed) counts.set(d.subscription_id, (counts.get(d.subscription_id) ?? 0) + 1);
     return [...counts.values()];
@@ -133,7 +133,7 @@ describe('the claim', () => {
     ]);
   });
 
-  test('degraded endpoints take at most the slow share of a claim; the rest goes to healthy ones', async () => {
+  test('degraded endpoints take at most the degraded share of a claim; the rest goes to healthy ones', async () => {
     const a = await organization(20, 25, 3600, 60);
     const b = await organization(1, 5, 0);
     // Every endpoint of A has failed since its last healthy answer.
@@ -143,7 +143,7 @@ describe('the claim', () => {
     assert.deepEqual([of(one, a).length, of(one, b).length], [1, 3]);
     assert.ok(
       one.every((d) => d.degraded === (d.organization_id === a.id)),
-      'the claim says which attempts hold a slow slot',
+      'the claim says which attempts hold a degraded slot',
     );
     await giveBack();
     const none = await claim(4, 0);
@@ -196,19 +196,19 @@ describe("the claim follows each endpoint's health", () => {
     assert.equal((await claim()).claimed.length, 5, 'no limit of its own: the cap of ten');
   });
 
-  test('an endpoint that has never answered is degraded (a slow slot) until its first answer in time', async () => {
+  test('an endpoint that has never answered is degraded (it takes a degraded slot) until its first answer in time', async () => {
     const hook = await hookWithDue(3);
-    const { claimed } = await claimBatch(t.db.pool, { limit: 10, slowLimit: 1, leaseMs: 60_000 });
+    const { claimed } = await claimBatch(t.db.pool, { limit: 10, degradedLimit: 1, leaseMs: 60_000 });
     assert.deepEqual(
       claimed.map((d) => d.degraded),
       [true],
-      'one attempt, in the slow share',
+      'one attempt, in the degraded share',
     );
-    const { claimed: none } = await claimBatch(t.db.pool, { limit: 10, slowLimit: 0, leaseMs: 60_000 });
-    assert.equal(none.length, 0, 'no slow slot free: nothing');
+    const { claimed: none } = await claimBatch(t.db.pool, { limit: 10, degradedLimit: 0, leaseMs: 60_000 });
+    assert.equal(none.length, 0, 'no degraded slot free: nothing');
 
     await t.db.pool.query('UPDATE webhook_subscriptions SET answered = true WHERE id = $1', [hook]);
-    const { claimed: healthy } = await claimBatch(t.db.pool, { limit: 10, slowLimit: 0, leaseMs: 60_000 });
+    const { claimed: healthy } = await claimBatch(t.db.pool, { limit: 10, degradedLimit: 0, leaseMs: 60_000 });
     assert.deepEqual(
       healthy.map((d) => d.degraded),
       [false, false],

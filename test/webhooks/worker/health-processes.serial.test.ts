@@ -20,7 +20,7 @@ import {
   BREAKER_THRESHOLD,
   MAX_IN_FLIGHT_PER_SUBSCRIPTION,
   SLOW_ATTEMPT_MS,
-  slowSlots,
+  degradedSlots,
 } from '../../../src/webhooks/worker/endpoint-health.ts';
 import { DEFAULT_CONCURRENCY } from '../../../src/webhooks/worker/worker.ts';
 
@@ -257,7 +257,7 @@ describe("two worker processes: degraded endpoints hold at most their share of e
 
   test("five slow endpoints that could take fifty attempts: at most a quarter of each worker's slots, while a healthy endpoint's deliveries flow", async () => {
     const { t } = rig;
-    const share = slowSlots(DEFAULT_CONCURRENCY);
+    const share = degradedSlots(DEFAULT_CONCURRENCY);
     // One target for every slow endpoint, so its open requests are theirs together. Answered, but after
     // SLOW_ATTEMPT_MS: healthy answers (each may have ten in flight) from endpoints that stay degraded.
     const slow = await startHttpsTarget(() => ({ delayMs: SLOW_ATTEMPT_MS + 100, status: 200 }));
@@ -272,7 +272,7 @@ describe("two worker processes: degraded endpoints hold at most their share of e
     for (let i = 0; i < 20; i++) await completeCall(t, a.member);
 
     await rig.startWorkers();
-    await waitFor('both workers holding slow slots', async () => slow.open > share);
+    await waitFor('both workers holding degraded slots', async () => slow.open > share);
     for (let i = 0; i < 20; i++) await completeCall(t, b.member);
     const bDone = await settled(t, bHook.id, 20);
     assert.ok(bDone.every((d) => d.status === 'succeeded'));

@@ -21,12 +21,12 @@ import {
   subscribeHook,
   waitFor,
 } from '../../helpers/webhooks.ts';
-import { SLOW_ATTEMPT_MS, slowSlots } from '../../../src/webhooks/worker/endpoint-health.ts';
+import { SLOW_ATTEMPT_MS, degradedSlots } from '../../../src/webhooks/worker/endpoint-health.ts';
 
 /** The default worker's slots (worker.ts), all taken by the first round of attempts to the hanging endpoints. */
 const WORKER_SLOTS = 64;
-/** Of those, the share attempts to degraded endpoints may hold (endpoint-health.ts slowSlots). */
-const SLOW_SHARE_OF_SLOTS = slowSlots(WORKER_SLOTS);
+/** Of those, the share attempts to degraded endpoints may hold (endpoint-health.ts degradedSlots). */
+const SLOW_SHARE_OF_SLOTS = degradedSlots(WORKER_SLOTS);
 
 describe('an organization whose endpoints hang does not hold up another organization', () => {
   let t: TestApp;
@@ -71,7 +71,7 @@ describe('an organization whose endpoints hang does not hold up another organiza
     assert.deepEqual(errors(), [], 'no error-level log line');
   });
 
-  test("eight new endpoints that never answer: they share the slow slots from their first attempt, and the other organization's deliveries do not wait for their time-outs", async (context) => {
+  test("eight new endpoints that never answer: they share the degraded slots from their first attempt, and the other organization's deliveries do not wait for their time-outs", async (context) => {
     const { a, b, receiver, bHook, targets: started } = await hangingBesideHealthy(t, 8, { aAnsweredBefore: false });
     targets.push(...started);
     for (let i = 0; i < 20; i++) await completeCall(t, a.member);
@@ -79,12 +79,12 @@ describe('an organization whose endpoints hang does not hold up another organiza
     const { log, errors } = capturingLogger();
     const worker = await startTestWorker(t, { log });
     try {
-      await waitFor('the slow share taken by attempts to the new hanging endpoints', async () => {
+      await waitFor('the degraded share taken by attempts to the new hanging endpoints', async () => {
         const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_delivery_leases');
         return rows[0].n >= SLOW_SHARE_OF_SLOTS;
       });
       // A's attempts in flight (leased), sampled all the while B's calls run, past the hanging attempts'
-      // time-outs and their retries: never more than the slow share.
+      // time-outs and their retries: never more than the degraded share.
       const aLeases = watchPeak(async () => {
         const { rows } = await t.db.pool.query<{ n: number }>(
           'SELECT count(*)::int AS n FROM webhook_delivery_leases WHERE organization_id = $1',
@@ -96,8 +96,8 @@ describe('an organization whose endpoints hang does not hold up another organiza
         aLeases.stop(),
       );
       const { peak, samples } = await aLeases.stop();
-      context.diagnostic(`A's leases peaked at ${peak} over ${samples} samples (slow share ${SLOW_SHARE_OF_SLOTS})`);
-      assert.equal(peak, SLOW_SHARE_OF_SLOTS, 'never answered: no more than (and all of) the slow share while B delivered');
+      context.diagnostic(`A's leases peaked at ${peak} over ${samples} samples (degraded share ${SLOW_SHARE_OF_SLOTS})`);
+      assert.equal(peak, SLOW_SHARE_OF_SLOTS, 'never answered: no more than (and all of) the degraded share while B delivered');
       assert.ok((await settled(t, bHook.id, sent.length)).every((d) => d.status === 'succeeded'));
     } finally {
       await worker.stop();
@@ -127,7 +127,7 @@ describe("degraded endpoints hold at most their share of a worker's slots", () =
       if (request.url === '/failing') return { delayMs: 900, status: 500 };
       return { hang: true };
     });
-    // Answered well within SLOW_ATTEMPT_MS, yet slowly enough for B's calls to pile up beyond the slow share.
+    // Answered well within SLOW_ATTEMPT_MS, yet slowly enough for B's calls to pile up beyond the degraded share.
     const healthy = await startHttpsTarget(() => ({ delayMs: 400, status: 204 }));
     targets.push(degraded, healthy);
     const a = await connectPlatform(t);
@@ -160,7 +160,7 @@ describe("degraded endpoints hold at most their share of a worker's slots", () =
         [aHooks.map((h) => h.id)],
       );
       assert.ok(rows[0].n > 0, "B's deliveries went through while the degraded endpoints still had a backlog");
-      assert.ok(Math.max(...healthy.requests.map((r) => r.openAtArrival)) > 2, 'the healthy endpoint had more than the slow share');
+      assert.ok(Math.max(...healthy.requests.map((r) => r.openAtArrival)) > 2, 'the healthy endpoint had more than the degraded share');
       // Keep watching the degraded endpoints for a while longer.
       await sleep(2000);
       const peak = Math.max(...degraded.requests.slice(phase).map((r) => r.openAtArrival));

@@ -12,7 +12,7 @@ import {
   subscribeHook,
 } from '../../helpers/webhooks.ts';
 import type { Pool } from '../../../src/db/pool.ts';
-import type { ClaimedDelivery } from '../../../src/webhooks/worker/claim.queries.ts';
+import type { LeasedDelivery } from '../../../src/webhooks/worker/claim.queries.ts';
 import type { OutcomeRecord } from '../../../src/webhooks/worker/record.queries.ts';
 import { createOutcomeRecorder, PARALLEL_MIN, writeOutcomes } from '../../../src/webhooks/worker/recorder.ts';
 
@@ -47,7 +47,7 @@ describe('recording attempt outcomes in batches', () => {
     const hook = await hookWithCalls('/batch', 4);
     const claimed = await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 });
     assert.equal(claimed.length, 4);
-    const [a, b, c, d] = claimed as [ClaimedDelivery, ClaimedDelivery, ClaimedDelivery, ClaimedDelivery];
+    const [a, b, c, d] = claimed as [LeasedDelivery, LeasedDelivery, LeasedDelivery, LeasedDelivery];
 
     const counting = countingPool();
     // b's receiver refused it with a 400: the endpoint works, so its concurrency stays (endpoint-health.ts).
@@ -92,8 +92,8 @@ describe('recording attempt outcomes in batches', () => {
     const kept = await hookWithCalls('/kept', 1);
     const claimed = await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 });
     const of = (hookId: string) => claimed.filter((x) => x.subscription_id === hookId);
-    const [goneFirst, goneSecond] = of(gone.id) as [ClaimedDelivery, ClaimedDelivery];
-    const [keptOne] = of(kept.id) as [ClaimedDelivery];
+    const [goneFirst, goneSecond] = of(gone.id) as [LeasedDelivery, LeasedDelivery];
+    const [keptOne] = of(kept.id) as [LeasedDelivery];
     const removal = answeredOutcome(goneFirst, 410);
 
     const counting = countingPool();
@@ -115,7 +115,7 @@ describe('recording attempt outcomes in batches', () => {
 
   test('a success after failures in one batch ends the failing streak; failures after the last success start one', async () => {
     const hook = await hookWithCalls('/streak', 3);
-    const [first, second, third] = (await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 })) as ClaimedDelivery[];
+    const [first, second, third] = (await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 })) as LeasedDelivery[];
     const base = Date.now() - 10_000;
     const at = (ms: number) => new Date(base + ms);
     await writeOutcomes(t.db.pool, [answeredOutcome(first!, 500, at(0)), answeredOutcome(second!, 200, at(1))]);
@@ -139,7 +139,7 @@ describe('recording attempt outcomes in batches', () => {
 
   test('a batch PostgreSQL refuses is written again one outcome at a time: only the outcome it will not take fails', async () => {
     const hook = await hookWithCalls('/refused', 3);
-    const [first, bad, good] = (await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 })) as ClaimedDelivery[];
+    const [first, bad, good] = (await claimDueDeliveries(t.db.pool, { limit: 10, leaseMs: 60_000 })) as LeasedDelivery[];
     const counting = countingPool();
     const recorder = createOutcomeRecorder(counting.pool);
     // The first is written at once; the other two wait for it and go together,
@@ -176,7 +176,7 @@ describe('recording attempt outcomes in batches', () => {
       hooks.some((h) => h.id === c.subscription_id),
     );
     assert.ok(claimed.length > PARALLEL_MIN, `${claimed.length} claimed`);
-    const [held, ...rest] = claimed as ClaimedDelivery[];
+    const [held, ...rest] = claimed as LeasedDelivery[];
     // Hold the first batch inside PostgreSQL: its UPDATE waits for this row lock.
     const blocker = await t.db.pool.connect();
     try {

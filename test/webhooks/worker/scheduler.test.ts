@@ -55,12 +55,12 @@ describe('worker scheduler: wake-ups', () => {
   });
 
   test('a NOTIFY naming only subscriptions at their cap in this worker claims nothing', () => {
-    assert.deepEqual(run(idle(), { type: 'notified', namesNone: false, allAtCap: true }).actions, []);
-    assert.deepEqual(run(idle(), { type: 'notified', namesNone: false, allAtCap: false }).actions, [{ type: 'claim' }]);
+    assert.deepEqual(run(idle(), { type: 'notified', listsNone: false, allAtCap: true }).actions, []);
+    assert.deepEqual(run(idle(), { type: 'notified', listsNone: false, allAtCap: false }).actions, [{ type: 'claim' }]);
   });
 
   test('a NOTIFY naming none asks for a sweep soon and claims', () => {
-    assert.deepEqual(run(idle(), { type: 'notified', namesNone: true, allAtCap: false }).actions, [
+    assert.deepEqual(run(idle(), { type: 'notified', listsNone: true, allAtCap: false }).actions, [
       { type: 'sweep', soon: true },
       { type: 'claim' },
     ]);
@@ -72,7 +72,7 @@ describe('worker scheduler: wake-ups', () => {
     assert.deepEqual(run(idle({ filled: false }), { type: 'attempt-ended', dueHints: false }).actions, []);
   });
 
-  test('an attempt turning slow frees a slot only past the slow share', () => {
+  test('an attempt turning slow frees a slot only past the degraded share', () => {
     assert.deepEqual(run(idle(), { type: 'attempt-turned-slow', overShare: false, dueHints: true }).actions, []);
     assert.deepEqual(run(idle({ filled: false }), { type: 'attempt-turned-slow', overShare: true, dueHints: false }).actions, []);
     assert.deepEqual(run(idle(), { type: 'attempt-turned-slow', overShare: true, dueHints: false }).actions, [{ type: 'claim' }]);
