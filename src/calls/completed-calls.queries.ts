@@ -14,7 +14,7 @@ import { reservedKeys, KeyHeld, type KeyReservation } from './idempotency.querie
 
 /**
  * The call.completed body of the `call` row, written by PostgreSQL
- * (app_call_completed_event, migration 0030: the same event /calls/recent
+ * (app_call_completed_event: the same event /calls/recent
  * lists), so the call and its deliveries are written by one statement.
  */
 const CALL_COMPLETED_BODY =

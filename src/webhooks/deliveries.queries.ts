@@ -39,7 +39,7 @@ export interface Attempt {
 
 /**
  * A delivery as shown: its attempts count the one in flight (its lease's,
- * migration 0033), as X-Delivery-Attempt numbers it.
+ * webhook_delivery_leases.attempt), as X-Delivery-Attempt numbers it.
  */
 const DELIVERY_COLUMNS = `d.id, d.organization_id, d.subscription_id, d.call_id, d.event, d.status,
   coalesce((SELECT l.attempt FROM webhook_delivery_leases l WHERE l.delivery_id = d.id), d.attempts) AS attempts,
@@ -56,7 +56,7 @@ export interface FoundDelivery extends Delivery {
 /**
  * The delivery with its subscription, which is locked FOR KEY SHARE until the
  * transaction ends: a deletion of it (and so of the delivery) or a stop of its
- * grant (migration 0025) waits for a requeue, or the requeue waits for them
+ * grant (webhooks_stop_for_grants) waits for a requeue, or the requeue waits for them
  * and then sees the delivery gone or the subscription disabled.
  */
 export async function findDelivery(db: Queryable, id: string): Promise<FoundDelivery | undefined> {

@@ -7,7 +7,7 @@ import type { Queryable } from '../db/pool.ts';
 /**
  * A delivery recover may send again: failed for good after its retries, that
  * is, its latest attempt ended 'failed'. A delivery dropped because its
- * subscription's grant ended (migration 0007: failed with no such attempt) is
+ * subscription's grant ended (webhooks_stop_for_grants: failed with no such attempt) is
  * not: the app whose access ended must not receive it later, even once it
  * connects again (redeliver applies the same rule, REDELIVERABLE). `d` is the
  * webhook_deliveries row.
