@@ -59,6 +59,11 @@ export const HAND_BACK_LEASES = namedStatement(
    SELECT id FROM released`,
 );
 
+/** The leases as the statements' two parallel arrays (@deliveryIds, @leaseTokens). */
+function leaseColumns(leases: { id: string; leaseToken: string }[]): { deliveryIds: string[]; leaseTokens: string[] } {
+  return { deliveryIds: leases.map((lease) => lease.id), leaseTokens: leases.map((lease) => lease.leaseToken) };
+}
+
 export async function handBackLeases(
   db: Queryable,
   leases: { id: string; leaseToken: string }[],
@@ -70,8 +75,7 @@ export async function handBackLeases(
     query_timeout: deadlineMs,
     text: HAND_BACK_LEASES.text,
     values: valuesOf(HAND_BACK_LEASES, {
-      deliveryIds: leases.map((c) => c.id),
-      leaseTokens: leases.map((c) => c.leaseToken),
+      ...leaseColumns(leases),
       message: HANDED_BACK_MESSAGE,
     }),
   };
@@ -85,8 +89,8 @@ export async function handBackLeases(
  * nothing used them. The delivery's row is not written: it counts only
  * attempts that ended.
  */
-export const RETURN_UNSENT_CLAIMS = namedStatement(
-  'switchboard_return_unsent_claims',
+export const RETURN_UNSENT_LEASES = namedStatement(
+  'switchboard_return_unsent_leases',
   { deliveryIds: 'uuid[]', leaseTokens: 'uuid[]' },
   `DELETE FROM webhook_delivery_leases l
     USING unnest(@deliveryIds::uuid[], @leaseTokens::uuid[]) AS c(id, lease_token)
@@ -101,11 +105,8 @@ export async function returnUnsentLeases(
 ): Promise<void> {
   const query: DeadlineQueryConfig = {
     query_timeout: deadlineMs,
-    text: RETURN_UNSENT_CLAIMS.text,
-    values: valuesOf(RETURN_UNSENT_CLAIMS, {
-      deliveryIds: leases.map((c) => c.id),
-      leaseTokens: leases.map((c) => c.leaseToken),
-    }),
+    text: RETURN_UNSENT_LEASES.text,
+    values: valuesOf(RETURN_UNSENT_LEASES, leaseColumns(leases)),
   };
   await db.query(query);
 }
