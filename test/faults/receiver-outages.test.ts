@@ -14,7 +14,7 @@ import {
   WEBHOOK_TEST_ENV,
 } from '../helpers/webhooks.ts';
 import type { DeliveryWorker } from '../../src/webhooks/worker/worker.ts';
-import { answeredBefore } from '../helpers/delivery-health.ts';
+import { answeredBefore } from '../helpers/endpoint-health.ts';
 
 const CALLS = 4;
 

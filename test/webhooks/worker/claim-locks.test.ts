@@ -13,7 +13,7 @@ import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../../src/webhooks/worker/end
 import { claimDue, type LeasedDelivery } from '../../../src/webhooks/worker/claim.queries.ts';
 import { recordOutcomes } from '../../../src/webhooks/worker/record.queries.ts';
 import type { TestApp } from '../../helpers/app.ts';
-import { healthOf } from '../../helpers/delivery-health.ts';
+import { healthOf } from '../../helpers/endpoint-health.ts';
 import { waitForBlockedBy } from '../../helpers/races.ts';
 import { claimBatch } from '../../../src/webhooks/worker/worker.ts';
 import {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { startHttpsTarget, type HttpsTarget, type TargetResponse } from '../../helpers/https-target.ts';
 import type { TestApp } from '../../helpers/app.ts';
-import { capturingLogger, healthOf, heldAnswer, recoveringTarget, sleep, type SubscriptionHealth } from '../../helpers/delivery-health.ts';
+import { capturingLogger, healthOf, heldAnswer, recoveringTarget, sleep, type EndpointHealthRow } from '../../helpers/endpoint-health.ts';
 import {
   completeCall,
   connectPlatform,
@@ -56,7 +56,7 @@ describe('endpoint health', () => {
     return started;
   }
   const health = (id: string) => healthOf(t.db.pool, id);
-  const until = (what: string, id: string, test: (h: SubscriptionHealth) => boolean, timeoutMs = 10_000) =>
+  const until = (what: string, id: string, test: (h: EndpointHealthRow) => boolean, timeoutMs = 10_000) =>
     waitFor(
       what,
       async () => {

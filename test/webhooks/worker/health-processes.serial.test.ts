@@ -12,8 +12,8 @@ import {
   heldAnswer,
   recoveringTarget,
   sleep,
-  type SubscriptionHealth,
-} from '../../helpers/delivery-health.ts';
+  type EndpointHealthRow,
+} from '../../helpers/endpoint-health.ts';
 import { completeCall, connectPlatform, settled, startWebhookApp, subscribeHook, waitFor } from '../../helpers/webhooks.ts';
 import { spawnWorker, type WorkerProcess } from '../../helpers/worker-process.ts';
 import {
@@ -121,7 +121,7 @@ describe('two worker processes share one circuit breaker per subscription', () =
     );
     rig.closeAfter(receiver);
     const health = (id: string) => healthOf(t.db.pool, id);
-    const until = (what: string, id: string, check: (h: SubscriptionHealth) => boolean, timeoutMs = 10_000) =>
+    const until = (what: string, id: string, check: (h: EndpointHealthRow) => boolean, timeoutMs = 10_000) =>
       waitFor(
         what,
         async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../../helpers/app.ts';
-import { healthOf } from '../../helpers/delivery-health.ts';
+import { healthOf } from '../../helpers/endpoint-health.ts';
 import { answeredOutcome, completeCall, connectPlatform, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
 import type { HealthPolicy } from '../../../src/webhooks/worker/endpoint-health.ts';
 import type { OutcomeRecord } from '../../../src/webhooks/worker/record.queries.ts';

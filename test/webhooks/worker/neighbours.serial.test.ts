@@ -11,7 +11,7 @@ import {
   healthOf,
   sleep,
   watchPeak,
-} from '../../helpers/delivery-health.ts';
+} from '../../helpers/endpoint-health.ts';
 import {
   completeCall,
   connectPlatform,

@@ -1,5 +1,6 @@
-// What the endpoint-health tests share: a subscription's health as the
-// database holds it (migration 0022), a logger whose error lines a test can
+// What the endpoint-health tests share: a subscription's endpoint health as
+// the database holds it (the webhook_subscriptions columns
+// app_endpoint_health_after moves), a logger whose error lines a test can
 // check, what the machine's load did to a latency bound, and a pause.
 import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -15,7 +16,7 @@ import type { Member } from './fixtures.ts';
 import type { HttpsTarget } from './https-target.ts';
 import { completeCall, waitFor } from './webhooks.ts';
 
-export interface SubscriptionHealth {
+export interface EndpointHealthRow {
   concurrency_limit: number | null;
   consecutive_failures: number;
   slow: boolean;
@@ -31,8 +32,8 @@ export interface SubscriptionHealth {
   shown: 'closed' | 'open' | 'probing';
 }
 
-export async function healthOf(db: Queryable, subscriptionId: string): Promise<SubscriptionHealth> {
-  const { rows } = await db.query<SubscriptionHealth>(
+export async function healthOf(db: Queryable, subscriptionId: string): Promise<EndpointHealthRow> {
+  const { rows } = await db.query<EndpointHealthRow>(
     `SELECT concurrency_limit, consecutive_failures, slow, circuit_state, circuit_changed_at, circuit_retry_at, circuit_opens, answered,
             round(extract(epoch FROM circuit_retry_at - circuit_changed_at) * 1000)::int AS wait_ms,
             app_circuit_shown(circuit_state, circuit_retry_at) AS shown
