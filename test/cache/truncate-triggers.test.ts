@@ -9,15 +9,10 @@
 // And the catalogue check: every cached table has its update, delete and
 // truncate triggers, and no other table has cache triggers.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { pino } from 'pino';
-import { CACHE_CHANNEL, listenForInvalidations, type CacheListener } from '../../src/cache/cache-listener.ts';
-import type { CacheSlot } from '../../src/cache/caches.ts';
-import { createProcessCaches, type ProcessCaches } from '../../src/cache/process-caches.ts';
-import { tags, type CacheName } from '../../src/cache/tags.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import type { CacheName } from '../../src/cache/tags.ts';
+import { startCacheProcesses, type CacheProcess, type CacheProcesses } from '../helpers/cache-processes.ts';
+import type { TestDatabase } from '../helpers/db.ts';
 import { createMember } from '../helpers/fixtures.ts';
 import { createClient, issueTokens, platformHeaders } from '../helpers/oauth.ts';
 
@@ -39,47 +34,16 @@ const CACHED_TABLES: Record<string, CacheName[]> = {
   locations: ['reads'],
 };
 
-interface Process {
-  t: TestApp;
-  caches: ProcessCaches;
-  listener: CacheListener;
-}
-
 describe("each cached table's TRUNCATE trigger empties its caches in every process", () => {
+  let rig: CacheProcesses;
   let db: TestDatabase;
-  let processes: Process[];
-
+  let processes: CacheProcess[];
   before(async () => {
-    db = await createTestDatabase();
-    processes = [];
-    for (let i = 0; i < 2; i++) {
-      const caches = createProcessCaches({ maxAgeMs: 60_000 });
-      const listener = await listenForInvalidations(db.url, caches, pino({ level: 'silent' }));
-      const t = await startTestApp({ db, caches });
-      processes.push({ t, caches, listener });
-    }
-    for (const p of processes) assert.ok(p.listener.connected && p.caches.enabled, 'the caches are on');
+    rig = await startCacheProcesses();
+    ({ db, processes } = rig);
   });
-  after(async () => {
-    for (const p of processes) {
-      await p.t.close();
-      await p.listener.close();
-    }
-    await db.drop();
-  });
-
-  /** Returns once every process has handled every notification committed before (PostgreSQL delivers them in commit order). */
-  const PROBE: CacheSlot<string> = { cache: 'reads' };
-  async function notificationsHandled(): Promise<void> {
-    const tag = tags.calls(randomUUID());
-    for (const p of processes) p.caches.set(PROBE, tag, 'probe', [tag], p.caches.ticket());
-    await db.pool.query('SELECT pg_notify($1, $2)', [CACHE_CHANNEL, tag]);
-    const deadline = Date.now() + 10_000;
-    while (processes.some((p) => p.caches.get(PROBE, tag) !== undefined)) {
-      assert.ok(Date.now() < deadline, 'the probe notification never arrived');
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  }
+  after(() => rig.close());
+  const notificationsHandled = () => rig.notificationsHandled();
 
   /** TRUNCATE `table` CASCADE with only its own *_cache_truncate trigger on; the others are back on when it commits. */
   async function truncateAlone(table: string): Promise<void> {

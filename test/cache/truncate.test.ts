@@ -1,72 +1,29 @@
 // TRUNCATE of a cached table reaches the process caches (docs/security.md,
 // "Review findings of the second review", 3): TRUNCATE fires no DELETE
-// trigger, so migration 0024's AFTER TRUNCATE triggers send `flush:<cache>`.
-// Two apps on one database stand for two serve processes, each with its own
-// caches kept true by its own LISTEN connection (src/cache/cache-listener.ts),
-// as `serve` runs them. The TRUNCATE is made in SQL, as in psql: no process
-// evicts anything itself. Entries live 60 s here, so only the notification can
-// end them within the test.
+// trigger, so the *_cache_truncate triggers send `flush:<cache>`. Two apps
+// on one database stand for two serve processes (test/helpers/cache-processes.ts).
+// The TRUNCATE is made in SQL, as in psql: no process evicts anything itself.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { pino } from 'pino';
 import { hashToken } from '../../src/auth/tokens.ts';
-import { CACHE_CHANNEL, listenForInvalidations, type CacheListener } from '../../src/cache/cache-listener.ts';
-import type { CacheSlot } from '../../src/cache/caches.ts';
-import { createProcessCaches, type ProcessCaches } from '../../src/cache/process-caches.ts';
+import { createProcessCaches } from '../../src/cache/process-caches.ts';
 import type { TaggedCache } from '../../src/cache/tagged-cache.ts';
 import { tags, type CacheName } from '../../src/cache/tags.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { startCacheProcesses, type CacheProcess, type CacheProcesses } from '../helpers/cache-processes.ts';
+import type { TestDatabase } from '../helpers/db.ts';
 import { createMember } from '../helpers/fixtures.ts';
 import { createClient, issueTokens, platformHeaders } from '../helpers/oauth.ts';
 
-interface Process {
-  t: TestApp;
-  caches: ProcessCaches;
-  listener: CacheListener;
-}
-
 describe('TRUNCATE of a cached table empties that cache in every process', () => {
+  let rig: CacheProcesses;
   let db: TestDatabase;
-  let processes: Process[];
-
+  let processes: CacheProcess[];
   before(async () => {
-    db = await createTestDatabase();
-    processes = [];
-    for (let i = 0; i < 2; i++) {
-      const caches = createProcessCaches({ maxAgeMs: 60_000 });
-      const listener = await listenForInvalidations(db.url, caches, pino({ level: 'silent' }));
-      const t = await startTestApp({ db, caches });
-      processes.push({ t, caches, listener });
-    }
-    for (const p of processes) assert.ok(p.listener.connected && p.caches.enabled, 'the caches are on');
+    rig = await startCacheProcesses();
+    ({ db, processes } = rig);
   });
-  after(async () => {
-    for (const p of processes) {
-      await p.t.close();
-      await p.listener.close();
-    }
-    await db.drop();
-  });
-
-  /**
-   * Returns once every process has handled every notification committed
-   * before this call: a probe entry tagged with a fresh tag is stored in each
-   * process, the tag is sent after them, and PostgreSQL delivers notifications
-   * in commit order, so a process that dropped its probe has handled the earlier ones.
-   */
-  const PROBE: CacheSlot<string> = { cache: 'reads' };
-  async function notificationsHandled(): Promise<void> {
-    const tag = tags.calls(randomUUID());
-    for (const p of processes) p.caches.set(PROBE, tag, 'probe', [tag], p.caches.ticket());
-    await db.pool.query('SELECT pg_notify($1, $2)', [CACHE_CHANNEL, tag]);
-    const deadline = Date.now() + 10_000;
-    while (processes.some((p) => p.caches.get(PROBE, tag) !== undefined)) {
-      assert.ok(Date.now() < deadline, 'the probe notification never arrived');
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  }
+  after(() => rig.close());
+  const notificationsHandled = () => rig.notificationsHandled();
 
   async function platform() {
     const member = await createMember(db.pool);
@@ -74,7 +31,7 @@ describe('TRUNCATE of a cached table empties that cache in every process', () =>
     const tokens = await issueTokens(db.pool, { client, userId: member.user.id, organizationId: member.org.id });
     return { member, client, tokens, headers: platformHeaders(tokens, client) };
   }
-  const recent = (p: Process, headers: Record<string, string>) => p.t.app.inject({ url: '/calls/recent', headers });
+  const recent = (p: CacheProcess, headers: Record<string, string>) => p.t.app.inject({ url: '/calls/recent', headers });
 
   test('TRUNCATE oauth_access_tokens: a token cached in both processes is refused by both at once', async () => {
     const { tokens, headers } = await platform();
@@ -125,7 +82,7 @@ describe('TRUNCATE of a cached table empties that cache in every process', () =>
 
   test('TRUNCATE oauth_clients CASCADE: the client and its tokens are refused by both processes', async () => {
     const { client, headers } = await platform();
-    const revoke = (p: Process) =>
+    const revoke = (p: CacheProcess) =>
       p.t.app.inject({
         method: 'POST',
         url: '/oauth/revoke',
