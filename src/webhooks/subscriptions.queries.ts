@@ -5,6 +5,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { lockSql } from '../db/advisory-locks.ts';
 import { waitClaimLock } from './claim-lock.ts';
+import type { SecretFormat } from './signing-secret.ts';
 
 export type SubscriptionStatus = 'active' | 'disabled';
 /** Why a subscription is disabled (webhook_subscriptions_disabled_reason_check): its deliveries failed for five days, or its grant stopped standing. */
@@ -19,6 +20,8 @@ export interface Subscription {
   event: string;
   callback_url: string;
   has_secret: boolean;
+  /** The rule that keys webhook-signature; null without a secret. */
+  secret_format: SecretFormat | null;
   status: SubscriptionStatus;
   failing_since: Date | null;
   disabled_at: Date | null;
@@ -35,7 +38,7 @@ export interface Subscription {
 }
 
 const COLUMNS = `id, organization_id, client_id, event, callback_url, secret_ciphertext IS NOT NULL AS has_secret,
-  status, failing_since, disabled_at,
+  CASE WHEN secret_ciphertext IS NOT NULL THEN secret_format END AS secret_format, status, failing_since, disabled_at,
   CASE WHEN status = 'disabled' THEN coalesce(disabled_reason, 'delivery_failures') END AS disabled_reason, created_at, updated_at,
   app_circuit_shown(circuit_state, circuit_retry_at) AS circuit_shown, circuit_changed_at, circuit_retry_at,
   consecutive_failures, concurrency_limit`;
@@ -65,24 +68,32 @@ function endpointHealthReset(when?: string): string {
 /**
  * Creates the subscription, or returns the existing one for the same
  * organization, client, event and URL (`inserted` false). Subscribing again
- * replaces the secret when one is given, re-activates a disabled hook and
+ * replaces the secret, and the rule it follows, when one is given, re-activates a disabled hook and
  * resets its endpoint health: the platform is asking for deliveries, under the
  * grant it asks with now.
  */
 export async function upsertSubscription(
   db: Queryable,
-  input: { clientId: string; grantId: string; event: string; callbackUrl: string; secretCiphertext: Buffer | null },
+  input: {
+    clientId: string;
+    grantId: string;
+    event: string;
+    callbackUrl: string;
+    secret: { ciphertext: Buffer; format: SecretFormat } | null;
+  },
 ): Promise<Subscription & { inserted: boolean }> {
   const { rows } = await db.query<Subscription & { inserted: boolean }>(
-    `INSERT INTO webhook_subscriptions (organization_id, client_id, grant_id, event, callback_url, secret_ciphertext)
-     VALUES (app_current_org(), $1, $2, $3, $4, $5)
+    `INSERT INTO webhook_subscriptions (organization_id, client_id, grant_id, event, callback_url, secret_ciphertext, secret_format)
+     VALUES (app_current_org(), $1, $2, $3, $4, $5, $6)
      ON CONFLICT (organization_id, client_id, event, md5(callback_url)) DO UPDATE
         SET secret_ciphertext = COALESCE(EXCLUDED.secret_ciphertext, webhook_subscriptions.secret_ciphertext),
+            secret_format = CASE WHEN EXCLUDED.secret_ciphertext IS NULL THEN webhook_subscriptions.secret_format
+                                 ELSE EXCLUDED.secret_format END,
             grant_id = EXCLUDED.grant_id,
             status = 'active', disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, updated_at = now(),
             ${endpointHealthReset()}
      RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
-    [input.clientId, input.grantId, input.event, input.callbackUrl, input.secretCiphertext],
+    [input.clientId, input.grantId, input.event, input.callbackUrl, input.secret?.ciphertext ?? null, input.secret?.format ?? 'plain'],
   );
   return rows[0]!;
 }

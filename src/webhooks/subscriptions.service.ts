@@ -13,6 +13,7 @@ import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { notifyDeliveriesDue } from './deliveries-channel.queries.ts';
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from './worker/endpoint-health.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
+import { checkSecret, type SecretFormat } from './signing-secret.ts';
 import { checkHookUrl, checkUrlShape, type CheckHookUrlOptions, type HookUrlCheck } from './ssrf/check-hook-url.ts';
 import {
   countActiveSubscriptions,
@@ -50,6 +51,7 @@ export interface SubscriptionView extends SubscriptionSummary {
   client_id: string;
   status: SubscriptionStatus;
   has_secret: boolean;
+  secret_format: SecretFormat | null;
   failing_since: string | null;
   disabled_at: string | null;
   disabled_reason: DisabledReason | null;
@@ -80,6 +82,7 @@ export function subscriptionView(row: Subscription): SubscriptionView {
     client_id: row.client_id,
     status: row.status,
     has_secret: row.has_secret,
+    secret_format: row.secret_format,
     failing_since: row.failing_since?.toISOString() ?? null,
     disabled_at: row.disabled_at?.toISOString() ?? null,
     disabled_reason: row.disabled_reason,
@@ -113,6 +116,13 @@ function hookUrlProblem(check: HookUrlCheck): void {
   throw new ValidationProblem(fieldErrors, check.rule === 'port' ? new errors.WEBHOOK_PORT_NOT_ALLOWED().code : undefined);
 }
 
+/** The rule a secret given now follows (signing-secret.ts); a `whsec_` secret that is not one is a 400 naming `secret`. */
+function secretFormat(secret: string): SecretFormat {
+  const check = checkSecret(secret);
+  if (!check.ok) throw new ValidationProblem([{ field: 'secret', message: check.message }]);
+  return check.format;
+}
+
 export async function subscribe(
   deps: SubscribeDeps,
   principal: Principal,
@@ -120,9 +130,14 @@ export async function subscribe(
 ): Promise<{ subscription: SubscriptionSummary; created: boolean }> {
   const clientId = platformClient(principal);
   const grantId = platformGrant(principal);
+  // Checked before the hook URL, whose check may wait for DNS.
+  const format = input.secret === undefined ? null : secretFormat(input.secret);
   hookUrlProblem(await checkHookUrl(input.hookUrl, deps.urlCheck));
   const event = input.event ?? CALL_COMPLETED;
-  const secretCiphertext = input.secret === undefined ? null : deps.secretBox.seal(input.secret, principal.organizationId);
+  const secret =
+    input.secret === undefined || format === null
+      ? null
+      : { ciphertext: deps.secretBox.seal(input.secret, principal.organizationId), format };
   const hook = { clientId, event, callbackUrl: input.hookUrl };
   const row = await withOrg(deps.pool, principal.organizationId, async (db) => {
     // Waits for the organization's other subscribes and re-enables, so it counts what they committed.
@@ -131,7 +146,7 @@ export async function subscribe(
     if (!(await isActiveSubscription(db, hook)) && (await countActiveSubscriptions(db)) >= deps.maxSubscriptions) {
       throw new errors.WEBHOOK_SUBSCRIPTION_LIMIT(deps.maxSubscriptions);
     }
-    return upsertSubscription(db, { ...hook, grantId, secretCiphertext });
+    return upsertSubscription(db, { ...hook, grantId, secret });
   });
   return { subscription: { id: row.id, event: row.event, callback_url: row.callback_url }, created: row.inserted };
 }

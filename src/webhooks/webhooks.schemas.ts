@@ -21,7 +21,11 @@ export const SubscribeBody = Type.Object(
       Type.String({
         pattern: SECRET_PATTERN,
         'x-error-message': 'must be 1 to 256 printable ASCII characters, without leading or trailing spaces',
-        description: '1 to 256 printable ASCII characters, sent back verbatim in X-Signature and used for webhook-signature',
+        description:
+          '1 to 256 printable ASCII characters, sent back verbatim in X-Signature and the key of webhook-signature. ' +
+          'A Standard Webhooks secret, `whsec_` then padded standard base64 of a 24 to 64 byte key, is keyed with the ' +
+          'decoded bytes, so the Standard Webhooks libraries verify with the secret exactly as given (400 naming `secret` ' +
+          'when what follows `whsec_` is not such base64); any other secret is keyed with its own UTF-8 bytes',
       }),
     ),
   },
@@ -71,6 +75,11 @@ export const SubscriptionSchema = Type.Object({
   client_id: Type.String({ description: 'the OAuth client (platform) that subscribed' }),
   status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
   has_secret: Type.Boolean(),
+  secret_format: Type.Union([Type.Literal('plain'), Type.Literal('whsec'), Type.Null()], {
+    description:
+      "the key of webhook-signature: plain, the secret's own UTF-8 bytes; whsec, the base64 after `whsec_` decoded " +
+      '(a whsec_ secret given since 0.2.0); null without a secret',
+  }),
   failing_since: NullableTimestamp,
   disabled_at: NullableTimestamp,
   disabled_reason: Type.Union(

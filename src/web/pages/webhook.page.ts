@@ -86,6 +86,13 @@ function deliveryGroup(
 }
 
 /** One subscription and its deliveries, the one attempted most recently first, each with its attempts and Redeliver. */
+/** Which key webhook-signature uses (docs/interface.md §6.2): a receiver's verifier must be set up to match. */
+function signedWith(format: SubscriptionView['secret_format']): string {
+  if (format === null) return 'No secret given';
+  if (format === 'whsec') return 'Yes: X-Signature, and webhook-signature keyed with the decoded whsec_ secret (Standard Webhooks)';
+  return "Yes: X-Signature, and webhook-signature keyed with the secret's own bytes";
+}
+
 export function webhookPage(input: WebhookPageInput) {
   const { subscription: s, nav } = input;
   const base = `/ui/webhooks/${s.id}`;
@@ -105,7 +112,7 @@ ${input.problem ? html`<p class="error" role="alert">${input.problem}</p>` : ''}
     <dt>Target URL</dt><dd>${s.callback_url}</dd>
     <dt>Event</dt><dd><code>${s.event}</code></dd>
     <dt>App</dt><dd>${input.clientName}</dd>
-    <dt>Signed</dt><dd>${s.has_secret ? 'Yes: X-Signature and webhook-signature headers' : 'No secret given'}</dd>
+    <dt>Signed</dt><dd>${signedWith(s.secret_format)}</dd>
     <dt>Created</dt><dd>${formatTime(s.created_at)}</dd>
     ${s.failing_since ? html`<dt>Failing since</dt><dd>${formatTime(s.failing_since)}</dd>` : ''}
     ${s.disabled_at ? html`<dt>Disabled at</dt><dd>${formatTime(s.disabled_at)}</dd>` : ''}

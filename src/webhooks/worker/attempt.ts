@@ -18,7 +18,7 @@ import { returnUnsentLeases } from './hand-back.queries.ts';
 import type { AttemptOutcome, DeliveryState, OutcomeRecord } from './record.queries.ts';
 import { createOutcomeRecorder, type OutcomeRecorder } from './recorder.ts';
 import { decide, type AttemptResult, type Decision } from './retry-policy.ts';
-import { deliveryHeaders } from './request.ts';
+import { deliveryHeaders, type DeliveryHeadersInput } from './request.ts';
 
 /** Time an attempt must still have on its lease after its own time-out, to record the outcome. */
 export const RECORD_MARGIN_MS = 1000;
@@ -38,9 +38,11 @@ export interface AttemptDeps {
 }
 
 async function send(deps: AttemptDeps, claimed: LeasedDelivery, signal: AbortSignal): Promise<AttemptResult> {
-  let secret: string | undefined;
+  let secret: DeliveryHeadersInput['secret'];
   try {
-    secret = claimed.secret_ciphertext ? deps.secretBox.open(claimed.secret_ciphertext, claimed.organization_id) : undefined;
+    secret = claimed.secret_ciphertext
+      ? { text: deps.secretBox.open(claimed.secret_ciphertext, claimed.organization_id), format: claimed.secret_format }
+      : undefined;
   } catch {
     // Never send an unsigned request for a subscription that asked for a signature.
     return {

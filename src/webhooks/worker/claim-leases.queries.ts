@@ -2,6 +2,7 @@
 // the subscriptions the first one locked (claim.queries.ts runs it;
 // docs/delivery-engine.md, T2 and T4).
 import { type NamedStatement, namedStatement } from '../../db/named-statement.ts';
+import type { SecretFormat } from '../signing-secret.ts';
 import { capOf, DEGRADED, ELIGIBLE, inFlight, liveGrants, UNLEASED } from './claim-predicates.queries.ts';
 
 export const CLAIM_LEASES_PARAMETERS = {
@@ -30,6 +31,8 @@ export interface LeasedDelivery {
   lease_token: string;
   callback_url: string;
   secret_ciphertext: Buffer | null;
+  /** The rule that keys webhook-signature (unused without a secret). */
+  secret_format: SecretFormat;
   /** Set when the previous holder's lease ran out: that attempt's number and start. */
   lost_attempt: number | null;
   lost_attempt_at: Date | null;
@@ -73,7 +76,7 @@ function pickDue(maxInFlight: number): string {
 live_grant AS MATERIALIZED (${liveGrants('held')}),
 -- MATERIALIZED: each subscription's free slots are counted once, not once per candidate row.
 slots AS MATERIALIZED (
-  SELECT s.id, s.organization_id, s.callback_url, s.secret_ciphertext, ${DEGRADED} AS degraded, ${cap} AS cap,
+  SELECT s.id, s.organization_id, s.callback_url, s.secret_ciphertext, s.secret_format, ${DEGRADED} AS degraded, ${cap} AS cap,
          ${cap} - (${inFlight(maxInFlight)})::int AS free
     FROM held s
    WHERE s.grant_id IN (SELECT live_grant.grant_id FROM live_grant)
@@ -83,7 +86,7 @@ slots AS MATERIALIZED (
 -- slots are counted off after. The claim lock keeps other claimers
 -- away, and the lock below re-checks each row.
 candidates AS MATERIALIZED (
-  SELECT c.id, c.ctid, c.attempts, c.next_attempt_at, c.due, slots.callback_url, slots.secret_ciphertext, slots.degraded, slots.cap,
+  SELECT c.id, c.ctid, c.attempts, c.next_attempt_at, c.due, slots.callback_url, slots.secret_ciphertext, slots.secret_format, slots.degraded, slots.cap,
          row_number() OVER (PARTITION BY slots.organization_id ORDER BY c.n, c.next_attempt_at) AS turn
     FROM slots, LATERAL (
       SELECT first.*, row_number() OVER (ORDER BY first.next_attempt_at) AS n, count(*) OVER () AS due
@@ -158,7 +161,7 @@ leased AS (
 claimed AS (
   SELECT claimable.id, claimable.organization_id, claimable.subscription_id, claimable.call_id, claimable.event,
          claimable.body, leased.attempt, claimable.schedule_start, leased.token AS lease_token,
-         picked.callback_url, picked.secret_ciphertext, picked.degraded, picked.cap,
+         picked.callback_url, picked.secret_ciphertext, picked.secret_format, picked.degraded, picked.cap,
          -- More of its deliveries are due than this claim took.
          picked.due > count(*) OVER (PARTITION BY claimable.subscription_id) AS backlogged,
          old.attempt AS lost_attempt, old.started_at AS lost_attempt_at

@@ -1,6 +1,7 @@
 // The headers of a call.completed delivery (docs/interface.md §6.1). The body
 // is the stored event text, sent byte for byte on every attempt.
 import { VERSION } from '../../version.ts';
+import type { SecretFormat } from '../signing-secret.ts';
 import { standardWebhookHeaders } from './sign.ts';
 
 export const USER_AGENT = `Switchboard-Webhooks/${VERSION}`;
@@ -10,8 +11,8 @@ export interface DeliveryHeadersInput {
   attempt: number;
   event: string;
   body: string;
-  /** The subscription's secret, when one was given. */
-  secret: string | undefined;
+  /** The subscription's secret, when one was given, and the rule that keys its signature. */
+  secret: { text: string; format: SecretFormat } | undefined;
   /** Unix seconds of this attempt. */
   timestamp: number;
 }
@@ -26,10 +27,16 @@ export function deliveryHeaders(input: DeliveryHeadersInput): Record<string, str
   };
   if (input.secret !== undefined) {
     // A shared-secret echo (docs/interface.md §6.2), then the Standard Webhooks HMAC over the same id and body.
-    headers['x-signature'] = input.secret;
+    headers['x-signature'] = input.secret.text;
     Object.assign(
       headers,
-      standardWebhookHeaders({ id: input.deliveryId, timestamp: input.timestamp, body: input.body, secret: input.secret }),
+      standardWebhookHeaders({
+        id: input.deliveryId,
+        timestamp: input.timestamp,
+        body: input.body,
+        secret: input.secret.text,
+        format: input.secret.format,
+      }),
     );
   }
   return headers;

@@ -1,7 +1,9 @@
-// Standard Webhooks signature headers (docs/interface.md §6.2). The key is the UTF-8 bytes
-// of the subscriber's secret as given, not a `whsec_` base64 key: verifiers
-// built with the Standard Webhooks libraries take base64(secret) as their key.
+// Standard Webhooks signature headers (docs/interface.md §6.2). The key comes
+// from the subscription's secret by the rule the subscription records
+// (../signing-secret.ts): the decoded base64 of a `whsec_` secret, else the
+// secret's own UTF-8 bytes.
 import { createHmac } from 'node:crypto';
+import { signingKey, type SecretFormat } from '../signing-secret.ts';
 
 export interface StandardWebhookInput {
   /** Stable message id (the delivery id): the same on every retry. */
@@ -11,6 +13,8 @@ export interface StandardWebhookInput {
   /** The exact request body bytes, as a string. */
   body: string;
   secret: string;
+  /** The rule the subscription's secret follows (webhook_subscriptions.secret_format). */
+  format: SecretFormat;
 }
 
 export interface StandardWebhookHeaders {
@@ -19,8 +23,8 @@ export interface StandardWebhookHeaders {
   'webhook-signature': string;
 }
 
-export function standardWebhookSignature({ id, timestamp, body, secret }: StandardWebhookInput): string {
-  const mac = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64');
+export function standardWebhookSignature({ id, timestamp, body, secret, format }: StandardWebhookInput): string {
+  const mac = createHmac('sha256', signingKey(secret, format)).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64');
   return `v1,${mac}`;
 }
 

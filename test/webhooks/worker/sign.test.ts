@@ -12,14 +12,14 @@ const verifierFor = (key: string) => new Webhook(Buffer.from(key, 'utf8').toStri
 
 describe('Standard Webhooks signature headers', () => {
   test('verify with the standardwebhooks package keyed with the secret bytes', () => {
-    const headers = standardWebhookHeaders({ id: 'msg_1', timestamp: now(), body, secret });
+    const headers = standardWebhookHeaders({ id: 'msg_1', timestamp: now(), body, secret, format: 'plain' });
     assert.deepEqual(verifierFor(secret).verify(body, { ...headers }), JSON.parse(body));
     assert.deepEqual(new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' }).verify(body, { ...headers }), JSON.parse(body));
   });
 
   test('carry the id and the timestamp in seconds, and match the reference signer', () => {
     const timestamp = now();
-    const headers = standardWebhookHeaders({ id: 'msg_2', timestamp, body, secret });
+    const headers = standardWebhookHeaders({ id: 'msg_2', timestamp, body, secret, format: 'plain' });
     assert.equal(headers['webhook-id'], 'msg_2');
     assert.equal(headers['webhook-timestamp'], String(timestamp));
     assert.match(headers['webhook-signature'], /^v1,[A-Za-z0-9+/]{43}=$/);
@@ -28,7 +28,7 @@ describe('Standard Webhooks signature headers', () => {
 
   test('do not verify for another secret, body, id or timestamp', () => {
     const timestamp = now();
-    const headers = standardWebhookHeaders({ id: 'msg_3', timestamp, body, secret });
+    const headers = standardWebhookHeaders({ id: 'msg_3', timestamp, body, secret, format: 'plain' });
     assert.throws(() => verifierFor('another secret').verify(body, { ...headers }), WebhookVerificationError);
     assert.throws(() => verifierFor(secret).verify(`${body} `, { ...headers }), WebhookVerificationError);
     assert.throws(() => verifierFor(secret).verify(body, { ...headers, 'webhook-id': 'msg_4' }), WebhookVerificationError);
@@ -38,7 +38,18 @@ describe('Standard Webhooks signature headers', () => {
     );
   });
 
+  test('a whsec secret is keyed with its decoded base64: the library verifies with the secret as given, not with its bytes', () => {
+    const whsec = `whsec_${Buffer.from('0123456789abcdef01234567').toString('base64')}`;
+    const headers = standardWebhookHeaders({ id: 'msg_6', timestamp: now(), body, secret: whsec, format: 'whsec' });
+    assert.deepEqual(new Webhook(whsec).verify(body, { ...headers }), JSON.parse(body));
+    assert.throws(() => verifierFor(whsec).verify(body, { ...headers }), WebhookVerificationError);
+    // The same text stored under the plain rule (a subscription made before the whsec rule) keeps today's key.
+    const plain = standardWebhookHeaders({ id: 'msg_6', timestamp: now(), body, secret: whsec, format: 'plain' });
+    assert.deepEqual(verifierFor(whsec).verify(body, { ...plain }), JSON.parse(body));
+    assert.throws(() => new Webhook(whsec).verify(body, { ...plain }), WebhookVerificationError);
+  });
+
   test('reject a timestamp that is not whole seconds', () => {
-    assert.throws(() => standardWebhookHeaders({ id: 'msg_5', timestamp: Date.now() / 1000, body, secret }), TypeError);
+    assert.throws(() => standardWebhookHeaders({ id: 'msg_5', timestamp: Date.now() / 1000, body, secret, format: 'plain' }), TypeError);
   });
 });
