@@ -9,6 +9,7 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { createSecretBox } from '../../src/crypto/secret-box.ts';
 import type { Problem } from '../../src/http/problem-details.plugin.ts';
 import type { RecordedRequest } from '../helpers/https-target.ts';
+import { signedInAgent } from '../helpers/web.ts';
 import {
   completeCall,
   connectPlatform,
@@ -32,7 +33,7 @@ describe('whsec_ secrets (Standard Webhooks form) and plain secrets', () => {
   let rig: DeliveryRig;
 
   before(async () => {
-    rig = await startDeliveryRig();
+    rig = await startDeliveryRig({ listen: true });
   });
   after(() => rig.close());
 
@@ -128,6 +129,26 @@ describe('whsec_ secrets (Standard Webhooks form) and plain secrets', () => {
     const connection = await connectPlatform(rig.t);
     const hook = await subscribeHook(rig.t, connection, { hookUrl: `${rig.target.url}/hooks/unsigned` });
     assert.deepEqual(await view(connection, hook.id), { ...(await view(connection, hook.id)), has_secret: false, secret_format: null });
+  });
+
+  test("the subscription's web page says which key webhook-signature uses, and never shows the secret", async () => {
+    const connection = await connectPlatform(rig.t);
+    const secret = whsec(32);
+    const ids = {
+      whsec: (await subscribeHook(rig.t, connection, { hookUrl: `${rig.target.url}/hooks/page-whsec`, secret })).id,
+      plain: (await subscribeHook(rig.t, connection, { hookUrl: `${rig.target.url}/hooks/page-plain`, secret: 'page secret' })).id,
+      none: (await subscribeHook(rig.t, connection, { hookUrl: `${rig.target.url}/hooks/page-none` })).id,
+    };
+    const agent = await signedInAgent(rig.t.url, connection.member.email);
+    const signed = async (id: string) => {
+      const page = await agent.get(`/ui/webhooks/${id}`);
+      assert.equal(page.status, 200);
+      assert.ok(!page.body.includes(secret.slice(6)) && !page.body.includes('page secret'), 'no secret on the page');
+      return /<dt>Signed<\/dt><dd>([^<]*)<\/dd>/.exec(page.body)?.[1];
+    };
+    assert.match((await signed(ids.whsec))!, /decoded whsec_ secret/);
+    assert.match((await signed(ids.plain))!, /secret&#39;s own bytes|secret's own bytes/);
+    assert.equal(await signed(ids.none), 'No secret given');
   });
 
   const key = (bytes: number) => randomBytes(bytes).toString('base64');
