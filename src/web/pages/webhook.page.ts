@@ -85,7 +85,6 @@ function deliveryGroup(
   </tbody>`;
 }
 
-/** One subscription and its deliveries, the one attempted most recently first, each with its attempts and Redeliver. */
 /** Which key webhook-signature uses (docs/interface.md §6.2): a receiver's verifier must be set up to match. */
 function signedWith(format: SubscriptionView['secret_format']): string {
   if (format === null) return 'No secret given';
@@ -93,6 +92,7 @@ function signedWith(format: SubscriptionView['secret_format']): string {
   return "Yes: X-Signature, and webhook-signature keyed with the secret's own bytes";
 }
 
+/** One subscription and its deliveries, the one attempted most recently first, each with its attempts and Redeliver. */
 export function webhookPage(input: WebhookPageInput) {
   const { subscription: s, nav } = input;
   const base = `/ui/webhooks/${s.id}`;
