@@ -38,6 +38,46 @@ CREATE POLICY agents_owner ON agents TO CURRENT_USER USING (true) WITH CHECK (tr
 CREATE POLICY agents_tenant ON agents USING ((organization_id = app_current_org())) WITH CHECK ((organization_id = app_current_org()));
 GRANT INSERT, SELECT ON TABLE agents TO switchboard_app;
 
+-- Table audit_events
+CREATE TABLE audit_events (
+  id uuid NOT NULL DEFAULT gen_random_uuid(),
+  organization_id uuid NOT NULL,
+  occurred_at timestamp with time zone NOT NULL DEFAULT clock_timestamp(),
+  type text NOT NULL,
+  actor_type text NOT NULL,
+  actor_id text,
+  actor_label text NOT NULL,
+  subject_type text NOT NULL,
+  subject_id text NOT NULL,
+  reason text,
+  details jsonb NOT NULL DEFAULT '{}'::jsonb,
+  CONSTRAINT audit_events_actor_check CHECK ((((actor_type = 'system'::text) = (actor_id IS NULL)) AND ((actor_type <> 'system'::text) OR (actor_label = ANY (ARRAY['worker'::text, 'maintenance'::text, 'command line'::text]))))),
+  CONSTRAINT audit_events_actor_label_check CHECK (((length(actor_label) >= 1) AND (length(actor_label) <= 254))),
+  CONSTRAINT audit_events_actor_type_check CHECK ((actor_type = ANY (ARRAY['user'::text, 'client'::text, 'system'::text]))),
+  CONSTRAINT audit_events_details_check CHECK ((jsonb_typeof(details) = 'object'::text)),
+  CONSTRAINT audit_events_pkey PRIMARY KEY (id),
+  CONSTRAINT audit_events_reason_check CHECK (
+CASE type
+    WHEN 'grant.revoked'::text THEN (reason = ANY (ARRAY['disconnected'::text, 'revoked'::text, 'code_replay'::text, 'refresh_reuse'::text]))
+    WHEN 'subscription.deleted'::text THEN (reason = ANY (ARRAY['unsubscribed'::text, 'deleted'::text, 'gone'::text, 'client_deleted'::text]))
+    WHEN 'subscription.disabled'::text THEN (reason = ANY (ARRAY['delivery_failures'::text, 'grant_revoked'::text, 'user_deactivated'::text, 'organization_deactivated'::text, 'membership_removed'::text]))
+    WHEN 'circuit.closed'::text THEN (reason = ANY (ARRAY['recovered'::text, 'reset'::text]))
+    ELSE (reason IS NULL)
+END),
+  CONSTRAINT audit_events_subject_id_check CHECK (((length(subject_id) >= 1) AND (length(subject_id) <= 200))),
+  CONSTRAINT audit_events_subject_type_check CHECK ((subject_type = ANY (ARRAY['client'::text, 'subscription'::text, 'delivery'::text]))),
+  CONSTRAINT audit_events_type_check CHECK ((type = ANY (ARRAY['grant.created'::text, 'grant.revoked'::text, 'subscription.created'::text, 'subscription.enabled'::text, 'subscription.deleted'::text, 'subscription.disabled'::text, 'circuit.opened'::text, 'circuit.closed'::text, 'deliveries.recovered'::text, 'delivery.redelivered'::text, 'alert.sent'::text]))),
+  CONSTRAINT audit_events_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE
+);
+ALTER TABLE audit_events ENABLE ROW LEVEL SECURITY;
+ALTER TABLE audit_events FORCE ROW LEVEL SECURITY;
+CREATE INDEX audit_events_occurred_at_idx ON audit_events USING btree (occurred_at);
+CREATE INDEX audit_events_organization_idx ON audit_events USING btree (organization_id, occurred_at DESC, id DESC);
+CREATE INDEX audit_events_subject_idx ON audit_events USING btree (organization_id, subject_id, occurred_at DESC, id DESC);
+CREATE POLICY audit_events_owner ON audit_events TO CURRENT_USER USING (true) WITH CHECK (true);
+CREATE POLICY audit_events_tenant ON audit_events USING ((organization_id = app_current_org())) WITH CHECK ((organization_id = app_current_org()));
+GRANT INSERT, SELECT ON TABLE audit_events TO switchboard_app;
+
 -- Table calls
 CREATE TABLE calls (
   id uuid NOT NULL DEFAULT gen_random_uuid(),
@@ -272,6 +312,8 @@ CREATE INDEX oauth_grants_user_id_idx ON oauth_grants USING btree (user_id);
 CREATE POLICY oauth_grants_owner ON oauth_grants TO CURRENT_USER USING (true) WITH CHECK (true);
 CREATE POLICY oauth_grants_request_role ON oauth_grants TO switchboard_request USING (true) WITH CHECK (true);
 CREATE POLICY oauth_grants_tenant ON oauth_grants USING ((organization_id = app_current_org())) WITH CHECK ((organization_id = app_current_org()));
+CREATE TRIGGER oauth_grants_audit_insert AFTER INSERT ON oauth_grants FOR EACH ROW EXECUTE FUNCTION oauth_grants_audit();
+CREATE TRIGGER oauth_grants_audit_revoke AFTER UPDATE OF revoked_at ON oauth_grants FOR EACH ROW WHEN (old.revoked_at IS NULL AND new.revoked_at IS NOT NULL) EXECUTE FUNCTION oauth_grants_audit();
 CREATE TRIGGER oauth_grants_cache_delete AFTER DELETE ON oauth_grants REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_cache_grants_changed();
 CREATE TRIGGER oauth_grants_cache_truncate AFTER TRUNCATE ON oauth_grants FOR EACH STATEMENT EXECUTE FUNCTION app_cache_truncated('access_tokens');
 CREATE TRIGGER oauth_grants_cache_update AFTER UPDATE ON oauth_grants REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_cache_grants_changed();
@@ -552,6 +594,8 @@ CREATE INDEX webhook_subscriptions_open_circuit_idx ON webhook_subscriptions USI
 CREATE UNIQUE INDEX webhook_subscriptions_target_key ON webhook_subscriptions USING btree (organization_id, client_id, event, md5(callback_url));
 CREATE POLICY webhook_subscriptions_owner ON webhook_subscriptions TO CURRENT_USER USING (true) WITH CHECK (true);
 CREATE POLICY webhook_subscriptions_tenant ON webhook_subscriptions USING ((organization_id = app_current_org())) WITH CHECK ((organization_id = app_current_org()));
+CREATE TRIGGER webhook_subscriptions_audit_insert AFTER INSERT ON webhook_subscriptions FOR EACH ROW EXECUTE FUNCTION webhook_subscriptions_audit();
+CREATE TRIGGER webhook_subscriptions_audit_update AFTER UPDATE ON webhook_subscriptions FOR EACH ROW WHEN (old.status IS DISTINCT FROM new.status OR old.disabled_reason IS DISTINCT FROM new.disabled_reason OR old.circuit_state IS DISTINCT FROM new.circuit_state) EXECUTE FUNCTION webhook_subscriptions_audit();
 GRANT DELETE, INSERT, SELECT, UPDATE ON TABLE webhook_subscriptions TO switchboard_app;
 
 -- View oauth_grant_status
@@ -601,6 +645,47 @@ AS $function$
     JOIN organizations o ON o.id = s.organization_id AND o.active
     JOIN memberships m ON m.user_id = u.id AND m.organization_id = o.id
    WHERE s.token_hash = p_token_hash AND s.expires_at > now()
+$function$;
+
+-- Function app_audit_act_as(text,text,text)
+CREATE OR REPLACE FUNCTION public.app_audit_act_as(p_type text, p_id text, p_label text)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  SELECT set_config('app.audit_actor',
+    json_build_object('type', p_type, 'id', p_id,
+                      'label', coalesce(p_label, (SELECT c.name FROM oauth_clients c WHERE p_type = 'client' AND c.client_id = p_id)))::text,
+    true)
+$function$;
+
+-- Function app_audit_actor()
+CREATE OR REPLACE FUNCTION public.app_audit_actor()
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(nullif(current_setting('app.audit_actor', true), '')::jsonb,
+                  '{"type": "system", "id": null, "label": "worker"}'::jsonb)
+$function$;
+
+-- Function app_audit_event(uuid,text,text,text,text,text,text,text,jsonb)
+CREATE OR REPLACE FUNCTION public.app_audit_event(p_organization_id uuid, p_type text, p_actor_type text, p_actor_id text, p_actor_label text, p_subject_type text, p_subject_id text, p_reason text, p_details jsonb)
+ RETURNS uuid
+ LANGUAGE sql
+AS $function$
+  INSERT INTO audit_events (organization_id, type, actor_type, actor_id, actor_label, subject_type, subject_id, reason, details)
+  VALUES (p_organization_id, p_type, p_actor_type, p_actor_id, p_actor_label, p_subject_type, p_subject_id, p_reason,
+          coalesce(p_details, '{}'::jsonb))
+  RETURNING id
+$function$;
+
+-- Function app_audit_subscription_details(webhook_subscriptions)
+CREATE OR REPLACE FUNCTION public.app_audit_subscription_details(s webhook_subscriptions)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT jsonb_build_object('hook_url', s.callback_url, 'client_id', s.client_id, 'event', s.event)
 $function$;
 
 -- Function app_cache_access_tokens_changed()
@@ -1115,6 +1200,43 @@ BEGIN
 END
 $function$;
 
+-- Function oauth_grants_audit()
+CREATE OR REPLACE FUNCTION public.oauth_grants_audit()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'public'
+AS $function$
+DECLARE
+  client oauth_clients;
+  actor jsonb;
+BEGIN
+  SELECT * INTO client FROM oauth_clients c WHERE c.id = NEW.client_id;
+  IF TG_OP = 'INSERT' THEN
+    PERFORM app_audit_event(NEW.organization_id, 'grant.created', 'user', NEW.user_id::text,
+                            (SELECT u.email FROM users u WHERE u.id = NEW.user_id),
+                            'client', client.client_id, NULL,
+                            jsonb_build_object('client_name', client.name, 'scopes', to_jsonb(NEW.scopes)));
+    RETURN NULL;
+  END IF;
+  IF NEW.revoked_reason = 'user' AND nullif(current_setting('app.audit_actor', true), '') IS NOT NULL THEN
+    actor := app_audit_actor();
+  ELSIF NEW.revoked_reason = 'user' THEN
+    actor := jsonb_build_object('type', 'user', 'id', NEW.user_id::text, 'label', (SELECT u.email FROM users u WHERE u.id = NEW.user_id));
+  ELSE
+    actor := jsonb_build_object('type', 'client', 'id', client.client_id, 'label', client.name);
+  END IF;
+  PERFORM set_config('app.audit_actor', actor::text, true);
+  PERFORM app_audit_event(NEW.organization_id, 'grant.revoked', actor->>'type', actor->>'id', actor->>'label',
+                          'client', client.client_id,
+                          CASE NEW.revoked_reason WHEN 'user' THEN 'disconnected' WHEN 'client_revocation' THEN 'revoked'
+                                                  ELSE NEW.revoked_reason END,
+                          jsonb_build_object('client_name', client.name, 'user_id', NEW.user_id));
+  RETURN NULL;
+END
+$function$;
+REVOKE ALL ON FUNCTION oauth_grants_audit() FROM PUBLIC;
+
 -- Function oauth_grants_stop_webhooks()
 CREATE OR REPLACE FUNCTION public.oauth_grants_stop_webhooks()
  RETURNS trigger
@@ -1163,6 +1285,48 @@ CREATE OR REPLACE FUNCTION public.webhook_delivery_leases_follow_deletes()
 AS $function$
 BEGIN
   DELETE FROM webhook_delivery_leases l USING deleted_deliveries d WHERE l.delivery_id = d.id;
+  RETURN NULL;
+END
+$function$;
+
+-- Function webhook_subscriptions_audit()
+CREATE OR REPLACE FUNCTION public.webhook_subscriptions_audit()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  actor jsonb := app_audit_actor();
+  details jsonb := app_audit_subscription_details(NEW);
+  opened uuid;
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    PERFORM app_audit_event(NEW.organization_id, 'subscription.created', actor->>'type', actor->>'id', actor->>'label',
+                            'subscription', NEW.id::text, NULL, details);
+    RETURN NULL;
+  END IF;
+  IF OLD.status = 'disabled' AND NEW.status = 'active' THEN
+    PERFORM app_audit_event(NEW.organization_id, 'subscription.enabled', actor->>'type', actor->>'id', actor->>'label',
+                            'subscription', NEW.id::text, NULL, details);
+  ELSIF NEW.status = 'disabled' AND (OLD.status <> 'disabled' OR OLD.disabled_reason IS DISTINCT FROM NEW.disabled_reason) THEN
+    PERFORM app_audit_event(NEW.organization_id, 'subscription.disabled', actor->>'type', actor->>'id', actor->>'label',
+                            'subscription', NEW.id::text, coalesce(NEW.disabled_reason, 'delivery_failures'), details);
+  END IF;
+  IF OLD.circuit_state = 'closed' AND NEW.circuit_state = 'open' THEN
+    PERFORM app_audit_event(NEW.organization_id, 'circuit.opened', actor->>'type', actor->>'id', actor->>'label',
+                            'subscription', NEW.id::text, NULL,
+                            details || jsonb_build_object('consecutive_failures', NEW.consecutive_failures,
+                                                          'next_probe_at', app_iso_time(NEW.circuit_retry_at)));
+  ELSIF OLD.circuit_state = 'open' AND NEW.circuit_state = 'closed' THEN
+    SELECT e.id INTO opened FROM audit_events e
+     WHERE e.organization_id = NEW.organization_id AND e.subject_id = NEW.id::text AND e.type = 'circuit.opened'
+     ORDER BY e.occurred_at DESC, e.id DESC LIMIT 1;
+    -- Only the worker records answers; anyone else closing it reset it (re-enabled or subscribed again).
+    PERFORM app_audit_event(NEW.organization_id, 'circuit.closed', actor->>'type', actor->>'id', actor->>'label',
+                            'subscription', NEW.id::text,
+                            CASE WHEN actor->>'type' = 'system' AND actor->>'label' = 'worker' THEN 'recovered' ELSE 'reset' END,
+                            details || jsonb_build_object('incident', opened, 'opens', OLD.circuit_opens,
+                                                          'opened_at', app_iso_time(OLD.circuit_changed_at)));
+  END IF;
   RETURN NULL;
 END
 $function$;

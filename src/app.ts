@@ -28,6 +28,7 @@ import webPlugin from './web/web.plugin.ts';
 import openapi from './openapi/openapi.plugin.ts';
 import callsRoutes from './calls/calls.route.ts';
 import webhooksRoutes from './webhooks/webhooks.route.ts';
+import auditEventsRoutes from './audit/audit-events.route.ts';
 import metricsPlugin from './metrics/metrics.plugin.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import * as errors from './errors.ts';
@@ -203,5 +204,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(metricsPlugin, options.metrics ? { metrics: options.metrics } : {});
   await app.register(callsRoutes);
   await app.register(webhooksRoutes, { webhookSecrets: keyed.webhookSecrets });
+  await app.register(auditEventsRoutes);
   return app;
 }

@@ -101,3 +101,10 @@ export const WEBHOOK_DELIVERY_IN_FLIGHT = createError(
   'Webhook delivery %s is being sent right now; try again when the attempt ends',
   409,
 );
+
+// Audit log
+export const AUDIT_FORBIDDEN_ROLE = createError(
+  'AUDIT_FORBIDDEN_ROLE',
+  "The audit log is for the organization's owners and admins; this user is a %s",
+  403,
+);

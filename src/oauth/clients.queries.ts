@@ -74,6 +74,13 @@ export function deleteClient(pool: Pool, clientId: string): Promise<boolean> {
   return withTransaction(pool, async (tx) => {
     await tx.query('SELECT app_lock_client($1)', [clientId]);
     for (const lock of CASCADE_LOCKS) await tx.query(lock, [clientId]);
+    // Each subscription the cascade deletes has its subscription.deleted event (reason client_deleted).
+    await tx.query(
+      `SELECT app_audit_event(s.organization_id, 'subscription.deleted', 'system', NULL, 'command line', 'subscription', s.id::text,
+                              'client_deleted', app_audit_subscription_details(s))
+         FROM webhook_subscriptions s WHERE s.client_id = $1 ORDER BY s.id`,
+      [clientId],
+    );
     const { rowCount } = await tx.query('DELETE FROM oauth_clients WHERE client_id = $1', [clientId]);
     return (rowCount ?? 0) > 0;
   });

@@ -1,6 +1,7 @@
 // GET /connected-apps and POST /connected-apps/revoke: the apps connected to
 // the signed-in user's organization, and revoking one (docs/interface.md §14).
 import type { FastifyInstance } from 'fastify';
+import { actorOf } from '../audit/audit-actor.ts';
 import { listConnectedApps, revokeConnectedApp } from '../oauth/connected-apps.service.ts';
 import type { Csrf } from '../crypto/csrf.ts';
 import { sendPage } from './layout.ts';
@@ -27,7 +28,7 @@ export function connectedAppsRoutes(csrf: Csrf) {
         if (!ctx) return reply;
         const clientId = typeof request.body?.client_id === 'string' ? request.body.client_id : '';
         // Another organization's app, or one already revoked: nothing to do, and nothing revealed.
-        await revokeConnectedApp(app.db, app.caches, ctx.organizationId, clientId);
+        await revokeConnectedApp(app.db, app.caches, ctx.organizationId, clientId, actorOf(ctx.principal));
         return reply.redirect('/connected-apps?revoked=1', 303);
       },
     );

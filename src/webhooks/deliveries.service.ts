@@ -1,5 +1,7 @@
 // The delivery log and manual redelivery, as an organization user or the
 // subscription's own platform client sees them.
+import { actorOf } from '../audit/audit-actor.ts';
+import { writeAuditEvent } from '../audit/audit-events.queries.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
@@ -176,6 +178,14 @@ export async function redeliver(pool: Pool, principal: Principal, deliveryId: st
       if ((await findDelivery(db, deliveryId))?.access_ended) throw new errors.WEBHOOK_DELIVERY_ACCESS_ENDED(deliveryId);
       throw new errors.WEBHOOK_DELIVERY_IN_FLIGHT(deliveryId);
     }
+    await writeAuditEvent(db, {
+      organizationId: principal.organizationId,
+      type: 'delivery.redelivered',
+      actor: actorOf(principal),
+      subjectType: 'delivery',
+      subjectId: deliveryId,
+      details: { subscription_id: delivery.subscription_id, call_id: delivery.call_id },
+    });
     await notifyDeliveriesDue(db);
     return deliveryView(requeued);
   });

@@ -4,6 +4,8 @@
 // anyway), and one call requeues at most RECOVER_BATCH deliveries, oldest first,
 // answering `more: true` when the caller should call again. Idempotent for
 // what is in flight: only deliveries still 'failed' are requeued.
+import { actorOf } from '../audit/audit-actor.ts';
+import { writeAuditEvent } from '../audit/audit-events.queries.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
@@ -62,7 +64,17 @@ export async function recoverFailedDeliveries(
     // Same rule as one redelivery: a disabled subscription sends nothing until re-enabled.
     if (subscription.status !== 'active') throw new errors.WEBHOOK_SUBSCRIPTION_DISABLED(subscriptionId);
     const { requeued, more } = await requeueFailedDeliveries(db, { subscriptionId, since, limit: RECOVER_BATCH });
-    if (requeued > 0) await notifyDeliveriesDue(db);
+    if (requeued > 0) {
+      await writeAuditEvent(db, {
+        organizationId: principal.organizationId,
+        type: 'deliveries.recovered',
+        actor: actorOf(principal),
+        subjectType: 'subscription',
+        subjectId: subscriptionId,
+        details: { count: requeued, since: since.toISOString(), hook_url: subscription.callback_url },
+      });
+      await notifyDeliveriesDue(db);
+    }
     return { subscription_id: subscriptionId, since: since.toISOString(), requeued, more };
   });
 }

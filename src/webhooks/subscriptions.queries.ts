@@ -6,6 +6,8 @@ import type { Queryable } from '../db/pool.ts';
 import { lockSql } from '../db/advisory-locks.ts';
 import { waitClaimLock } from './claim-lock.ts';
 import type { SecretFormat } from './signing-secret.ts';
+import type { AuditActor } from '../audit/audit-actor.ts';
+import { actorArguments } from '../audit/audit-events.queries.ts';
 
 export type SubscriptionStatus = 'active' | 'disabled';
 /** Why a subscription is disabled (webhook_subscriptions_disabled_reason_check): its deliveries failed for five days, or its grant stopped standing. */
@@ -131,14 +133,36 @@ export async function isActiveSubscription(
   return rows.length > 0;
 }
 
-/** Removes the client's subscriptions with exactly this URL (any event); returns how many. */
-export async function deleteSubscriptionsByUrl(db: Queryable, input: { clientId: string; callbackUrl: string }): Promise<number> {
+/**
+ * Removes the client's subscriptions with exactly this URL (any event); returns
+ * how many. Each one's subscription.deleted event (reason unsubscribed) is
+ * written by the same statement.
+ */
+export async function deleteSubscriptionsByUrl(
+  db: Queryable,
+  input: { clientId: string; callbackUrl: string; actor: AuditActor },
+): Promise<number> {
   const { rowCount } = await db.query(
-    `DELETE FROM webhook_subscriptions
-      WHERE client_id = $1 AND md5(callback_url) = md5($2) AND callback_url = $2`,
-    [input.clientId, input.callbackUrl],
+    `WITH removed AS (
+       DELETE FROM webhook_subscriptions s
+        WHERE s.client_id = $1 AND md5(s.callback_url) = md5($2) AND s.callback_url = $2
+       RETURNING s AS removed_row
+     )
+     ${deletedEvents("'unsubscribed'")}`,
+    [input.clientId, input.callbackUrl, ...actorValues(input.actor)],
   );
   return rowCount ?? 0;
+}
+
+/** The subscription.deleted events of the rows a `removed` CTE returned, actor in $3, $4, $5 (a row each). */
+function deletedEvents(reason: string): string {
+  return `SELECT app_audit_event((r.removed_row).organization_id, 'subscription.deleted', ${actorArguments('$3::text', '$4::text', '$5::text')},
+                          'subscription', (r.removed_row).id::text, ${reason}, app_audit_subscription_details(r.removed_row))
+       FROM removed r`;
+}
+
+function actorValues(actor: AuditActor): (string | null)[] {
+  return [actor.type, actor.id, actor.label];
 }
 
 export async function listSubscriptions(db: Queryable, clientId: string | undefined): Promise<Subscription[]> {
@@ -182,11 +206,18 @@ export async function lockSubscription(
   return rows[0];
 }
 
-export async function deleteSubscription(db: Queryable, input: { id: string; clientId: string | undefined }): Promise<boolean> {
-  const { rowCount } = await db.query('DELETE FROM webhook_subscriptions WHERE id = $1 AND ($2::text IS NULL OR client_id = $2)', [
-    input.id,
-    input.clientId ?? null,
-  ]);
+/** Removes one subscription, with its subscription.deleted event (reason deleted) in the same statement. */
+export async function deleteSubscription(
+  db: Queryable,
+  input: { id: string; clientId: string | undefined; actor: AuditActor },
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `WITH removed AS (
+       DELETE FROM webhook_subscriptions s WHERE s.id = $1 AND ($2::text IS NULL OR s.client_id = $2) RETURNING s AS removed_row
+     )
+     ${deletedEvents("'deleted'")}`,
+    [input.id, input.clientId ?? null, ...actorValues(input.actor)],
+  );
   return (rowCount ?? 0) > 0;
 }
 

@@ -4,6 +4,8 @@
 // OAuth caller only its own client's. An organization has at most
 // WEBHOOK_MAX_SUBSCRIPTIONS active subscriptions, every client's together: one
 // leaked access token cannot make each call fan out without bound.
+import { actorOf } from '../audit/audit-actor.ts';
+import { actAs } from '../audit/audit-events.queries.ts';
 import type { Principal } from '../auth/principal.ts';
 import { CALL_COMPLETED } from '../calls/call-event.ts';
 import type { Pool } from '../db/pool.ts';
@@ -140,6 +142,8 @@ export async function subscribe(
       : { ciphertext: deps.secretBox.seal(input.secret, principal.organizationId), format };
   const hook = { clientId, event, callbackUrl: input.hookUrl };
   const row = await withOrg(deps.pool, principal.organizationId, async (db) => {
+    // The created or enabled subscription's events (its triggers) name the client.
+    await actAs(db, actorOf(principal));
     // Waits for the organization's other subscribes and re-enables, so it counts what they committed.
     await lockActiveSubscriptions(db);
     // A URL subscribed and active already adds nothing: answered as always, even at the limit.
@@ -159,7 +163,9 @@ export async function subscribe(
 export async function unsubscribe(pool: Pool, principal: Principal, hookUrl: string): Promise<number> {
   const clientId = platformClient(principal);
   hookUrlProblem(checkUrlShape(hookUrl));
-  return withOrg(pool, principal.organizationId, (db) => deleteSubscriptionsByUrl(db, { clientId, callbackUrl: hookUrl }));
+  return withOrg(pool, principal.organizationId, (db) =>
+    deleteSubscriptionsByUrl(db, { clientId, callbackUrl: hookUrl, actor: actorOf(principal) }),
+  );
 }
 
 export async function listVisibleSubscriptions(pool: Pool, principal: Principal): Promise<SubscriptionView[]> {
@@ -178,7 +184,9 @@ export async function getVisibleSubscription(pool: Pool, principal: Principal, i
 }
 
 export async function removeSubscription(pool: Pool, principal: Principal, id: string): Promise<void> {
-  const removed = await withOrg(pool, principal.organizationId, (db) => deleteSubscription(db, { id, clientId: visibleClient(principal) }));
+  const removed = await withOrg(pool, principal.organizationId, (db) =>
+    deleteSubscription(db, { id, clientId: visibleClient(principal), actor: actorOf(principal) }),
+  );
   if (!removed) throw new errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND(id);
 }
 
@@ -191,6 +199,8 @@ export async function removeSubscription(pool: Pool, principal: Principal, id: s
 export async function reenableSubscription(pool: Pool, principal: Principal, id: string, limit: number): Promise<SubscriptionView> {
   const row = await withOrg(pool, principal.organizationId, async (db) => {
     const clientId = visibleClient(principal);
+    // The enabled subscription's events (its trigger: subscription.enabled, circuit.closed reset) name the caller.
+    await actAs(db, actorOf(principal));
     await lockActiveSubscriptions(db);
     const wasDisabled = (await findSubscription(db, { id, clientId }))?.status === 'disabled';
     const enabled = await enableSubscription(db, { id, clientId });

@@ -17,6 +17,7 @@ const CUSTOMER_TABLES = [
   'webhook_deliveries',
   'webhook_attempts',
   'idempotency_keys',
+  'audit_events',
 ];
 
 describe('request work runs as a role that row-level security binds', () => {

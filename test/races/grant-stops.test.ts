@@ -6,6 +6,7 @@
 // log line; once the stop has committed, the subscription is disabled, has
 // no pending delivery (none raced in beside the stop), and no attempt is
 // made until it is active again.
+import { COMMAND_LINE } from '../../src/audit/audit-actor.ts';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createMember, type Member } from '../helpers/fixtures.ts';
@@ -120,7 +121,7 @@ describe('subscriptions stopped with their grant while calls are ingested and de
       try {
         await recorder.query('BEGIN');
         await recorder.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR KEY SHARE', [low]);
-        const revoking = revokeConnectedApp(rig.t.db.pool, NO_CACHES, x.owner.org.id, x.client.client_id);
+        const revoking = revokeConnectedApp(rig.t.db.pool, NO_CACHES, x.owner.org.id, x.client.client_id, COMMAND_LINE);
         await waitForLockWait(rig.t.db.pool);
         await recorder.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR KEY SHARE', [high]);
         await recorder.query('COMMIT');

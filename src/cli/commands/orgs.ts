@@ -1,3 +1,6 @@
+import { COMMAND_LINE } from '../../audit/audit-actor.ts';
+import { actAs } from '../../audit/audit-events.queries.ts';
+import { withTransaction } from '../../db/transaction.ts';
 import { NAME_MAX_LENGTH } from '../../http/schemas.ts';
 import { listOrganizations, insertOrganization, setOrganizationActive } from '../../organizations/organizations.queries.ts';
 import type { Command } from '../command.ts';
@@ -44,7 +47,13 @@ export async function orgList(ctx: CommandContext) {
 
 export async function orgDeactivate(ctx: CommandContext) {
   const id = requireUuid('ORG_ID', requirePositional(ctx, 0, 'ORG_ID'));
-  const org = await withDatabase(ctx.config, (pool) => setOrganizationActive(pool, id, false));
+  const org = await withDatabase(ctx.config, (pool) =>
+    // The subscriptions the deactivation stops are disabled by the command line (audit log).
+    withTransaction(pool, async (tx) => {
+      await actAs(tx, COMMAND_LINE);
+      return setOrganizationActive(tx, id, false);
+    }),
+  );
   if (!org) throw new UsageError(`organization ${id} does not exist`);
   output(ctx, { id: org.id, active: false }, `deactivated organization ${org.id}`);
 }

@@ -1,3 +1,6 @@
+import { COMMAND_LINE } from '../../audit/audit-actor.ts';
+import { actAs } from '../../audit/audit-events.queries.ts';
+import { withTransaction } from '../../db/transaction.ts';
 import { issueSession } from '../../auth/sessions.service.ts';
 import { createUser, OrgsError } from '../../organizations/organizations.service.ts';
 import { findUserByEmail, listUsers, setUserActiveByEmail, type Role } from '../../organizations/users.queries.ts';
@@ -76,7 +79,13 @@ export async function userList(ctx: CommandContext) {
 
 export async function userDeactivate(ctx: CommandContext) {
   const email = requireString(ctx, 'email');
-  const user = await withDatabase(ctx.config, (pool) => setUserActiveByEmail(pool, email, false));
+  const user = await withDatabase(ctx.config, (pool) =>
+    // The subscriptions the deactivation stops are disabled by the command line (audit log).
+    withTransaction(pool, async (tx) => {
+      await actAs(tx, COMMAND_LINE);
+      return setUserActiveByEmail(tx, email, false);
+    }),
+  );
   if (!user) throw new UsageError(`no user with email ${email}`);
   output(ctx, { id: user.id, active: false }, `deactivated user ${user.id} (${user.email})`);
 }

@@ -203,9 +203,22 @@ export const RECORD_OUTCOMES = namedStatement(
    removed AS (
      DELETE FROM webhook_subscriptions s
       WHERE s.id IN (SELECT r.id FROM webhook_subscriptions r WHERE r.id IN (SELECT g.subscription_id FROM gone g) ORDER BY r.id FOR UPDATE)
+     RETURNING s AS removed_row
+   ),
+   -- Each removed subscription's audit event (subscription.deleted, reason
+   -- gone), in this statement. A CTE that only reads runs when read: the
+   -- final SELECT counts it once (an empty one when nothing answered 410).
+   -- The other audit events of a record (circuit.opened, .closed,
+   -- subscription.disabled) come from the rows marked changes, through the
+   -- trigger webhook_subscriptions_audit_update.
+   gone_events AS (
+     SELECT app_audit_event((r.removed_row).organization_id, 'subscription.deleted', 'system', NULL, 'worker', 'subscription',
+                            (r.removed_row).id::text, 'gone', app_audit_subscription_details(r.removed_row)) AS id
+       FROM removed r
    )
    SELECT l.id, l.held, l.subscription_id, coalesce(m.disabled_now, false) AS disabled_now, m.circuit_retry_at
-     FROM logged l LEFT JOIN marked m ON m.id = l.subscription_id`,
+     FROM logged l LEFT JOIN marked m ON m.id = l.subscription_id
+    WHERE (SELECT count(*) FROM gone_events) >= 0`,
 );
 
 /** One row per record the statement found (a record with no row was dropped). */

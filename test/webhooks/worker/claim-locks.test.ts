@@ -3,6 +3,7 @@
 // recording an outcome (which updates the subscription's health) never does.
 // A recorder that waited for a claim's subscription lock could deadlock with
 // it (claim-lock.ts says how).
+import { COMMAND_LINE } from '../../../src/audit/audit-actor.ts';
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import type { PoolClient } from '../../../src/db/pool.ts';
@@ -130,7 +131,7 @@ describe('a claim in progress', () => {
       db.query<{ delivery_id: string }>('SELECT delivery_id FROM webhook_delivery_leases WHERE delivery_id = $1', [claimed[0]!.id]);
     assert.equal((await leases(claimer)).rowCount, 1, 'the open claim holds a lease on the delivery');
     const { rows } = await claimer.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    const revoking = revokeConnectedApp(t.db.pool, NO_CACHES, org.member.org.id, org.client.client_id);
+    const revoking = revokeConnectedApp(t.db.pool, NO_CACHES, org.member.org.id, org.client.client_id, COMMAND_LINE);
     // The stop waits, in PostgreSQL, for a lock the claim holds.
     await waitForBlockedBy(t.db.pool, rows[0]!.pid);
     await claimer.query('COMMIT');

@@ -1,0 +1,40 @@
+import { Type } from '@sinclair/typebox';
+import { PageCursor, ProblemSchema, Uuid } from '../http/schemas.ts';
+import { AUDIT_EVENT_TYPES } from './audit-events.queries.ts';
+import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from './audit-events.service.ts';
+
+export const ListAuditEventsQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: AUDIT_PAGE_MAX, default: AUDIT_PAGE_DEFAULT }),
+  cursor: Type.Optional(PageCursor),
+  type: Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description: `one event type, or several separated by commas: ${AUDIT_EVENT_TYPES.join(', ')}`,
+    }),
+  ),
+  since: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 date-time: events that occurred at or after it (inclusive)' })),
+});
+
+export const AuditEventSchema = Type.Object(
+  {
+    id: Uuid,
+    type: Type.Union(AUDIT_EVENT_TYPES.map((t) => Type.Literal(t))),
+    occurred_at: Type.String({ format: 'date-time' }),
+    actor: Type.Object({
+      type: Type.Union([Type.Literal('user'), Type.Literal('client'), Type.Literal('system')]),
+      id: Type.Union([Type.String(), Type.Null()], { description: "a user's id, a client's client_id; null for the system" }),
+      label: Type.String({ description: "a user's e-mail, a client's name, or worker, maintenance or command line" }),
+    }),
+    subject: Type.Object({
+      type: Type.Union([Type.Literal('client'), Type.Literal('subscription'), Type.Literal('delivery')]),
+      id: Type.String({ description: "a client's client_id, a subscription's or a delivery's id" }),
+    }),
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'null unless the type has reasons (docs/interface.md)' }),
+    details: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'what a reader needs (hook URL, client name, counts); never a secret, token or password',
+    }),
+  },
+  { description: 'One audit event: who changed what, or what the system did on its own' },
+);
+
+export { ProblemSchema };
