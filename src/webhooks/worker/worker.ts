@@ -17,6 +17,7 @@ import { outageLog } from '../../db/availability.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import { DELIVERIES_CHANNEL, notifyDeliveriesDue } from '../deliveries-channel.queries.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
+import { rememberOpenedSeals } from '../../crypto/opened-seals.ts';
 import { RECORD_MARGIN_MS, type AttemptDeps } from './attempt.ts';
 import { createClaimLoop, type ClaimLoop } from './claim-loop.ts';
 import { claimDue, type Claim, type ClaimCandidates } from './claim.queries.ts';
@@ -128,7 +129,7 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
 function attemptDeps(options: DeliveryWorkerOptions, deadlineMs: number): AttemptDeps {
   return {
     pool: options.pool,
-    secretBox: options.secretBox,
+    secretBox: rememberOpenedSeals(options.secretBox),
     metrics: options.metrics,
     log: options.log,
     timeoutMs: options.config.webhookTimeoutMs,
