@@ -11,6 +11,7 @@ import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import type { KeyRing } from './crypto/key-ring.ts';
 import type { Pool } from './db/pool.ts';
 import { censorChildBindings, genReqId, loggerOptions } from './http/logger.ts';
+import { activeTracing } from './tracing/tracing.ts';
 import { CompletedRequestLog } from './http/request-log.ts';
 import problemDetails, { frameworkErrorProblem } from './http/problem-details.plugin.ts';
 import rejectNul from './http/reject-nul.plugin.ts';
@@ -154,6 +155,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('caches', options.caches ?? NO_CACHES);
   app.decorate('liveness', liveness);
   app.decorateRequest('principal', null);
+  // While traces are exported: a server span per request (src/tracing).
+  activeTracing()?.serverSpans(app);
 
   // Callback style, not async: it runs on every answer, and a promise per hook is measurable there.
   app.addHook('onSend', (request, reply, payload, done) => {

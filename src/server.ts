@@ -19,6 +19,9 @@ import { startDeliveryWorker } from './webhooks/worker/worker.ts';
 import { startKeyCheck } from './key-rotation/key-check.ts';
 import { connectRateLimitRedis } from './http/rate-limit-redis.ts';
 import { openLogStream } from './http/log-format.ts';
+import { traceLogFields } from './http/logger.ts';
+import { startTracing, stopTracing } from './tracing/start-tracing.ts';
+import { loadTracingConfig } from './tracing/tracing-config.ts';
 import { createProcessCaches, type ProcessCaches } from './cache/process-caches.ts';
 import { listenForInvalidations, type CacheListener } from './cache/cache-listener.ts';
 import { waitingProbes } from './probes/waiting-server.ts';
@@ -51,8 +54,11 @@ const LIVENESS_FAILING_MS = 3000;
 
 /** `signal` ends a wait for the database at once (a SIGTERM during it): run() then throws its reason. */
 export async function run(config: Config, options: RunOptions, signal?: AbortSignal): Promise<Running> {
+  // Before anything logs or queries: spans and log fields start with the process (src/tracing).
+  await startTracing(loadTracingConfig());
   const logStream = await openLogStream(config.logFormat);
-  const log: Logger = logStream ? pino({ level: config.logLevel }, logStream) : pino({ level: config.logLevel });
+  const logOptions = { level: config.logLevel, ...traceLogFields() };
+  const log: Logger = logStream ? pino(logOptions, logStream) : pino(logOptions);
   let database: Database | undefined;
   // Owner connection: migrations, the delivery worker, housekeeping. Request
   // work runs on appPool as switchboard_request (src/db/request-pool.ts).
@@ -93,6 +99,8 @@ export async function run(config: Config, options: RunOptions, signal?: AbortSig
     await ownerPool?.end();
     redis?.disconnect();
     await database?.stop();
+    // Last: the spans of the stop itself are exported too.
+    await stopTracing();
   };
 
   try {

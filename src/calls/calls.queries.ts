@@ -12,19 +12,23 @@ import type { Queryable } from '../db/pool.ts';
 import type { ActiveAccessToken } from '../oauth/tokens.queries.ts';
 import type { Call, CallStatus } from './call.ts';
 import { reservedKeys, KeyHeld, type KeyReservation } from './idempotency.queries.ts';
+import type { StoredTraceContext } from '../tracing/trace-context.ts';
 
 /** A call's columns, as every statement of calls returns them. */
 export const COLUMNS = 'id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary';
 
 /** An in-progress call. Throws KeyHeld when `idempotency` names a key its caller already holds (nothing written). */
-export async function insertCall(db: Queryable, input: { agentId: string | null; idempotency?: KeyReservation | null }): Promise<Call> {
+export async function insertCall(
+  db: Queryable,
+  input: { agentId: string | null; traceContext: StoredTraceContext; idempotency?: KeyReservation | null },
+): Promise<Call> {
   const id = randomUUID();
   const { rows } = await db.query<Call>(
     `WITH ${reservedKeys('SELECT app_current_org(), $6::text, $3::text, $4::bytea, $1::uuid, $5::smallint WHERE $3::text IS NOT NULL')}
-     INSERT INTO calls (id, organization_id, agent_id)
-     SELECT $1::uuid, app_current_org(), $2::uuid WHERE $3::text IS NULL OR EXISTS (SELECT 1 FROM reserved)
+     INSERT INTO calls (id, organization_id, agent_id, trace_context)
+     SELECT $1::uuid, app_current_org(), $2::uuid, $7::bytea WHERE $3::text IS NULL OR EXISTS (SELECT 1 FROM reserved)
      RETURNING ${COLUMNS}`,
-    [id, input.agentId, ...keyParameters(input.idempotency)],
+    [id, input.agentId, ...keyParameters(input.idempotency), input.traceContext],
   );
   if (!rows[0]) throw new KeyHeld();
   return rows[0];

@@ -23,6 +23,7 @@ import {
 } from './calls.schemas.ts';
 import { completeCall, getCall, listCallsPage, recentCallsForPlatform, recordCall } from './calls.service.ts';
 import { keyCaller, keyFromHeader, type Answer, type CallerKey } from './idempotency.ts';
+import { completionTraceContext, requestTraceContext } from '../tracing/request-context.ts';
 
 const errorsFor = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema };
 const security = USER_OR_PLATFORM_SECURITY;
@@ -92,6 +93,7 @@ export default async function callsRoutes(fastify: FastifyInstance) {
         principal.organizationId,
         request.body,
         callerKey(request.headers['idempotency-key'], principal),
+        requestTraceContext(request.headers),
       );
       markReplayed(reply, answer);
       return reply.code(answer.status).header('location', `/calls/${answer.body.id}`).send(answer.body);
@@ -130,6 +132,7 @@ export default async function callsRoutes(fastify: FastifyInstance) {
         request.params.id,
         request.body,
         callerKey(request.headers['idempotency-key'], principal),
+        completionTraceContext(request.headers),
       );
       markReplayed(reply, answer);
       return reply.code(answer.status).send(answer.body);

@@ -18,7 +18,8 @@ import { writeCompletedCall } from './completed-call-batches.ts';
 import { idempotently, type Answer, type CallerKey } from './idempotency.ts';
 import { KeyHeld } from './idempotency.queries.ts';
 import { findCall, insertCall, listCalls, readRecentCallsForToken, type CallFilters } from './calls.queries.ts';
-import { completeInProgressCall } from './completed-calls.queries.ts';
+import { completeInProgressCall, type CompletionTraceContext } from './completed-calls.queries.ts';
+import { newTraceContext, type StoredTraceContext } from '../tracing/trace-context.ts';
 import type { Call, CallStatus } from './call.ts';
 
 export const SUMMARY_MAX_LENGTH = 10_000;
@@ -85,9 +86,9 @@ function unknownAgent(error: unknown): never {
 
 type NewCall = { agent_id?: string | null; summary?: string; duration_seconds?: number };
 
-/** recordCall without an Idempotency-Key, outside a serve process (no caches): the call (the CLI's demo, tests). */
+/** recordCall without an Idempotency-Key, outside a serve process (no caches): the call (the CLI's demo, tests), in a new trace. */
 export async function createCall(pool: Pool, organizationId: string, input: NewCall): Promise<CallView> {
-  return (await recordCall(pool, NO_CACHES, organizationId, input)).body;
+  return (await recordCall(pool, NO_CACHES, organizationId, input, undefined, newTraceContext())).body;
 }
 
 /**
@@ -102,7 +103,8 @@ export async function recordCall(
   caches: Caches,
   organizationId: string,
   input: NewCall,
-  idempotencyKey?: CallerKey,
+  idempotencyKey: CallerKey | undefined,
+  traceContext: StoredTraceContext,
 ): Promise<Answer<CallView>> {
   const agentId = input.agent_id ?? null;
   const hasSummary = input.summary !== undefined;
@@ -124,15 +126,16 @@ export async function recordCall(
   };
   return idempotently(pool, organizationId, request, async (reservation) => {
     if (!completion) {
-      return withOrg(pool, organizationId, async (db) => callView(await insertCall(db, { agentId, idempotency: reservation }))).catch(
-        unknownAgent,
-      );
+      return withOrg(pool, organizationId, async (db) =>
+        callView(await insertCall(db, { agentId, traceContext, idempotency: reservation })),
+      ).catch(unknownAgent);
     }
     const call = callView(
       await writeCompletedCall(pool, organizationId, {
         agentId,
         summary: completion.summary,
         durationSeconds: completion.duration_seconds,
+        traceContext,
         idempotency: reservation,
       }).catch(unknownAgent),
     );
@@ -146,6 +149,8 @@ export async function recordCall(
  * POST /calls/{id}/complete: completes once; a second completion is a
  * conflict. With an idempotency key, once per key (idempotency.ts): a retry
  * of a completion that succeeded gets its answer again, not the conflict.
+ * The completion's trace context, when its request carried one, replaces the
+ * call's (CompletionTraceContext).
  */
 export async function completeCall(
   pool: Pool,
@@ -153,7 +158,8 @@ export async function completeCall(
   organizationId: string,
   callId: string,
   input: Completion,
-  idempotencyKey?: CallerKey,
+  idempotencyKey: CallerKey | undefined,
+  traceContext: CompletionTraceContext,
 ): Promise<Answer<CallView>> {
   const completion = checkCompletion(input);
   const request = {
@@ -169,6 +175,7 @@ export async function completeCall(
         id: callId,
         summary: completion.summary,
         durationSeconds: completion.duration_seconds,
+        traceContext,
         idempotency: reservation,
       });
       if (!call) {

@@ -22,6 +22,7 @@ import { withOrgOneStatement } from '../db/with-org.ts';
 import type { CompletedCall } from './call.ts';
 import { insertCompletedCall, insertCompletedCalls } from './completed-calls.queries.ts';
 import type { KeyReservation } from './idempotency.queries.ts';
+import { newTraceContext, type StoredTraceContext } from '../tracing/trace-context.ts';
 
 /** One statement's worth; more wait for the next batch. */
 const MAX_BATCH = 64;
@@ -39,6 +40,8 @@ export interface NewCompletedCall {
   agentId: string | null;
   summary: string;
   durationSeconds: number;
+  /** The trace context kept with the call (src/tracing/trace-context.ts); unset: a new trace. */
+  traceContext?: StoredTraceContext;
   /** The request's Idempotency-Key, stored in the same statement (a call whose key is already held is left out). */
   idempotency?: KeyReservation | null;
 }
@@ -46,6 +49,7 @@ export interface NewCompletedCall {
 function createCompletedCallWriter(pool: Pool) {
   return createGroupCommit<NewCompletedCall, CompletedCall>(
     {
+      name: 'write completed calls',
       alone: (organizationId, call) =>
         withOrgOneStatement(pool, organizationId, (db) => insertCompletedCall(db, call), { genericPlan: true }),
       async together(organizationId, calls) {
@@ -63,6 +67,7 @@ function createCompletedCallWriter(pool: Pool) {
               keys: calls.map((call) => call.idempotency?.key ?? null),
               fingerprints: calls.map((call) => call.idempotency?.fingerprint ?? null),
               statuses: calls.map((call) => call.idempotency?.status ?? null),
+              traceContexts: calls.map((call) => call.traceContext ?? newTraceContext()),
             }),
           { genericPlan: true },
         );

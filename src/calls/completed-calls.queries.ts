@@ -11,6 +11,17 @@ import { DELIVERIES_CHANNEL, payloadNaming } from '../webhooks/deliveries-channe
 import type { CompletedCall } from './call.ts';
 import { COLUMNS, keyParameters } from './calls.queries.ts';
 import { reservedKeys, KeyHeld, type KeyReservation } from './idempotency.queries.ts';
+import { newTraceContext, type StoredTraceContext } from '../tracing/trace-context.ts';
+
+/**
+ * A completion's trace context: the one its request carried wins
+ * (`received`); without one the call keeps the context it was created with;
+ * a call that has none (created before contexts were kept) takes `fresh`.
+ */
+export interface CompletionTraceContext {
+  received: StoredTraceContext | undefined;
+  fresh: StoredTraceContext;
+}
 
 /**
  * The call.completed body of the `call` row, written by PostgreSQL
@@ -75,8 +86,8 @@ function withCallCompletedOutbox(callStatement: string, before = ''): string {
           FOR KEY SHARE OF s SKIP LOCKED
      ),
      deliveries AS (
-       INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body)
-       SELECT s.organization_id, s.id, call.id, s.event, ${CALL_COMPLETED_BODY}
+       INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body, trace_context)
+       SELECT s.organization_id, s.id, call.id, s.event, ${CALL_COMPLETED_BODY}, call.trace_context
          FROM call JOIN subscriber s ON s.organization_id = call.organization_id
        ON CONFLICT ON CONSTRAINT webhook_deliveries_subscription_call_key DO NOTHING
        RETURNING subscription_id
@@ -100,17 +111,31 @@ function withCallCompletedOutbox(callStatement: string, before = ''): string {
  */
 export async function insertCompletedCall(
   db: Queryable,
-  input: { agentId: string | null; summary: string; durationSeconds: number; idempotency?: KeyReservation | null },
+  input: {
+    agentId: string | null;
+    summary: string;
+    durationSeconds: number;
+    /** Unset: a new trace. */
+    traceContext?: StoredTraceContext | undefined;
+    idempotency?: KeyReservation | null;
+  },
 ): Promise<CompletedCall> {
   const { rows } = await db.query<CompletedCall>(
     withCallCompletedOutbox(
-      `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds)
-     SELECT $1::uuid, app_current_org(), $2::uuid, 'completed', now(), $3::text, $4::int
+      `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds, trace_context)
+     SELECT $1::uuid, app_current_org(), $2::uuid, 'completed', now(), $3::text, $4::int, $9::bytea
       WHERE $5::text IS NULL OR EXISTS (SELECT 1 FROM reserved)
-     RETURNING ${COLUMNS}`,
+     RETURNING ${COLUMNS}, trace_context`,
       reservedKeys('SELECT app_current_org(), $8::text, $5::text, $6::bytea, $1::uuid, $7::smallint WHERE $5::text IS NOT NULL'),
     ),
-    [randomUUID(), input.agentId, input.summary, input.durationSeconds, ...keyParameters(input.idempotency)],
+    [
+      randomUUID(),
+      input.agentId,
+      input.summary,
+      input.durationSeconds,
+      ...keyParameters(input.idempotency),
+      input.traceContext ?? newTraceContext(),
+    ],
   );
   if (!rows[0]) throw new KeyHeld();
   return completedCall(rows[0]);
@@ -137,24 +162,35 @@ export async function insertCompletedCalls(
     keys: (string | null)[];
     fingerprints: (Buffer | null)[];
     statuses: (number | null)[];
+    traceContexts: StoredTraceContext[];
   },
 ): Promise<CompletedCall[]> {
   const { rows } = await db.query<CompletedCall>(
     withCallCompletedOutbox(
-      `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds)
-     SELECT i.id, app_current_org(), i.agent_id, 'completed', now(), i.summary, i.duration_seconds
+      `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds, trace_context)
+     SELECT i.id, app_current_org(), i.agent_id, 'completed', now(), i.summary, i.duration_seconds, i.trace_context
        FROM input i
       WHERE i.key IS NULL OR i.id IN (SELECT call_id FROM reserved)
-     RETURNING ${COLUMNS}`,
+     RETURNING ${COLUMNS}, trace_context`,
       `input AS (
-       SELECT i.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[], $6::bytea[], $7::smallint[], $8::text[])
-                    AS i(id, agent_id, summary, duration_seconds, key, fingerprint, response_status, caller)
+       SELECT i.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[], $6::bytea[], $7::smallint[], $8::text[], $9::bytea[])
+                    AS i(id, agent_id, summary, duration_seconds, key, fingerprint, response_status, caller, trace_context)
         WHERE i.agent_id IS NULL
            OR EXISTS (SELECT 1 FROM agents a WHERE a.organization_id = app_current_org() AND a.id = i.agent_id)
      ),
      ${reservedKeys('SELECT app_current_org(), i.caller, i.key, i.fingerprint, i.id, i.response_status FROM input i WHERE i.key IS NOT NULL')}`,
     ),
-    [input.ids, input.agentIds, input.summaries, input.durationsSeconds, input.keys, input.fingerprints, input.statuses, input.callers],
+    [
+      input.ids,
+      input.agentIds,
+      input.summaries,
+      input.durationsSeconds,
+      input.keys,
+      input.fingerprints,
+      input.statuses,
+      input.callers,
+      input.traceContexts,
+    ],
   );
   return rows.map(completedCall);
 }
@@ -171,16 +207,30 @@ export async function insertCompletedCalls(
  */
 export async function completeInProgressCall(
   db: Queryable,
-  input: { id: string; summary: string; durationSeconds: number; idempotency?: KeyReservation | null },
+  input: {
+    id: string;
+    summary: string;
+    durationSeconds: number;
+    traceContext: CompletionTraceContext;
+    idempotency?: KeyReservation | null;
+  },
 ): Promise<CompletedCall | undefined> {
   const { rows } = await db.query<CompletedCall>(
     withCallCompletedOutbox(
-      `UPDATE calls SET status = 'completed', completed_at = now(), summary = $2::text, duration_seconds = $3::int
+      `UPDATE calls SET status = 'completed', completed_at = now(), summary = $2::text, duration_seconds = $3::int,
+                        trace_context = coalesce($8::bytea, trace_context, $9::bytea)
       WHERE id = $1::uuid AND status = 'in_progress' AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM reserved))
-     RETURNING ${COLUMNS}`,
+     RETURNING ${COLUMNS}, trace_context`,
       reservedKeys('SELECT app_current_org(), $7::text, $4::text, $5::bytea, $1::uuid, $6::smallint WHERE $4::text IS NOT NULL'),
     ),
-    [input.id, input.summary, input.durationSeconds, ...keyParameters(input.idempotency)],
+    [
+      input.id,
+      input.summary,
+      input.durationSeconds,
+      ...keyParameters(input.idempotency),
+      input.traceContext.received ?? null,
+      input.traceContext.fresh,
+    ],
   );
   return rows[0] && completedCall(rows[0]);
 }

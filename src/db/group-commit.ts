@@ -23,8 +23,14 @@
 // attempt outcomes (src/webhooks/worker/recorder.ts).
 import pg from 'pg';
 import { isDatabaseUnavailable } from './availability.ts';
+import { activeTracing, type Captured } from '../tracing/tracing.ts';
 
 export interface GroupCommitWork<I, O> {
+  /**
+   * The span name of a batch while traces are exported: a batch is a span of
+   * its own, linked to the spans of the items it served (src/tracing).
+   */
+  name: string;
   /** One item in its own statement or transaction: exactly the answer it gets without batching. */
   alone(key: string, item: I): Promise<O>;
   /** Several items in one statement; per item (same order) its answer, or undefined when the statement left it out. */
@@ -55,6 +61,8 @@ export interface GroupCommit<I, O> {
 
 interface Waiting<I, O> {
   item: I;
+  /** Where it was handed over, while traces are exported: an item alone is written there, a batch links to it. */
+  captured?: Captured;
   resolve(value: O): void;
   reject(error: unknown): void;
 }
@@ -79,15 +87,30 @@ export function createGroupCommit<I, O>(work: GroupCommitWork<I, O>, limits: Gro
   /** Write loops running, over all keys. */
   const loops = new Set<Promise<void>>();
 
-  const alone = (key: string, w: Waiting<I, O>) => work.alone(key, w.item).then(w.resolve, w.reject);
+  const alone = (key: string, w: Waiting<I, O>) => {
+    const tracing = activeTracing();
+    const written = tracing ? tracing.within(w.captured, () => work.alone(key, w.item)) : work.alone(key, w.item);
+    return written.then(w.resolve, w.reject);
+  };
+
+  const together = (key: string, batch: Waiting<I, O>[]) => {
+    const items = batch.map((w) => w.item);
+    const tracing = activeTracing();
+    if (!tracing) return work.together(key, items);
+    return tracing.batch(
+      work.name,
+      batch.map((w) => w.captured),
+      async (span) => {
+        span.setAttributes({ 'switchboard.batch.size': items.length });
+        return work.together(key, items);
+      },
+    );
+  };
 
   const writeBatch = async (key: string, batch: Waiting<I, O>[]) => {
     let answers: (O | undefined)[];
     try {
-      answers = await work.together(
-        key,
-        batch.map((w) => w.item),
-      );
+      answers = await together(key, batch);
     } catch (error) {
       if (!refusedByDatabase(error)) {
         for (const w of batch) w.reject(error);
@@ -131,7 +154,8 @@ export function createGroupCommit<I, O>(work: GroupCommitWork<I, O>, limits: Gro
           queue = { waiting: [], writing: 0 };
           queues.set(key, queue);
         }
-        queue.waiting.push({ item, resolve, reject });
+        const tracing = activeTracing();
+        queue.waiting.push(tracing ? { item, resolve, reject, captured: tracing.capture() } : { item, resolve, reject });
         if (queue.writing === 0 || (queue.writing < maxParallel && queue.waiting.length >= parallelMin)) {
           const loop: Promise<void> = drain(key, queue).finally(() => loops.delete(loop));
           loops.add(loop);

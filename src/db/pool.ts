@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { activeTracing } from '../tracing/tracing.ts';
+import { tracedQuery } from './statement-spans.ts';
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
@@ -42,7 +44,9 @@ class PreparingClient extends pg.Client {
       // A config object (say, with a query_timeout): named the same way.
       args = [{ ...first, name: statementName(first.text) }, ...args.slice(1)];
     }
-    return (super.query as (...a: unknown[]) => never)(...args);
+    const tracing = activeTracing();
+    if (tracing === undefined) return (super.query as (...a: unknown[]) => never)(...args);
+    return tracedQuery(tracing, args, (traced) => (super.query as (...a: unknown[]) => never)(...traced)) as never;
   }
 }
 

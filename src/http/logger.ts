@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { stdSerializers } from 'pino';
+import { activeTracing } from '../tracing/tracing.ts';
 
 const SECRET_QUERY_PARAMS = /([?&](?:code|code_verifier|access_token|refresh_token|token|client_secret|password)=)[^&#]*/gi;
 
@@ -104,6 +105,7 @@ export function censorChildBindings(logger: FastifyBaseLogger): void {
 export function loggerOptions(level: string, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
   return {
     level,
+    ...traceLogFields(),
     ...(stream ? { stream } : {}),
     formatters: {
       // Runs before the serializers, on the object given to the log call.
@@ -119,6 +121,18 @@ export function loggerOptions(level: string, stream?: NodeJS.WritableStream): Fa
       },
     },
   };
+}
+
+const noFields = {};
+
+/**
+ * While traces are exported, each line written with a span active carries
+ * its `trace_id` and `span_id` (pino's mixin). Export off: no mixin at all,
+ * nothing per line.
+ */
+export function traceLogFields(): { mixin?: () => object } {
+  if (!activeTracing()) return {};
+  return { mixin: () => activeTracing()?.logFields() ?? noFields };
 }
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;

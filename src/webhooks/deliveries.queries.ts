@@ -35,7 +35,16 @@ export interface Attempt {
   response_body: string | null;
   outcome: string;
   delivery_status: DeliveryStatus;
+  /** The call's trace id (32 hex digits), which every attempt of its deliveries sends in its traceparent. */
+  trace_id: string;
 }
+
+/**
+ * An attempt's trace id: its call's (src/tracing/trace-context.ts, the first
+ * 16 bytes of the stored context); for a call stored before contexts were
+ * kept, the call id's 16 bytes, as the worker sends it (legacyTraceContext).
+ */
+const ATTEMPT_TRACE_ID = "coalesce(encode(substr(d.trace_context, 1, 16), 'hex'), replace(d.call_id::text, '-', '')) AS trace_id";
 
 /**
  * A delivery as shown: its attempts count the one in flight (its lease's,
@@ -187,7 +196,7 @@ export async function listUnattemptedDeliveries(
 export async function listAttemptsOfDeliveries(db: Queryable, input: { deliveryIds: string[]; perDelivery: number }): Promise<Attempt[]> {
   const { rows } = await db.query<Attempt>(
     `SELECT a.id, a.delivery_id, a.subscription_id, d.call_id, a.attempt, a.attempted_at, a.status_code, a.latency_ms,
-            a.error, a.error_message, a.response_body, a.outcome, d.status AS delivery_status
+            a.error, a.error_message, a.response_body, a.outcome, d.status AS delivery_status, ${ATTEMPT_TRACE_ID}
        FROM webhook_deliveries d
        JOIN LATERAL (
          SELECT * FROM webhook_attempts x WHERE x.delivery_id = d.id ORDER BY x.attempt DESC LIMIT $2
@@ -203,7 +212,7 @@ export async function listAttemptsOfDeliveries(db: Queryable, input: { deliveryI
 export async function listAttempts(db: Queryable, input: { subscriptionId: string; limit: number; afterId?: string }): Promise<Attempt[]> {
   const { rows } = await db.query<Attempt>(
     `SELECT a.id, a.delivery_id, a.subscription_id, d.call_id, a.attempt, a.attempted_at, a.status_code, a.latency_ms,
-            a.error, a.error_message, a.response_body, a.outcome, d.status AS delivery_status
+            a.error, a.error_message, a.response_body, a.outcome, d.status AS delivery_status, ${ATTEMPT_TRACE_ID}
        FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
       WHERE a.subscription_id = $1
         AND ($2::uuid IS NULL OR (a.attempted_at, a.id) < (SELECT p.attempted_at, p.id FROM webhook_attempts p WHERE p.id = $2))

@@ -146,6 +146,11 @@ export const AttemptSchema = Type.Object({
   response_body: Type.Union([Type.String(), Type.Null()], { description: 'the first 4 KiB of the answer' }),
   outcome: Type.String({ description: 'succeeded, retrying, failed, subscription_removed or superseded' }),
   delivery_status: Type.String({ description: 'current status of the delivery: pending, succeeded or failed' }),
+  trace_id: Type.String({
+    pattern: '^[0-9a-f]{32}$',
+    description:
+      "the call's W3C trace id, sent in this attempt's traceparent header (docs/interface.md §6.1): find the attempt's spans with it",
+  }),
 });
 
 export const DeliverySchema = Type.Object({

@@ -13,6 +13,7 @@ describe('group commit', () => {
     const batches: number[][] = [];
     const leftOut: number[] = [];
     const work: GroupCommitWork<number, string> = {
+      name: 'test batch',
       async alone(_key, item) {
         alone.push(item);
         return `alone ${item}`;
@@ -120,6 +121,7 @@ describe('group commit', () => {
     };
     const queue = createGroupCommit<number, number>(
       {
+        name: 'test batch',
         async alone(_key, item) {
           await hold([item]);
           return item;

@@ -7,6 +7,7 @@ import { ValidationProblem } from '../../http/problem-details.plugin.ts';
 import { findOrganization } from '../../organizations/organizations.queries.ts';
 import type { Command } from '../command.ts';
 import { optionalString, output, requireString, requireUuid, UsageError, withDatabase, type CommandContext } from '../context.ts';
+import { newTraceContext } from '../../tracing/trace-context.ts';
 
 export const agentCreateCommand: Command = {
   name: 'agent create',
@@ -98,6 +99,7 @@ export async function callComplete(ctx: CommandContext) {
       organizationId,
       { agent_id: agentId, summary, duration_seconds: durationSeconds },
       idempotencyKey === undefined ? undefined : { caller: CLI_CALLER, key: idempotencyKey },
+      newTraceContext(),
     ).catch(asUsageError);
   });
   const call = answer.body;

@@ -38,6 +38,7 @@ const refreshBatcher = onePerPool(
   (pool: Pool): GroupCommit<RefreshRequest, Exchanged> =>
     createGroupCommit<RefreshRequest, Exchanged>(
       {
+        name: 'rotate refresh tokens',
         async alone(_key, request) {
           const scopes = await exchangeRefreshToken(pool, request.exchange);
           return scopes ? request.answer(scopes) : null;

@@ -49,7 +49,7 @@ const COLUMNS = 6;
 
 function attemptRow(a: AttemptView) {
   return html`<tr>
-      <td class="nowrap" data-label="Attempt">${a.attempt} <span class="muted">· ${formatTime(a.attempted_at)}</span></td>
+      <td class="nowrap" data-label="Attempt">${a.attempt} <span class="muted">· ${formatTime(a.attempted_at)}</span><br><span class="muted trace">trace <code>${a.trace_id}</code></span></td>
       <td class="num" data-label="Status">${a.status_code ?? dash}</td>
       <td class="num" data-label="Latency">${a.latency_ms === null ? dash : `${a.latency_ms} ms`}</td>
       <td data-label="Outcome">${outcome(a)}</td>

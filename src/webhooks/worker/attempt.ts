@@ -15,10 +15,11 @@ import type { LeasedDelivery } from './claim.queries.ts';
 import { deliver } from './deliver.ts';
 import { endpointHealth, healthPolicy } from './endpoint-health.ts';
 import { returnUnsentLeases } from './hand-back.queries.ts';
-import type { AttemptOutcome, DeliveryState, OutcomeRecord } from './record.queries.ts';
+import type { AttemptOutcome, DeliveryState, OutcomeRecord, RecordedOutcome } from './record.queries.ts';
 import { createOutcomeRecorder, type OutcomeRecorder } from './recorder.ts';
 import { decide, type AttemptResult, type Decision } from './retry-policy.ts';
 import { deliveryHeaders, type DeliveryHeadersInput } from './request.ts';
+import { startAttemptTrace, type AttemptTrace, type AttemptTraceResult } from './attempt-trace.ts';
 
 /** Time an attempt must still have on its lease after its own time-out, to record the outcome. */
 export const RECORD_MARGIN_MS = 1000;
@@ -37,7 +38,7 @@ export interface AttemptDeps {
   statementDeadlineMs?: number;
 }
 
-async function send(deps: AttemptDeps, claimed: LeasedDelivery, signal: AbortSignal): Promise<AttemptResult> {
+async function send(deps: AttemptDeps, claimed: LeasedDelivery, signal: AbortSignal, trace: AttemptTrace): Promise<AttemptResult> {
   let secret: DeliveryHeadersInput['secret'];
   try {
     secret = claimed.secret_ciphertext
@@ -61,6 +62,8 @@ async function send(deps: AttemptDeps, claimed: LeasedDelivery, signal: AbortSig
     body: claimed.body,
     secret,
     timestamp: Math.floor(Date.now() / 1000),
+    traceparent: trace.traceparent,
+    tracestate: trace.tracestate,
   });
   return deliver({
     url: claimed.callback_url,
@@ -160,18 +163,34 @@ export async function attemptDelivery(
     return new Date();
   }
   const attemptedAt = new Date();
-  const result = await send(deps, claimed, lease.signal);
-  if (!(await held)) return null;
-  const decision = decide(result, {
-    attemptInSchedule: claimed.attempt - claimed.schedule_start,
-    scheduleMs: deps.retryScheduleMs,
-    now: new Date(),
-    random: deps.random ?? Math.random,
-  });
-  const record = outcomeRecord(claimed, attemptedAt, result, decision, Date.now());
-  const recorded = await (claim.recorder ?? createOutcomeRecorder(deps.pool, { policy: healthPolicy(deps.retryScheduleMs) })).record(
-    record,
-  );
+  const trace = startAttemptTrace(claimed);
+  let traced: AttemptTraceResult = { outcome: 'not_recorded' };
+  let result: AttemptResult;
+  let decision: Decision;
+  let record: OutcomeRecord;
+  let recorded: RecordedOutcome;
+  try {
+    result = await send(deps, claimed, lease.signal, trace);
+    traced = {
+      outcome: 'not_recorded',
+      statusCode: result.kind === 'response' ? result.status : undefined,
+      error: result.kind === 'error' ? result.error : undefined,
+    };
+    // The claim never committed: no lease covered this attempt.
+    if (!(await held)) return null;
+    decision = decide(result, {
+      attemptInSchedule: claimed.attempt - claimed.schedule_start,
+      scheduleMs: deps.retryScheduleMs,
+      now: new Date(),
+      random: deps.random ?? Math.random,
+    });
+    record = outcomeRecord(claimed, attemptedAt, result, decision, Date.now());
+    const recorder = claim.recorder ?? createOutcomeRecorder(deps.pool, { policy: healthPolicy(deps.retryScheduleMs) });
+    recorded = await trace.run(() => recorder.record(record));
+    traced.outcome = recorded.dropped ? 'dropped' : recorded.held ? decision.outcome : 'superseded';
+  } finally {
+    trace.end(traced);
+  }
   if (recorded.dropped) {
     // Its subscription was deleted (unsubscribed, 410, client removed) while the attempt ran:
     // there is nothing left to record it against, and nothing to retry.
@@ -184,7 +203,7 @@ export async function attemptDelivery(
   }
   if (recorded.disabledNow)
     deps.log.warn({ subscription_id: claimed.subscription_id }, 'webhook subscription disabled after five days of failures');
-  report(deps, claimed, result, recorded.held ? decision.outcome : 'superseded');
+  trace.run(() => report(deps, claimed, result, recorded.held ? decision.outcome : 'superseded'));
   // When its subscription has work again: this delivery's retry, or the end of a circuit it opened, whichever is later.
   const retryAt = recorded.held && record.status === 'pending' ? record.nextAttemptAt : null;
   const circuitAt = recorded.circuitRetryAt;

@@ -29,6 +29,8 @@ export interface LeasedDelivery {
   /** Attempts made before the current retry schedule began. */
   schedule_start: number;
   lease_token: string;
+  /** The call's trace context (src/tracing/trace-context.ts); null for a delivery made before contexts were kept. */
+  trace_context: Buffer | null;
   callback_url: string;
   secret_ciphertext: Buffer | null;
   /** The rule that keys webhook-signature (unused without a secret). */
@@ -125,7 +127,7 @@ const LOCK_PICKED = `-- The picked deliveries are locked by their tuple ids (a T
 -- out) is left for the next claim, not waited for. Every writer of a lease
 -- holds its delivery's row first (docs/delivery-engine.md, "Locks").
 claimable AS MATERIALIZED (
-  SELECT d.ctid, d.id, d.organization_id, d.subscription_id, d.call_id, d.event, d.body, d.schedule_start
+  SELECT d.ctid, d.id, d.organization_id, d.subscription_id, d.call_id, d.event, d.body, d.schedule_start, d.trace_context
     FROM webhook_deliveries d
    WHERE d.ctid = ANY (ARRAY(SELECT picked.ctid FROM picked))
      AND CASE WHEN d.status = 'pending' AND d.next_attempt_at <= now() THEN true ELSE false END
@@ -160,7 +162,7 @@ leased AS (
 ),
 claimed AS (
   SELECT claimable.id, claimable.organization_id, claimable.subscription_id, claimable.call_id, claimable.event,
-         claimable.body, leased.attempt, claimable.schedule_start, leased.token AS lease_token,
+         claimable.body, leased.attempt, claimable.schedule_start, leased.token AS lease_token, claimable.trace_context,
          picked.callback_url, picked.secret_ciphertext, picked.secret_format, picked.degraded, picked.cap,
          -- More of its deliveries are due than this claim took.
          picked.due > count(*) OVER (PARTITION BY claimable.subscription_id) AS backlogged,

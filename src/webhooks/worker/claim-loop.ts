@@ -19,6 +19,8 @@ import type { Claim, ClaimCandidates, LeasedDelivery } from './claim.queries.ts'
 import { SLOW_ATTEMPT_MS, degradedSlots } from './endpoint-health.ts';
 import { createInFlight, type InFlight, type RunningLease } from './in-flight.ts';
 import type { OutcomeRecorder } from './recorder.ts';
+import { activeTracing } from '../../tracing/tracing.ts';
+import { legacyTraceContext } from '../../tracing/trace-context.ts';
 import { initialState, step, type NextLook, type SchedulerAction, type SchedulerEvent, type SchedulerState } from './scheduler.ts';
 
 export interface ClaimLoopOptions {
@@ -118,7 +120,7 @@ async function claim(loop: Loop): Promise<void> {
     const looking = { ...candidates.next(), degraded: inFlight.degradedSubscriptions() };
     // The database set the lease after this moment, so it lasts at least until claimStarted + leaseMs.
     const claimStarted = performance.now();
-    const { claimed, cursor, leftOver, committed } = await options.claim({ limit, degradedLimit, candidates: looking });
+    const { claimed, cursor, leftOver, committed } = await tracedClaim(() => options.claim({ limit, degradedLimit, candidates: looking }));
     // The attempts start now; the commit, already sent, settles while they run and says when to look again.
     for (const delivery of claimed) launch(loop, delivery, claimStarted + options.leaseMs, committed);
     const sweeping = candidates.claimed({ passed: looking.hints, cursor, leftOver });
@@ -138,6 +140,21 @@ async function claim(loop: Loop): Promise<void> {
     else options.log.error({ err: error }, 'webhook delivery worker round failed');
     dispatch(loop, { type: 'claim-failed', now: Date.now() });
   }
+}
+
+/**
+ * While traces are exported, a claim is a span of its own (it serves many
+ * calls), linked to the trace of each delivery it leased.
+ */
+function tracedClaim(run: () => Promise<Claim>): Promise<Claim> {
+  const tracing = activeTracing();
+  if (!tracing) return run();
+  return tracing.batch('claim deliveries', [], async (span) => {
+    const claim = await run();
+    span.setAttributes({ 'switchboard.batch.size': claim.claimed.length });
+    for (const delivery of claim.claimed) span.link(delivery.trace_context ?? legacyTraceContext(delivery.call_id));
+    return claim;
+  });
 }
 
 function launch(loop: Loop, delivery: LeasedDelivery, leaseDeadline: number, committed: Promise<unknown>): void {

@@ -61,6 +61,7 @@ export function writeOutcomes(pool: Pool, outcomes: OutcomeRecord[], options: Re
 export function createOutcomeRecorder(pool: Pool, options: RecorderOptions = {}): OutcomeRecorder {
   const batches = createGroupCommit<OutcomeRecord, RecordedOutcome>(
     {
+      name: 'record delivery outcomes',
       alone: async (_key, outcome) => (await writeOutcomes(pool, [outcome], options))[0]!,
       together: (_key, outcomes) => writeOutcomes(pool, outcomes, options),
     },

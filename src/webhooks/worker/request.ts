@@ -15,6 +15,9 @@ export interface DeliveryHeadersInput {
   secret: { text: string; format: SecretFormat } | undefined;
   /** Unix seconds of this attempt. */
   timestamp: number;
+  /** W3C trace context of this attempt (attempt-trace.ts). */
+  traceparent?: string | undefined;
+  tracestate?: string | undefined;
 }
 
 export function deliveryHeaders(input: DeliveryHeadersInput): Record<string, string> {
@@ -25,6 +28,8 @@ export function deliveryHeaders(input: DeliveryHeadersInput): Record<string, str
     'x-delivery-id': input.deliveryId,
     'x-delivery-attempt': String(input.attempt),
   };
+  if (input.traceparent !== undefined) headers.traceparent = input.traceparent;
+  if (input.tracestate !== undefined) headers.tracestate = input.tracestate;
   if (input.secret !== undefined) {
     // A shared-secret echo (docs/interface.md §6.2), then the Standard Webhooks HMAC over the same id and body.
     headers['x-signature'] = input.secret.text;

@@ -89,6 +89,7 @@ describe('the call.completed delivery request', () => {
           'webhook-id',
           'webhook-timestamp',
           'webhook-signature',
+          'traceparent',
         ].includes(name),
     );
     assert.deepEqual(unexpected, []);
