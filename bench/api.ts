@@ -355,6 +355,8 @@ async function main() {
       // One address sends everything here; the default budgets are per address or token.
       RATE_LIMIT: '100000000/min',
       TOKEN_RATE_LIMIT: '100000000/min',
+      // Trace export, when the bench is run with it (docs/performance.md, "Traces").
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_'))),
     };
     const bare = await startChild(
       'bare',

@@ -302,6 +302,8 @@ async function main() {
       WEBHOOK_ALLOWED_PORTS: '*',
       LOG_LEVEL: 'warn',
       NODE_EXTRA_CA_CERTS: tls.caCertPath,
+      // Trace export, when the bench is run with it (docs/performance.md, "Traces").
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_'))),
     };
     const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : [];
     const startWorker = async () => {
