@@ -59,6 +59,25 @@ export const IdempotencyHeaders = Type.Object({
   ),
 });
 
+/**
+ * The headers of the two call-writing POSTs: Idempotency-Key and W3C Trace
+ * Context. A traceparent that is not one is ignored (a new trace begins), never
+ * refused: the spec asks for that, so it has no pattern here.
+ */
+export const CallWriteHeaders = Type.Object({
+  ...IdempotencyHeaders.properties,
+  traceparent: Type.Optional(
+    Type.String({
+      description:
+        'W3C Trace Context (`00-<trace id>-<parent id>-<flags>`): the call keeps it, and every delivery attempt of the call sends a ' +
+        "traceparent in that trace (a completion's replaces the creation's). Without one (or a malformed one) the call gets a new trace id.",
+    }),
+  ),
+  tracestate: Type.Optional(
+    Type.String({ description: 'W3C tracestate, kept with the traceparent and passed on to every delivery attempt' }),
+  ),
+});
+
 /** Problem answers of the Idempotency-Key rules, with their own descriptions in the API reference. */
 export const KeyInProgressProblem = Type.Object(ProblemSchema.properties, {
   description:

@@ -7,6 +7,7 @@ import type { TestApp } from '../helpers/app.ts';
 import type { HttpsTarget } from '../helpers/https-target.ts';
 import { connectPlatform, settled, startDeliveryRig, subscribeHook, type DeliveryRig } from '../helpers/webhooks.ts';
 import { activeTracing } from '../../src/tracing/tracing.ts';
+import { signedInAgent } from '../helpers/web.ts';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
 const INCOMING_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -24,7 +25,7 @@ describe('trace context, export off', () => {
   let target: HttpsTarget;
 
   before(async () => {
-    rig = await startDeliveryRig();
+    rig = await startDeliveryRig({ listen: true });
     ({ t, target } = rig);
   });
   after(() => rig.close());
@@ -74,6 +75,11 @@ describe('trace context, export off', () => {
       log.json().map((attempt: { trace_id: string }) => attempt.trace_id),
       [INCOMING_TRACE, INCOMING_TRACE, INCOMING_TRACE],
     );
+    // The subscription's page shows it on each attempt.
+    const agent = await signedInAgent(t.url, org.member.email);
+    const page = await agent.get(`/ui/webhooks/${hook.id}`);
+    assert.equal(page.status, 200);
+    assert.equal(page.body.split(`trace <code>${INCOMING_TRACE}</code>`).length - 1, 3, 'the trace id on each of the three attempts');
   });
 
   test('a call without a traceparent (or with a malformed one) gets a new trace id at the request, sent on its attempt', async () => {
