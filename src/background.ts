@@ -10,6 +10,7 @@ import { deleteExpiredSessions } from './auth/sessions.queries.ts';
 import { purgeExpiredIdempotencyKeys } from './calls/idempotency.ts';
 import { purgeExpiredOAuthRows } from './oauth/oauth.maintenance.ts';
 import { purgeDeliveryLog } from './webhooks/worker/retention.ts';
+import { purgeAuditLog } from './audit/retention.ts';
 
 export interface BackgroundTask {
   name: string;
@@ -48,12 +49,13 @@ export function maintenanceJobs({ pool, config }: Pick<TaskContext, 'pool' | 'co
     { name: 'oauth-cleanup', run: () => purgeExpiredOAuthRows(pool, config.refreshReuseGrace) },
     { name: 'webhook-log-retention', run: () => purgeDeliveryLog(pool) },
     { name: 'idempotency-keys-cleanup', run: () => purgeExpiredIdempotencyKeys(pool) },
+    { name: 'audit-log-retention', run: () => purgeAuditLog(pool, config.auditRetentionMs) },
   ];
 }
 
 /**
  * Housekeeping every process runs hourly: expired sessions, codes, tokens and idempotency keys; delivery attempts
- * older than 30 days. And every few seconds, statistics of the tables that have grown (db/table-statistics.ts).
+ * older than 30 days; audit events older than AUDIT_RETENTION. And every few seconds, statistics of the tables that have grown (db/table-statistics.ts).
  */
 export function startMaintenance(context: TaskContext): BackgroundTask[] {
   return [

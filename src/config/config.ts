@@ -47,6 +47,8 @@ export interface Config {
   logFormat: LogFormat;
   /** CACHE_MAX_AGE: seconds a cached credential or read may be served at most (0: no process caches). */
   cacheMaxAgeSeconds: number;
+  /** AUDIT_RETENTION: how long audit events are kept before the maintenance task removes them. */
+  auditRetentionMs: number;
 }
 
 export class ConfigError extends Error {
@@ -213,5 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     logFormat,
     cacheMaxAgeSeconds: integer(env, 'CACHE_MAX_AGE', 10, 0, 300),
+    // At least a day (the maintenance task runs hourly), at most ten years.
+    auditRetentionMs: duration(env, 'AUDIT_RETENTION', '400d', 86_400_000, 3650 * 86_400_000),
   };
 }

@@ -24,6 +24,12 @@ describe('configuration from the environment', () => {
     assert.equal(config.logLevel, 'info');
     assert.equal(config.workerPort, 0);
     assert.equal(config.shutdownTimeoutMs, 30_000);
+    assert.equal(config.auditRetentionMs, 400 * 86_400_000);
+  });
+
+  test('AUDIT_RETENTION is a duration', () => {
+    assert.equal(loadConfig({ AUDIT_RETENTION: '90d' }).auditRetentionMs, 90 * 86_400_000);
+    assert.equal(loadConfig({ AUDIT_RETENTION: '48h' }).auditRetentionMs, 2 * 86_400_000);
   });
 
   test('WORKER_PORT and SHUTDOWN_TIMEOUT are parsed', () => {
@@ -69,6 +75,9 @@ describe('configuration from the environment', () => {
     ['SHUTDOWN_TIMEOUT', 'soon'],
     ['SHUTDOWN_TIMEOUT', '10ms'],
     ['SHUTDOWN_TIMEOUT', '5s,10s'],
+    ['AUDIT_RETENTION', 'forever'],
+    ['AUDIT_RETENTION', '1h'],
+    ['AUDIT_RETENTION', '4000d'],
   ];
   for (const [name, value] of invalid) {
     test(`${name}=${value} is refused with a message naming ${name}`, () => {
