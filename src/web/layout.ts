@@ -15,7 +15,10 @@ export const SECTIONS = [
   { id: 'calls', label: 'Calls', path: '/ui/calls' },
   { id: 'webhooks', label: 'Webhooks', path: '/ui/webhooks' },
   { id: 'connected-apps', label: 'Connected apps', path: '/connected-apps' },
+  { id: 'activity', label: 'Activity', path: '/ui/activity' },
 ] as const;
+/** Sections only some roles see (the audit log is for owners and admins). */
+const SECTION_ROLES: Partial<Record<Section, readonly string[]>> = { activity: ['owner', 'admin'] };
 export type Section = (typeof SECTIONS)[number]['id'];
 
 /** What the navigation bar needs to know about the signed-in user. */
@@ -27,6 +30,8 @@ export interface Navigation {
   organizations: { id: string; name: string }[];
   /** The section the page belongs to (highlighted; where the switcher returns to). */
   current?: Section;
+  /** The user's role in the organization: which sections the bar shows. */
+  role?: string;
 }
 
 export interface PageFrame {
@@ -63,7 +68,9 @@ function switcher(nav: Navigation) {
 
 function navigationBar(nav: Navigation) {
   return html`<nav class="sections" aria-label="Sections">
-        ${SECTIONS.map((s) => html`<a href="${s.path}"${s.id === nav.current ? html` aria-current="page"` : ''}>${s.label}</a>`)}
+        ${SECTIONS.filter((s) => SECTION_ROLES[s.id]?.includes(nav.role ?? '') ?? true).map(
+          (s) => html`<a href="${s.path}"${s.id === nav.current ? html` aria-current="page"` : ''}>${s.label}</a>`,
+        )}
       </nav>
       <nav class="session" aria-label="Account">
         ${switcher(nav)}

@@ -44,6 +44,7 @@ async function resolve(
     organizationName: session.organization_name,
     organizations: view.organizations.map((o) => ({ id: o.id, name: o.name })),
     current,
+    role: session.role,
   };
   request.webNavigation = nav;
   return {

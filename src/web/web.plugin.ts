@@ -16,6 +16,7 @@ import { errorPage, errorText } from './pages/error.page.ts';
 import { serviceAreaPages } from './service-areas.route.ts';
 import { callPages } from './calls.route.ts';
 import { webhookPages } from './webhooks.route.ts';
+import { activityPages } from './activity.route.ts';
 
 export default async function webPlugin(app: FastifyInstance, options: { csrf: Csrf }) {
   await app.register(formbody, { bodyLimit: 16 * 1024 });
@@ -50,4 +51,5 @@ export default async function webPlugin(app: FastifyInstance, options: { csrf: C
   await app.register(callPages(csrf));
   await app.register(webhookPages(csrf));
   await app.register(connectedAppsRoutes(csrf));
+  await app.register(activityPages(csrf));
 }

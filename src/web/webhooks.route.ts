@@ -3,6 +3,7 @@
 // re-enable and delete. Everything goes through the webhooks services, as an
 // organization user (who sees every client's subscriptions).
 import type { FastifyInstance } from 'fastify';
+import { canReadAuditLog, listAuditEventsPage } from '../audit/audit-events.service.ts';
 import * as errors from '../errors.ts';
 import { findClient } from '../oauth/clients.service.ts';
 import { listDeliveriesPage } from '../webhooks/deliveries.service.ts';
@@ -26,6 +27,8 @@ import { deleteRecordRoutes } from './record-routes.ts';
 import { REDELIVER_PROBLEMS, REDELIVERED_NOTICE, redeliverRoute } from './redeliver-route.ts';
 import { sectionAccess } from './signed-in.ts';
 
+/** The newest audit events a subscription's page lists (the rest: the Activity page). */
+const SUBSCRIPTION_EVENTS_SHOWN = 10;
 /** Deliveries per page of a subscription's log, each with its attempts. */
 export const DELIVERIES_PER_PAGE = 20;
 const NOTICES = {
@@ -103,6 +106,10 @@ export function webhookPages(csrf: Csrf) {
       });
       const clientName = (await clientNames([subscription.client_id])).get(subscription.client_id) ?? subscription.client_id;
       const health = await deliveryHealth(app.db, ctx.principal, subscriptionId);
+      // Its own events, for those who may read the audit log.
+      const activity = canReadAuditLog(ctx.principal)
+        ? (await listAuditEventsPage(app.db, ctx.principal, { limit: SUBSCRIPTION_EVENTS_SHOWN, subjectId: subscriptionId })).events
+        : undefined;
       const message = noticeFor(NOTICES, request.query.done) ?? recoveredNotice(request.query);
       const problem = noticeFor(PROBLEMS, request.query.problem);
       const recoverError = noticeFor(RECOVER_PROBLEMS, request.query.recover);
@@ -120,6 +127,7 @@ export function webhookPages(csrf: Csrf) {
           nextCursor,
           paged: cursor !== undefined,
           health,
+          ...(activity ? { activity } : {}),
           recoverSince,
           ...(recoverError ? { recoverError } : {}),
           ...(message ? { notice: message } : {}),

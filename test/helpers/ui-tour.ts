@@ -94,6 +94,7 @@ export async function seedTour(rig: DeliveryRig): Promise<Tour> {
     { name: 'calls-empty', path: '/ui/calls', who: 'empty', status: 200 },
     { name: 'webhooks-empty', path: '/ui/webhooks', who: 'empty', status: 200 },
     { name: 'connected-apps-empty', path: '/connected-apps', who: 'empty', status: 200 },
+    { name: 'activity-empty', path: '/ui/activity', who: 'empty', status: 200 },
     { name: 'home', path: '/', who: 'data', status: 200 },
     { name: 'locations', path: '/ui/locations', who: 'data', status: 200 },
     { name: 'location-new', path: '/ui/locations/new', who: 'data', status: 200 },
@@ -112,6 +113,9 @@ export async function seedTour(rig: DeliveryRig): Promise<Tour> {
     { name: 'webhook-recover-error', path: `/ui/webhooks/${failing.id}?recover=old`, who: 'data', status: 200 },
     { name: 'webhook-delete', path: `/ui/webhooks/${failing.id}/delete`, who: 'data', status: 200 },
     { name: 'connected-apps', path: '/connected-apps', who: 'data', status: 200 },
+    { name: 'activity', path: '/ui/activity', who: 'data', status: 200 },
+    { name: 'activity-filtered', path: '/ui/activity?type=subscription.created,circuit.opened&since=2020-01-01', who: 'data', status: 200 },
+    { name: 'activity-bad-filter', path: '/ui/activity?since=soon', who: 'data', status: 400 },
     { name: 'consent', path: consent, who: 'data', status: 200 },
     { name: 'not-found', path: '/ui/webhooks/00000000-0000-4000-8000-000000000000', who: 'data', status: 404 },
   ];

@@ -9,6 +9,8 @@ import { dash, excerpt, formatTime } from './format.ts';
 import { canReenable, disabledBecause, subscriptionStatus } from './webhooks.page.ts';
 import type { DeliveryHealth } from '../../webhooks/delivery-health.service.ts';
 import { deliveryHealthSection } from './delivery-health.ts';
+import type { AuditEventView } from '../../audit/audit-events.service.ts';
+import { activityTable } from './activity.page.ts';
 
 const OUTCOMES: Record<string, { label: string; tone: string }> = {
   succeeded: { label: 'Succeeded', tone: 'ok' },
@@ -37,6 +39,8 @@ interface WebhookPageInput {
   deliveries: (DeliveryLine & { attempt_log: AttemptView[] })[];
   nextCursor: string | null;
   paged: boolean;
+  /** Its newest audit events (owners and admins only; absent for the others). */
+  activity?: AuditEventView[];
   notice?: string;
   problem?: string;
   health: DeliveryHealth;
@@ -92,6 +96,19 @@ function signedWith(format: SubscriptionView['secret_format']): string {
   return "Yes: X-Signature, and webhook-signature keyed with the secret's own bytes";
 }
 
+/** The subscription's own audit events, newest first, and the way to the rest. */
+function activitySection(s: SubscriptionView, events: AuditEventView[]) {
+  return html`<div class="card">
+  <h2>Activity</h2>
+  ${
+    events.length === 0
+      ? html`<p class="muted">No activity recorded for this subscription.</p>`
+      : activityTable(events, { subscriptions: new Set([s.id]) }, 'Activity of this subscription, newest first')
+  }
+  <p><a href="/ui/activity">All activity of the organization</a></p>
+</div>`;
+}
+
 /** One subscription and its deliveries, the one attempted most recently first, each with its attempts and Redeliver. */
 export function webhookPage(input: WebhookPageInput) {
   const { subscription: s, nav } = input;
@@ -144,6 +161,7 @@ ${deliveryHealthSection(s, input.health, {
     ${input.paged ? html`<a href="${base}">Newest deliveries</a>` : html`<span></span>`}
     ${input.nextCursor ? html`<a href="${base}?cursor=${input.nextCursor}">Older deliveries</a>` : ''}
   </div>
-</div>`,
+</div>
+${input.activity ? activitySection(s, input.activity) : ''}`,
   });
 }
