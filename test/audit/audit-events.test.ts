@@ -491,6 +491,17 @@ describe('GET /audit-events: who may read, pages and filters', () => {
     }
   });
 
+  test("another organization's owner sees none of these events, and cannot page from one of them", async () => {
+    const other = await createMember(t.db.pool);
+    assert.deepEqual((await get(other)).json(), []);
+    const res = await get(other, `?cursor=${ids[3]}`);
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(
+      (res.json().errors as { field: string }[]).map((e) => e.field),
+      ['cursor'],
+    );
+  });
+
   test('append-only for the request role: no UPDATE or DELETE', async () => {
     const { rows } = await t.db.pool.query(
       `SELECT has_table_privilege('switchboard_request', 'audit_events', 'UPDATE') AS u,
