@@ -196,7 +196,12 @@ describe('query parameters of every route', () => {
     const declared = routes.filter((r) => r.strict && r.declared.length > 0);
     assert.deepEqual(
       declared.map((r) => `${r.label} ${r.declared.join(',')}`),
-      ['GET /calls/recent limit', 'GET /calls limit,cursor,status', 'GET /webhooks/{id}/deliveries limit,cursor'],
+      [
+        'GET /calls/recent limit',
+        'GET /calls limit,cursor,status',
+        'GET /webhooks/{id}/deliveries limit,cursor',
+        'GET /audit-events limit,cursor,type,since',
+      ],
     );
     for (const route of declared) {
       for (const { name: credential, headers } of route.credentials) {
