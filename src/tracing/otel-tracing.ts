@@ -154,7 +154,8 @@ function serverSpans(tracer: Tracer, app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
     const parent = requestPropagator.extract(ROOT_CONTEXT, request.headers, headerGetter);
     const route = request.routeOptions.url;
-    const path = request.url.split('?', 1)[0];
+    // The path only when a route matched (its parameters are ids): an unmatched one may hold anything a client typed.
+    const path = route ? request.url.split('?', 1)[0] : undefined;
     const span = tracer.startSpan(
       route ? `${request.method} ${route}` : request.method,
       {
