@@ -315,6 +315,22 @@ describe('audit log: every event type and reason, read through GET /audit-events
       assert.deepEqual(closed.actor, enabled.actor);
     });
 
+    test('a subscription disabled for delivery_failures whose access then ends is disabled again, with the new reason', async () => {
+      const { member, client, hookId } = await connectWithHook();
+      await completeCall(t, member);
+      await attempt(500, 0);
+      const actor = { type: 'user' as const, id: member.user.id, label: member.email };
+      assert.equal(await revokeConnectedApp(t.app.db, NO_CACHES, member.org.id, client.client_id, actor), true);
+      const disabled = (await events(member, '?type=subscription.disabled')).filter((e) => e.subject.id === hookId);
+      assert.deepEqual(
+        disabled.map((e) => [e.reason, e.actor.type]),
+        [
+          ['grant_revoked', 'user'],
+          ['delivery_failures', 'system'],
+        ],
+      );
+    });
+
     test('closed reset by subscribing again', async () => {
       const connection = await connectPlatform(t);
       const hookUrl = `${target.url}/again`;
