@@ -177,6 +177,59 @@ describe('trace export over OTLP http/json', () => {
   });
 });
 
+describe('trace export: work done for many calls', () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig({ OTEL_EXPORTER_OTLP_ENDPOINT: '{receiver}', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+  });
+  after(() => stopRig(rig));
+
+  test('a batch of calls and a claim are spans of their own, linked to the calls they served, not their parents', async () => {
+    const traces = Array.from({ length: 20 }, (_, i) => `${INCOMING_TRACE.slice(0, 30)}${String(i).padStart(2, '0')}`);
+    await Promise.all(
+      traces.map((traceId) =>
+        fetch(`${rig.serve.url}/calls`, {
+          method: 'POST',
+          headers: {
+            'x-user-token': rig.tenant.token,
+            'content-type': 'application/json',
+            traceparent: `00-${traceId}-${INCOMING_SPAN}-01`,
+          },
+          body: JSON.stringify({ summary: SUMMARY, duration_seconds: 5 }),
+        }).then((res) => assert.equal(res.status, 201)),
+      ),
+    );
+    await rig.target.waitForRequests(20, 20_000);
+    const linked = (name: string) =>
+      waitFor(`${name} spans linked to every call`, async () => {
+        const spans = (await rig.receiver.spans()).filter((span) => span.name === name);
+        const served = new Set(spans.flatMap((span) => span.links.map((link) => link.traceId)));
+        return traces.every((traceId) => served.has(traceId)) && spans;
+      });
+    const claims = await linked('claim deliveries');
+    for (const claim of claims) {
+      assert.equal(claim.parentSpanId, '', 'a claim starts a trace of its own');
+      assert.ok(!traces.includes(claim.traceId));
+    }
+    // The calls that arrived together were written by one statement: that batch links to each of their server spans.
+    const spans = await rig.receiver.spans();
+    const batches = spans.filter((span) => span.name === 'write completed calls');
+    assert.ok(batches.length > 0, 'at least one batch of calls among 20 sent at once');
+    for (const batch of batches) {
+      assert.equal(batch.parentSpanId, '');
+      assert.ok(batch.links.length >= 2);
+      for (const link of batch.links) {
+        const server = spans.find((span) => span.spanId === link.spanId);
+        assert.equal(server?.name, 'POST /calls', 'linked to the request that handed the call over');
+      }
+      assert.ok(
+        spans.some((span) => span.parentSpanId === batch.spanId && span.attributes['db.system.name'] === 'postgresql'),
+        "the batch's statement is its child",
+      );
+    }
+  });
+});
+
 describe('trace export over OTLP http/protobuf', () => {
   let rig: Rig;
   before(async () => {
