@@ -6,6 +6,7 @@
 import { pino, type Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import { buildApp, buildKeyed, buildWorkerApp } from './app.ts';
+import { startAlertTasks } from './alerts/alert-tasks.ts';
 import { startMaintenance, type BackgroundTask } from './background.ts';
 import type { Config } from './config/config.ts';
 import { checkListenHost } from './config/listen-host.ts';
@@ -126,6 +127,8 @@ export async function run(config: Config, options: RunOptions, signal?: AbortSig
     const keyed = await buildKeyed(config);
     if (options.workers) {
       tasks.push(...startMaintenance({ pool, config, log }), startKeyCheck({ pool, keys: keyed.keys, log }));
+      // Alerts run on timers and SMTP connections of their own: a slow SMTP server never holds a delivery up.
+      tasks.push(...startAlertTasks({ pool, config, log, metrics }));
       // Running attempts get most of the shutdown time to finish; the rest are handed back.
       const drainMs = workerDrainMs(config.shutdownTimeoutMs);
       tasks.push(

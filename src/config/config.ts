@@ -49,6 +49,12 @@ export interface Config {
   cacheMaxAgeSeconds: number;
   /** AUDIT_RETENTION: how long audit events are kept before the maintenance task removes them. */
   auditRetentionMs: number;
+  /** SMTP_URL: where alert e-mails go (smtp:// or smtps://, user and password in the URL); unset: no e-mail is sent. */
+  smtpUrl: string | undefined;
+  /** ALERT_FROM: the alerts' sender address; default switchboard@ + the host of BASE_URL. */
+  alertFrom: string;
+  /** ALERT_AFTER: how long an incident lasts, from its first opening, before owners and admins are told. */
+  alertAfterMs: number;
 }
 
 export class ConfigError extends Error {
@@ -79,6 +85,34 @@ function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
   if (['true', '1', 'yes'].includes(raw.toLowerCase())) return true;
   if (['false', '0', 'no'].includes(raw.toLowerCase())) return false;
   throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+/** SMTP_URL: the message names what is wrong, never the password the URL holds. */
+function smtpUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.SMTP_URL;
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError('SMTP_URL', 'must be an absolute URL like smtp://user:password@mail.example.com:587');
+  }
+  if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') throw new ConfigError('SMTP_URL', 'must use smtp: or smtps:');
+  if (!parsed.hostname) throw new ConfigError('SMTP_URL', 'must name the SMTP server (smtp://host:port)');
+  if (parsed.pathname !== '' && parsed.pathname !== '/') throw new ConfigError('SMTP_URL', 'must not have a path');
+  if (parsed.password !== '' && parsed.username === '') throw new ConfigError('SMTP_URL', 'has a password but no user');
+  return raw;
+}
+
+/** A plain address (local@domain), as a From: header carries it. */
+const EMAIL_ADDRESS = /^[^\s@<>()",;:]+@[^\s@<>()",;:]+$/;
+
+function alertFrom(env: NodeJS.ProcessEnv, baseUrl: string): string {
+  const raw = env.ALERT_FROM?.trim();
+  if (raw === undefined || raw === '') return `switchboard@${new URL(baseUrl).hostname}`;
+  if (!EMAIL_ADDRESS.test(raw) || raw.length > 254)
+    throw new ConfigError('ALERT_FROM', `must be an e-mail address like alerts@example.com, got "${raw}"`);
+  return raw;
 }
 
 function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
@@ -217,5 +251,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cacheMaxAgeSeconds: integer(env, 'CACHE_MAX_AGE', 10, 0, 300),
     // At least a day (the maintenance task runs hourly), at most ten years.
     auditRetentionMs: duration(env, 'AUDIT_RETENTION', '400d', 86_400_000, 3650 * 86_400_000),
+    smtpUrl: smtpUrl(env),
+    alertFrom: alertFrom(env, baseUrl),
+    alertAfterMs: duration(env, 'ALERT_AFTER', '1h', 0, 30 * 86_400_000),
   };
 }

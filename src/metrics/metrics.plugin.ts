@@ -1,6 +1,7 @@
 // GET /metrics: Prometheus text exposition of this instance's registry.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { countWaitingEmails } from '../alerts/outbox.queries.ts';
 import { countQueuedDeliveries } from '../webhooks/queued-deliveries.queries.ts';
 import { countCircuitStates } from '../webhooks/subscriptions.queries.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
@@ -16,6 +17,7 @@ async function metricsPlugin(app: FastifyInstance, options: { metrics?: Metrics 
   app.decorate('metrics', metrics);
   metrics.queueDepthSource = () => countQueuedDeliveries(app.ownerDb);
   metrics.circuitStateSource = () => countCircuitStates(app.ownerDb);
+  metrics.alertsWaitingSource = () => countWaitingEmails(app.ownerDb);
 
   // Route templates (/locations/:id), never raw URLs, keep the label set small.
   app.addHook('onResponse', (request, reply, done) => {

@@ -18,6 +18,12 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route'>;
   /** Where the queue-depth gauge reads from at scrape time (set by the HTTP app, which has the database). */
   queueDepthSource?: () => Promise<{ pending: number; in_flight: number }>;
+  /** Alert e-mails the SMTP server accepted. */
+  alertsSent: Counter;
+  /** Alert e-mail sends that failed (each attempt: retried later, or given up). */
+  alertsFailed: Counter;
+  /** Where the waiting-alerts gauge reads from at scrape time (set with queueDepthSource). */
+  alertsWaitingSource?: () => Promise<number>;
   /** Where the circuit-state gauge reads from at scrape time (set with queueDepthSource). */
   circuitStateSource?: () => Promise<{ closed: number; open: number; probing: number }>;
 }
@@ -58,7 +64,26 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
+    alertsSent: new Counter({
+      name: 'switchboard_alerts_sent_total',
+      help: 'Alert e-mails the SMTP server accepted (one per alert and recipient)',
+      registers: [registry],
+    }),
+    alertsFailed: new Counter({
+      name: 'switchboard_alerts_failed_total',
+      help: 'Alert e-mail sends that failed: the SMTP server away or refusing (retried with backoff) or the recipient refused for good',
+      registers: [registry],
+    }),
   };
+  new Gauge({
+    name: 'switchboard_alerts_waiting',
+    help: 'Alert e-mails in the outbox waiting to be sent (first try or a retry)',
+    registers: [registry],
+    async collect() {
+      if (!metrics.alertsWaitingSource) return;
+      this.set(await metrics.alertsWaitingSource());
+    },
+  });
   new Gauge({
     name: 'switchboard_webhook_deliveries_queued',
     help: 'Webhook deliveries not finished yet: waiting for an attempt (pending) or being attempted now (in_flight)',

@@ -37,7 +37,7 @@ export function homeRoutes(csrf: Csrf) {
         if (client) clients.set(clientId, client.name);
       }
       const apps = await listConnectedApps(app.db, ctx.organizationId);
-      return sendPage(reply, 200, homePage({ nav: ctx.nav, figures, troubled, clients, apps }));
+      return sendPage(reply, 200, homePage({ nav: ctx.nav, figures, troubled, clients, apps, alertsSent: Boolean(app.config.smtpUrl) }));
     });
 
     // The UI's own root: people type it, and older links point at it.

@@ -46,6 +46,7 @@ td.row-actions { text-align: right; white-space: nowrap; width: 1%; }
 td.row-actions > * + * { margin-left: 6px; }
 .error { background: #fef3f2; border: 1px solid #fecdca; color: var(--danger); padding: 10px 12px; border-radius: 6px; }
 .warning { background: #fffaeb; border: 1px solid #fedf89; color: #b54708; padding: 10px 12px; border-radius: 6px; }
+.warning.banner { margin-bottom: 16px; }
 p.circuit { margin: 0 0 12px; }
 .notice { background: #ecfdf3; border: 1px solid #abefc6; color: var(--ok); padding: 10px 12px; border-radius: 6px; }
 .badge { display: inline-block; white-space: nowrap; font-size: 12px; font-weight: 600; padding: 1px 8px; border-radius: 999px; background: #e8eefc; color: var(--accent); vertical-align: middle; margin-left: 6px; }

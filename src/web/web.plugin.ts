@@ -4,6 +4,7 @@
 // tokens app.ts hands in (src/crypto/csrf.ts).
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { alertPages } from './alerts.route.ts';
 import { connectedAppsRoutes } from './connected-apps.route.ts';
 import type { Csrf } from '../crypto/csrf.ts';
 import { homeRoutes } from './home.route.ts';
@@ -52,4 +53,5 @@ export default async function webPlugin(app: FastifyInstance, options: { csrf: C
   await app.register(webhookPages(csrf));
   await app.register(connectedAppsRoutes(csrf));
   await app.register(activityPages(csrf));
+  await app.register(alertPages(csrf));
 }

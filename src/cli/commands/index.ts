@@ -2,6 +2,7 @@
 // them. Each is declared beside its handler (name, options, help text); add a
 // new one here.
 import type { Command } from '../command.ts';
+import { alertsTestCommand } from './alerts.ts';
 import { agentCreateCommand, callCompleteCommand } from './calls.ts';
 import { clientCreateCommand, clientDeleteCommand, clientListCommand, clientRotateSecretCommand } from './clients.ts';
 import { dbStopCommand, dbUrlCommand } from './db.ts';
@@ -32,5 +33,6 @@ export const COMMANDS: readonly Command[] = [
   clientRotateSecretCommand,
   agentCreateCommand,
   callCompleteCommand,
+  alertsTestCommand,
   demoCommand,
 ];

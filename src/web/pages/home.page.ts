@@ -4,7 +4,7 @@ import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { barChart, shareBar } from '../charts/bar-chart.ts';
 import { html } from '../html.ts';
 import { layout, type Navigation } from '../layout.ts';
-import { circuitPhrase } from './circuit.ts';
+import { circuitPhrase, circuitTripped } from './circuit.ts';
 import { formatTime } from './format.ts';
 import { disabledBecause, subscriptionStatus } from './webhooks.page.ts';
 
@@ -15,6 +15,8 @@ export interface HomePageInput {
   troubled: SubscriptionView[];
   clients: Map<string, string>;
   apps: ConnectedApp[];
+  /** SMTP_URL is set: open incidents are e-mailed to owners and admins, so the page needs no banner for them. */
+  alertsSent: boolean;
 }
 
 function callsChart(figures: DashboardFigures) {
@@ -84,13 +86,30 @@ function appsList(apps: ConnectedApp[]) {
   <p><a href="/connected-apps">Manage connected apps</a></p>`;
 }
 
+/**
+ * Without SMTP_URL nobody is e-mailed of an incident: the home page says so
+ * above everything while any subscription's circuit is open.
+ */
+function incidentBanner(input: HomePageInput) {
+  if (input.alertsSent) return '';
+  const open = input.troubled.filter(circuitTripped);
+  if (open.length === 0) return '';
+  const first = open[0]!;
+  const what =
+    open.length === 1
+      ? html`Deliveries to <a class="wrap" href="/ui/webhooks/${first.id}">${first.callback_url}</a> are paused: its receiver keeps failing (${circuitPhrase(first)}).`
+      : html`${open.length} webhook subscriptions have their deliveries paused because their receivers keep failing; see <a href="#attention">Subscriptions needing attention</a>.`;
+  return html`<div class="warning banner" role="alert" id="incident-banner"><strong>Open incident${open.length === 1 ? '' : 's'}.</strong> ${what} No alert e-mails are sent from this Switchboard (no SMTP server configured).</div>`;
+}
+
 /** The signed-in home: are calls coming in, are the apps receiving them, and what needs attention. */
 export function homePage(input: HomePageInput) {
   return layout({
     title: 'Home',
     nav: input.nav,
     wide: true,
-    body: html`<div class="page-head"><h1>${input.nav.organizationName}</h1></div>
+    body: html`<div class="page-head"><h1>${input.nav.organizationName}</h1><a href="/ui/alerts">Alert e-mails</a></div>
+${incidentBanner(input)}
 <div class="card">${callsChart(input.figures)}</div>
 <div class="card">${deliveriesChart(input.figures)}</div>
 <div class="grid-2">

@@ -1,0 +1,61 @@
+// The SMTP client (nodemailer) for SMTP_URL: one transport per process, with
+// time-outs short enough that a send ends well within the outbox lease
+// (src/alerts/sender.ts), so a slow server never makes a second sender take
+// an e-mail the first is still sending.
+import { createTransport } from 'nodemailer';
+import type { AlertMessage } from './templates.ts';
+
+/** Each wait of one send: connecting, the greeting, an idle socket. A send ends within a few of these. */
+export const SMTP_TIMEOUT_MS = 30_000;
+
+export interface Mailer {
+  /** Sends one message; resolves with the SMTP server's final answer ("250 2.0.0 Ok: queued as …"), rejects with its error. */
+  send(to: string, message: AlertMessage): Promise<string>;
+  close(): void;
+}
+
+export interface SmtpFailure {
+  message: string;
+  /** Retrying the same e-mail would be refused again: the server rejected this recipient for good (5xx). */
+  permanent: boolean;
+}
+
+export function createMailer(smtpUrl: string, from: string): Mailer {
+  const transport = createTransport({
+    url: smtpUrl,
+    connectionTimeout: SMTP_TIMEOUT_MS,
+    greetingTimeout: SMTP_TIMEOUT_MS,
+    socketTimeout: SMTP_TIMEOUT_MS,
+    dnsTimeout: SMTP_TIMEOUT_MS,
+  });
+  return {
+    async send(to, message) {
+      const info = await transport.sendMail({
+        from,
+        to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        headers: { 'auto-submitted': 'auto-generated' },
+      });
+      return info.response;
+    },
+    close() {
+      transport.close();
+    },
+  };
+}
+
+/**
+ * What an SMTP error means for the e-mail: only a 5xx refusal of the
+ * recipient or the message is final; a server away, a 4xx, or a refused login
+ * (a setting to fix, after which the e-mails should still go) is retried.
+ * The message never carries SMTP_URL's password: nodemailer's errors name the
+ * server's answer, not the URL.
+ */
+export function describeSmtpFailure(error: unknown): SmtpFailure {
+  const e = error as { message?: string; code?: string; command?: string; responseCode?: number; permanent?: boolean };
+  const message = (e.message ?? String(error)).slice(0, 1000);
+  const recipientRefused = e.command === 'RCPT TO' || e.code === 'EENVELOPE' || e.command === 'DATA' || e.code === 'EMESSAGE';
+  return { message, permanent: e.permanent === true && recipientRefused };
+}

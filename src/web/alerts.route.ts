@@ -1,0 +1,59 @@
+// GET /ui/alerts and POST /ui/alerts: the signed-in owner's or admin's own
+// alert e-mails in the current organization, on or off (src/alerts/).
+import type { FastifyInstance } from 'fastify';
+import { alertsEnabled, setAlertsEnabled } from '../alerts/preferences.queries.ts';
+import { ALERT_SETTINGS_PATH } from '../alerts/templates.ts';
+import type { Csrf } from '../crypto/csrf.ts';
+import { withOrg } from '../db/with-org.ts';
+import * as errors from '../errors.ts';
+import { sendPage } from './layout.ts';
+import { alertsPage } from './pages/alerts.page.ts';
+import { errorPage } from './pages/error.page.ts';
+import { sectionAccess } from './signed-in.ts';
+
+export function alertPages(csrf: Csrf) {
+  return async function registerAlertPages(app: FastifyInstance) {
+    const { page, form } = sectionAccess(csrf, 'home');
+    const hide = { schema: { hide: true } };
+
+    app.get<{ Querystring: { saved?: string } }>(ALERT_SETTINGS_PATH, hide, async (request, reply) => {
+      const ctx = await page(request, reply);
+      if (!ctx) return reply;
+      const enabled = await withOrg(app.db, ctx.organizationId, (db) => alertsEnabled(db, ctx.session.user_id));
+      const saved = request.query.saved === '1' ? `Alert e-mails turned ${enabled ? 'on' : 'off'}.` : undefined;
+      return sendPage(
+        reply,
+        200,
+        alertsPage({
+          nav: ctx.nav,
+          role: ctx.session.role,
+          enabled,
+          sending: Boolean(app.config.smtpUrl),
+          ...(saved ? { notice: saved } : {}),
+        }),
+      );
+    });
+
+    app.post<{ Body: { csrf?: unknown; enabled?: unknown } }>(ALERT_SETTINGS_PATH, hide, async (request, reply) => {
+      const ctx = await form(request, reply);
+      if (!ctx) return reply;
+      const value = request.body?.enabled;
+      if (value !== 'true' && value !== 'false') throw new errors.REQUEST_VALIDATION();
+      // Members get no alerts: nothing of theirs to turn on or off.
+      if (ctx.session.role === 'member') {
+        return sendPage(
+          reply,
+          403,
+          errorPage({
+            title: 'Owners and admins only',
+            message: 'Only owners and admins get alert e-mails.',
+            hint: 'Nothing was changed.',
+            nav: ctx.nav,
+          }),
+        );
+      }
+      await withOrg(app.db, ctx.organizationId, (db) => setAlertsEnabled(db, ctx.session.user_id, value === 'true'));
+      return reply.redirect(`${ALERT_SETTINGS_PATH}?saved=1`, 303);
+    });
+  };
+}
