@@ -1,0 +1,120 @@
+// A real SMTP server in the test process (smtp-server), parsing what arrives
+// (mailparser), for the alert tests. It requires the login SMTP_URL carries,
+// can refuse for a while (a 4xx, as a server over its limits answers) and be
+// stopped and started again on the same port (a server away).
+import type { AddressInfo } from 'node:net';
+import { simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+  headers: Map<string, unknown>;
+}
+
+export interface TestSmtpServer {
+  /** SMTP_URL for it, with its user and password. */
+  url: string;
+  port: number;
+  mails: ReceivedMail[];
+  /** Messages refused so far (refusing, or a wrong login). */
+  refusals: number;
+  /** While set, every message is refused with this reply (a 4xx: try again later). */
+  refuse: { code: number; message: string } | undefined;
+  /** The e-mails that reached one address. */
+  to(address: string): ReceivedMail[];
+  stop(): Promise<void>;
+  /** Starts again on the same port after stop(). */
+  start(): Promise<void>;
+}
+
+const USER = 'alerts';
+const PASSWORD = 'smtp-secret-p4ss';
+
+export async function startSmtpServer(): Promise<TestSmtpServer> {
+  let server: SMTPServer;
+  const state: TestSmtpServer = {
+    url: '',
+    port: 0,
+    mails: [],
+    refusals: 0,
+    refuse: undefined,
+    to: (address) => state.mails.filter((mail) => mail.to.includes(address.toLowerCase())),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+      }),
+    start: () => listen(state.port),
+  };
+  const create = () =>
+    new SMTPServer({
+      // Plain SMTP on loopback with the login in the URL, as a relay on a private network.
+      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
+      authOptional: false,
+      logger: false,
+      onAuth(auth, _session, callback) {
+        if (auth.username === USER && auth.password === PASSWORD) return callback(null, { user: USER });
+        state.refusals += 1;
+        return callback(new Error('Invalid username or password'));
+      },
+      onMailFrom(_address, _session, callback) {
+        if (!state.refuse) return callback();
+        state.refusals += 1;
+        const error = new Error(state.refuse.message) as Error & { responseCode: number };
+        error.responseCode = state.refuse.code;
+        return callback(error);
+      },
+      onData(stream, session, callback) {
+        simpleParser(stream)
+          .then((parsed) => {
+            state.mails.push({
+              from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
+              subject: parsed.subject ?? '',
+              text: parsed.text ?? '',
+              html: typeof parsed.html === 'string' ? parsed.html : '',
+              headers: parsed.headers as Map<string, unknown>,
+            });
+            callback();
+          })
+          .catch(callback);
+      },
+    });
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server = create();
+      server.on('error', () => {});
+      server.server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        state.port = (server.server.address() as AddressInfo).port;
+        state.url = `smtp://${USER}:${PASSWORD}@127.0.0.1:${state.port}`;
+        resolve();
+      });
+    });
+  await listen(0);
+  return state;
+}
+
+/** Polls until `count` e-mails have arrived in all (or `match` of them), or fails after `timeoutMs`. */
+export async function waitForMails(
+  smtp: TestSmtpServer,
+  count: number,
+  match: (mail: ReceivedMail) => boolean = () => true,
+  timeoutMs = 30_000,
+): Promise<ReceivedMail[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = smtp.mails.filter(match);
+    if (found.length >= count) return found;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${count} e-mails; got ${found.length}: ${smtp.mails.map((m) => `${m.to} "${m.subject}"`).join('; ')}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
