@@ -5,7 +5,7 @@ import { alertsEnabled, setAlertsEnabled } from '../alerts/preferences.queries.t
 import { ALERT_SETTINGS_PATH } from '../alerts/templates.ts';
 import type { Csrf } from '../crypto/csrf.ts';
 import { withOrg } from '../db/with-org.ts';
-import * as errors from '../errors.ts';
+import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { sendPage } from './layout.ts';
 import { alertsPage } from './pages/alerts.page.ts';
 import { errorPage } from './pages/error.page.ts';
@@ -38,7 +38,7 @@ export function alertPages(csrf: Csrf) {
       const ctx = await form(request, reply);
       if (!ctx) return reply;
       const value = request.body?.enabled;
-      if (value !== 'true' && value !== 'false') throw new errors.REQUEST_VALIDATION();
+      if (value !== 'true' && value !== 'false') throw new ValidationProblem([{ field: 'enabled', message: 'must be true or false' }]);
       // Members get no alerts: nothing of theirs to turn on or off.
       if (ctx.session.role === 'member') {
         return sendPage(

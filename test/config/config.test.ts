@@ -24,6 +24,9 @@ describe('configuration from the environment', () => {
     assert.equal(config.logLevel, 'info');
     assert.equal(config.workerPort, 0);
     assert.equal(config.shutdownTimeoutMs, 30_000);
+    assert.equal(config.smtpUrl, undefined);
+    assert.equal(config.alertFrom, 'switchboard@localhost');
+    assert.equal(config.alertAfterMs, 3_600_000);
     assert.equal(config.auditRetentionMs, 400 * 86_400_000);
   });
 
@@ -31,6 +34,38 @@ describe('configuration from the environment', () => {
     assert.equal(loadConfig({ AUDIT_RETENTION: '90d' }).auditRetentionMs, 90 * 86_400_000);
     assert.equal(loadConfig({ AUDIT_RETENTION: '48h' }).auditRetentionMs, 2 * 86_400_000);
   });
+
+  test('SMTP_URL, ALERT_FROM and ALERT_AFTER are parsed; ALERT_FROM defaults to switchboard@ + the host of BASE_URL', () => {
+    const config = loadConfig({
+      SMTP_URL: 'smtps://alerts:s3cret@mail.example.com:465',
+      BASE_URL: 'https://switchboard.example.com:8443/',
+      ALERT_AFTER: '15m',
+    });
+    assert.equal(config.smtpUrl, 'smtps://alerts:s3cret@mail.example.com:465');
+    assert.equal(config.alertFrom, 'switchboard@switchboard.example.com');
+    assert.equal(config.alertAfterMs, 900_000);
+    assert.equal(loadConfig({ ALERT_FROM: 'ops@example.org' }).alertFrom, 'ops@example.org');
+    assert.equal(loadConfig({ ALERT_AFTER: '0s' }).alertAfterMs, 0);
+  });
+
+  for (const [name, value, expected] of [
+    ['SMTP_URL', 'http://mail.example.com', /^SMTP_URL: must use smtp: or smtps:$/],
+    ['SMTP_URL', 'not a url', /^SMTP_URL: must be an absolute URL/],
+    ['SMTP_URL', 'smtp://:pw@mail.example.com', /^SMTP_URL: has a password but no user$/],
+    ['SMTP_URL', 'smtp://mail.example.com/path', /^SMTP_URL: must not have a path$/],
+    ['ALERT_FROM', 'Ops <ops@example.org>', /^ALERT_FROM: must be an e-mail address/],
+    ['ALERT_FROM', 'nobody', /^ALERT_FROM: must be an e-mail address/],
+    ['ALERT_AFTER', 'soon', /^ALERT_AFTER: "soon" is not a duration/],
+    ['ALERT_AFTER', '31d', /^ALERT_AFTER: must be one duration/],
+  ] as const) {
+    test(`${name}=${value} is refused with a message naming ${name}, never echoing a password`, () => {
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (error: unknown) =>
+          error instanceof ConfigError && error.variable === name && expected.test(error.message) && !error.message.includes('pw'),
+      );
+    });
+  }
 
   test('WORKER_PORT and SHUTDOWN_TIMEOUT are parsed', () => {
     const config = loadConfig({ WORKER_PORT: '9100', SHUTDOWN_TIMEOUT: '2m' });

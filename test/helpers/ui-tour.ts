@@ -116,6 +116,7 @@ export async function seedTour(rig: DeliveryRig): Promise<Tour> {
     { name: 'activity', path: '/ui/activity', who: 'data', status: 200 },
     { name: 'activity-filtered', path: '/ui/activity?type=subscription.created,circuit.opened&since=2020-01-01', who: 'data', status: 200 },
     { name: 'activity-bad-filter', path: '/ui/activity?since=soon', who: 'data', status: 400 },
+    { name: 'alerts', path: '/ui/alerts', who: 'data', status: 200 },
     { name: 'consent', path: consent, who: 'data', status: 200 },
     { name: 'not-found', path: '/ui/webhooks/00000000-0000-4000-8000-000000000000', who: 'data', status: 404 },
   ];
