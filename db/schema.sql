@@ -38,6 +38,87 @@ CREATE POLICY agents_owner ON agents TO CURRENT_USER USING (true) WITH CHECK (tr
 CREATE POLICY agents_tenant ON agents USING ((organization_id = app_current_org())) WITH CHECK ((organization_id = app_current_org()));
 GRANT INSERT, SELECT ON TABLE agents TO switchboard_app;
 
+-- Table alert_emails
+CREATE TABLE alert_emails (
+  alert_id uuid NOT NULL,
+  user_id uuid NOT NULL,
+  organization_id uuid NOT NULL,
+  email text NOT NULL,
+  status text NOT NULL DEFAULT 'waiting'::text,
+  attempts integer NOT NULL DEFAULT 0,
+  next_attempt_at timestamp with time zone NOT NULL DEFAULT now(),
+  claim_token uuid,
+  last_error text,
+  smtp_response text,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  finished_at timestamp with time zone,
+  CONSTRAINT alert_emails_attempts_check CHECK ((attempts >= 0)),
+  CONSTRAINT alert_emails_finished_check CHECK (((status = 'waiting'::text) = (finished_at IS NULL))),
+  CONSTRAINT alert_emails_last_error_check CHECK ((length(last_error) <= 1000)),
+  CONSTRAINT alert_emails_pkey PRIMARY KEY (alert_id, user_id),
+  CONSTRAINT alert_emails_smtp_response_check CHECK ((length(smtp_response) <= 1000)),
+  CONSTRAINT alert_emails_status_check CHECK ((status = ANY (ARRAY['waiting'::text, 'sent'::text, 'failed'::text, 'cancelled'::text]))),
+  CONSTRAINT alert_emails_alert_id_fkey FOREIGN KEY (alert_id) REFERENCES alerts(id) ON DELETE CASCADE,
+  CONSTRAINT alert_emails_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
+  CONSTRAINT alert_emails_user_id_fkey FOREIGN KEY (user_id) REFERENCES users(id) ON DELETE CASCADE
+);
+ALTER TABLE alert_emails ENABLE ROW LEVEL SECURITY;
+ALTER TABLE alert_emails FORCE ROW LEVEL SECURITY;
+CREATE INDEX alert_emails_due_idx ON alert_emails USING btree (next_attempt_at) WHERE (status = 'waiting'::text);
+CREATE INDEX alert_emails_finished_at_idx ON alert_emails USING btree (finished_at) WHERE (finished_at IS NOT NULL);
+CREATE INDEX alert_emails_user_id_idx ON alert_emails USING btree (user_id);
+CREATE POLICY alert_emails_owner ON alert_emails TO CURRENT_USER USING (true) WITH CHECK (true);
+CREATE POLICY alert_emails_tenant ON alert_emails USING ((organization_id = app_current_org())) WITH CHECK ((organization_id = app_current_org()));
+
+-- Table alert_preferences
+CREATE TABLE alert_preferences (
+  organization_id uuid NOT NULL,
+  user_id uuid NOT NULL,
+  enabled boolean NOT NULL,
+  updated_at timestamp with time zone NOT NULL DEFAULT now(),
+  CONSTRAINT alert_preferences_pkey PRIMARY KEY (organization_id, user_id),
+  CONSTRAINT alert_preferences_membership_fkey FOREIGN KEY (organization_id, user_id) REFERENCES memberships(organization_id, user_id) ON DELETE CASCADE
+);
+ALTER TABLE alert_preferences ENABLE ROW LEVEL SECURITY;
+ALTER TABLE alert_preferences FORCE ROW LEVEL SECURITY;
+CREATE POLICY alert_preferences_owner ON alert_preferences TO CURRENT_USER USING (true) WITH CHECK (true);
+CREATE POLICY alert_preferences_tenant ON alert_preferences USING ((organization_id = app_current_org())) WITH CHECK ((organization_id = app_current_org()));
+GRANT INSERT, SELECT, UPDATE ON TABLE alert_preferences TO switchboard_app;
+
+-- Table alert_scans
+CREATE TABLE alert_scans (
+  rule text NOT NULL,
+  scanned_until timestamp with time zone NOT NULL,
+  CONSTRAINT alert_scans_pkey PRIMARY KEY (rule)
+);
+
+-- Table alerts
+CREATE TABLE alerts (
+  id uuid NOT NULL DEFAULT gen_random_uuid(),
+  organization_id uuid NOT NULL,
+  kind text NOT NULL,
+  subject_type text NOT NULL,
+  subject_id text NOT NULL,
+  dedupe_key text NOT NULL,
+  details jsonb NOT NULL DEFAULT '{}'::jsonb,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  recorded_at timestamp with time zone,
+  CONSTRAINT alerts_dedupe_key UNIQUE (organization_id, dedupe_key),
+  CONSTRAINT alerts_dedupe_key_check CHECK (((length(dedupe_key) >= 1) AND (length(dedupe_key) <= 300))),
+  CONSTRAINT alerts_kind_check CHECK ((kind = ANY (ARRAY['incident'::text, 'recovered'::text, 'disabled'::text, 'failing'::text, 'revoked'::text]))),
+  CONSTRAINT alerts_pkey PRIMARY KEY (id),
+  CONSTRAINT alerts_subject_id_check CHECK (((length(subject_id) >= 1) AND (length(subject_id) <= 200))),
+  CONSTRAINT alerts_subject_type_check CHECK ((subject_type = ANY (ARRAY['subscription'::text, 'client'::text]))),
+  CONSTRAINT alerts_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE
+);
+ALTER TABLE alerts ENABLE ROW LEVEL SECURITY;
+ALTER TABLE alerts FORCE ROW LEVEL SECURITY;
+CREATE INDEX alerts_recorded_at_idx ON alerts USING btree (recorded_at) WHERE (recorded_at IS NOT NULL);
+CREATE INDEX alerts_subject_idx ON alerts USING btree (organization_id, subject_id, created_at);
+CREATE INDEX alerts_unrecorded_idx ON alerts USING btree (created_at) WHERE (recorded_at IS NULL);
+CREATE POLICY alerts_owner ON alerts TO CURRENT_USER USING (true) WITH CHECK (true);
+CREATE POLICY alerts_tenant ON alerts USING ((organization_id = app_current_org())) WITH CHECK ((organization_id = app_current_org()));
+
 -- Table audit_events
 CREATE TABLE audit_events (
   id uuid NOT NULL DEFAULT gen_random_uuid(),
@@ -516,6 +597,7 @@ ALTER TABLE webhook_deliveries ENABLE ROW LEVEL SECURITY;
 ALTER TABLE webhook_deliveries FORCE ROW LEVEL SECURITY;
 CREATE INDEX webhook_deliveries_call_id_idx ON webhook_deliveries USING btree (call_id);
 CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries USING btree (subscription_id, next_attempt_at) WHERE (status = 'pending'::text);
+CREATE INDEX webhook_deliveries_failed_finished_idx ON webhook_deliveries USING btree (subscription_id, finished_at) WHERE (status = 'failed'::text);
 CREATE INDEX webhook_deliveries_failed_idx ON webhook_deliveries USING btree (subscription_id, created_at, id) WHERE (status = 'failed'::text);
 CREATE INDEX webhook_deliveries_finished_at_idx ON webhook_deliveries USING btree (finished_at) WHERE (finished_at IS NOT NULL);
 CREATE INDEX webhook_deliveries_organization_created_idx ON webhook_deliveries USING btree (organization_id, created_at) INCLUDE (status);

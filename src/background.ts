@@ -11,6 +11,7 @@ import { purgeExpiredIdempotencyKeys } from './calls/idempotency.ts';
 import { purgeExpiredOAuthRows } from './oauth/oauth.maintenance.ts';
 import { purgeDeliveryLog } from './webhooks/worker/retention.ts';
 import { purgeAuditLog } from './audit/retention.ts';
+import { purgeFinishedAlerts } from './alerts/outbox.queries.ts';
 
 export interface BackgroundTask {
   name: string;
@@ -50,6 +51,7 @@ export function maintenanceJobs({ pool, config }: Pick<TaskContext, 'pool' | 'co
     { name: 'webhook-log-retention', run: () => purgeDeliveryLog(pool) },
     { name: 'idempotency-keys-cleanup', run: () => purgeExpiredIdempotencyKeys(pool) },
     { name: 'audit-log-retention', run: () => purgeAuditLog(pool, config.auditRetentionMs) },
+    { name: 'alerts-retention', run: () => purgeFinishedAlerts(pool) },
   ];
 }
 

@@ -1,4 +1,4 @@
-// The alert outbox (migration 0037): alerts, one e-mail per alert and
+// The alert outbox (migration 0039): alerts, one e-mail per alert and
 // recipient, and the statements the sender claims and finishes them with.
 // Run on the owner pool by the worker's alert tasks (src/alerts/sender.ts).
 import type { Queryable } from '../db/pool.ts';
@@ -186,12 +186,20 @@ export async function countWaitingEmails(db: Queryable): Promise<number> {
   return rows[0]!.waiting;
 }
 
-/** The outbox's finished e-mails older than the retention, in batches. */
-export async function purgeFinishedEmails(db: Queryable, retentionDays: number): Promise<number> {
-  const { rowCount } = await db.query(
-    `DELETE FROM alerts WHERE id IN (
-       SELECT a.id FROM alerts a WHERE a.recorded_at < now() - make_interval(days => $1) LIMIT 5000)`,
-    [retentionDays],
-  );
-  return rowCount ?? 0;
+/**
+ * Alerts whose e-mails ended more than 90 days ago, with their e-mails, 5,000 a
+ * statement until none is left. Every rule looks back less far (an incident's
+ * alert belongs to a subscription still active: disabled after five days of
+ * failures; the 404 rule's day), so no alert is written again for want of its key.
+ */
+export async function purgeFinishedAlerts(db: Queryable): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { rowCount } = await db.query(
+      `DELETE FROM alerts WHERE id IN (
+         SELECT id FROM alerts WHERE recorded_at < now() - interval '90 days' ORDER BY recorded_at LIMIT 5000)`,
+    );
+    total += rowCount ?? 0;
+    if ((rowCount ?? 0) < 5000) return total;
+  }
 }

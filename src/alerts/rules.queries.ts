@@ -47,7 +47,7 @@ export interface FailingSubscription extends SubscriptionFacts {
 /**
  * Active subscriptions with their circuit closed whose deliveries failed for
  * good (the last attempt's outcome `failed`: retries spent, not dropped by a
- * stop) between `from` (less a minute, for records committed late) and
+ * stop) since their circuit last closed and between `from` (less a minute, for records committed late) and
  * `until`, and with no such alert in the last 24 hours. Per subscription, an
  * index probe of its failed deliveries (webhook_deliveries_failed_finished_idx).
  */
@@ -61,6 +61,8 @@ export async function findFailingSubscriptions(db: Queryable, from: Date, until:
            FROM webhook_deliveries d
           WHERE d.subscription_id = s.id AND d.status = 'failed'
             AND d.finished_at > $1::timestamptz - interval '1 minute' AND d.finished_at <= $2
+            -- Since the circuit last closed: what failed during an incident is the incident's alert.
+            AND d.finished_at > coalesce(s.circuit_changed_at, '-infinity')
             AND EXISTS (SELECT 1 FROM webhook_attempts a
                          WHERE a.delivery_id = d.id AND a.attempt = d.attempts AND a.outcome = 'failed')) f
       WHERE s.status = 'active' AND s.circuit_state = 'closed' AND f.failed > 0
@@ -159,6 +161,15 @@ export async function revokedClientFacts(
     [organizationId, clientId],
   );
   return rows[0];
+}
+
+/** When the incident an alert was written for began (its first opening), or undefined when none was written. */
+export async function incidentAlertSince(db: Queryable, organizationId: string, incidentEventId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ since: string }>(
+    `SELECT details->>'since' AS since FROM alerts WHERE organization_id = $1 AND dedupe_key = 'incident:' || $2::text`,
+    [organizationId, incidentEventId],
+  );
+  return rows[0]?.since;
 }
 
 /** An incident's alert e-mails still waiting when it ended: nothing to tell any more. */

@@ -26,6 +26,7 @@ import {
   findAlertingEvents,
   findFailingSubscriptions,
   findLongIncidents,
+  incidentAlertSince,
   lockScan,
   revokedClientFacts,
   saveScan,
@@ -68,20 +69,18 @@ async function alertForEvent(db: Parameters<Parameters<typeof withTransaction>[1
     if (!incident) return 0;
     // Whoever was told of the incident hears of its end; an e-mail of it still waiting is not sent at all.
     let written = 0;
-    if (event.reason === 'recovered') {
-      const s = await subscriptionFacts(db, event.subject_id);
-      const openedAt = typeof event.details.opened_at === 'string' ? event.details.opened_at : event.occurred_at.toISOString();
-      if (s) {
-        written = await enqueueAlert(db, {
-          organizationId: org,
-          kind: 'recovered',
-          subjectType: 'subscription',
-          subjectId: event.subject_id,
-          dedupeKey: `recovered:${incident}`,
-          details: { ...facts(s, new Date(openedAt)), ended_at: event.occurred_at.toISOString(), event_id: incident },
-          toRecipientsOf: `incident:${incident}`,
-        });
-      }
+    const since = event.reason === 'recovered' ? await incidentAlertSince(db, org, incident) : undefined;
+    const s = since === undefined ? undefined : await subscriptionFacts(db, event.subject_id);
+    if (s && since) {
+      written = await enqueueAlert(db, {
+        organizationId: org,
+        kind: 'recovered',
+        subjectType: 'subscription',
+        subjectId: event.subject_id,
+        dedupeKey: `recovered:${incident}`,
+        details: { ...facts(s, new Date(since)), ended_at: event.occurred_at.toISOString(), event_id: incident },
+        toRecipientsOf: `incident:${incident}`,
+      });
     }
     await cancelWaitingIncidentEmails(db, org, incident);
     return written;

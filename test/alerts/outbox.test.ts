@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { createMailer, type Mailer } from '../../src/alerts/mailer.ts';
-import { claimDueEmails, enqueueAlert, markEmailSent, type NewAlert } from '../../src/alerts/outbox.queries.ts';
+import { claimDueEmails, enqueueAlert, markEmailSent, purgeFinishedAlerts, type NewAlert } from '../../src/alerts/outbox.queries.ts';
 import { retryDelaySeconds, sendDueAlerts, LEASE_SECONDS, type AlertSenderOptions } from '../../src/alerts/sender.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, createOrg, type Member } from '../helpers/fixtures.ts';
@@ -246,5 +246,21 @@ describe('alert outbox and sender', () => {
     } finally {
       await t.db.pool.query('DELETE FROM alert_preferences WHERE user_id = $1', [admin.user.id]);
     }
+  });
+
+  test('alerts whose e-mails ended more than 90 days ago are removed with them; newer ones and unfinished ones stay', async () => {
+    const old = incident(otherOwner.org.id);
+    const recent = incident(otherOwner.org.id);
+    const waiting = incident(otherOwner.org.id);
+    for (const alert of [old, recent, waiting]) await enqueueAlert(t.db.pool, alert);
+    await t.db.pool.query(`UPDATE alerts SET recorded_at = now() - interval '91 days' WHERE dedupe_key = $1`, [old.dedupeKey]);
+    await t.db.pool.query(`UPDATE alerts SET recorded_at = now() - interval '89 days' WHERE dedupe_key = $1`, [recent.dedupeKey]);
+    assert.ok((await purgeFinishedAlerts(t.db.pool)) >= 1);
+    const { rows } = await t.db.pool.query<{ dedupe_key: string }>('SELECT dedupe_key FROM alerts WHERE dedupe_key = ANY ($1)', [
+      [old.dedupeKey, recent.dedupeKey, waiting.dedupeKey],
+    ]);
+    assert.deepEqual(rows.map((r) => r.dedupe_key).sort(), [recent.dedupeKey, waiting.dedupeKey].sort());
+    assert.equal((await emailRows(old.dedupeKey)).length, 0);
+    await t.db.pool.query(`DELETE FROM alerts WHERE dedupe_key = ANY ($1)`, [[recent.dedupeKey, waiting.dedupeKey]]);
   });
 });
