@@ -12,6 +12,13 @@ export const ALERT_KINDS = ['incident', 'recovered', 'disabled', 'failing', 'rev
 export type AlertKind = (typeof ALERT_KINDS)[number];
 export type AlertSubjectType = 'subscription' | 'client';
 
+/** What the outbox keeps of an SMTP server's answer or error (alert_emails.smtp_response, last_error). */
+export const SMTP_ANSWER_MAX_LENGTH = 1000;
+/** An alert's subject: a subscription's id or a client's client_id (alerts.subject_id, as audit_events.subject_id). */
+export const ALERT_SUBJECT_MAX_LENGTH = 200;
+/** An alert's key: its kind, then the id of what it follows from (alerts.dedupe_key). */
+export const DEDUPE_KEY_MAX_LENGTH = 300;
+
 export interface AlertDetails {
   /** The app's name (the OAuth client's), and its client_id. */
   app: string;

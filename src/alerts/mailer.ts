@@ -55,7 +55,7 @@ export function createMailer(smtpUrl: string, from: string): Mailer {
  */
 export function describeSmtpFailure(error: unknown): SmtpFailure {
   const e = error as { message?: string; code?: string; command?: string; responseCode?: number; permanent?: boolean };
-  const message = (e.message ?? String(error)).slice(0, 1000);
+  const message = e.message ?? String(error);
   const recipientRefused = e.command === 'RCPT TO' || e.code === 'EENVELOPE' || e.command === 'DATA' || e.code === 'EMESSAGE';
   return { message, permanent: e.permanent === true && recipientRefused };
 }

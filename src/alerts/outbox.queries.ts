@@ -2,7 +2,7 @@
 // recipient, and the statements the sender claims and finishes them with.
 // Run on the owner pool by the worker's alert tasks (src/alerts/sender.ts).
 import type { Queryable } from '../db/pool.ts';
-import type { AlertDetails, AlertKind, AlertSubjectType } from './alert.ts';
+import { SMTP_ANSWER_MAX_LENGTH, type AlertDetails, type AlertKind, type AlertSubjectType } from './alert.ts';
 
 export interface NewAlert {
   organizationId: string;
@@ -113,9 +113,9 @@ export async function claimDueEmails(db: Queryable, token: string, limit: number
 /** The SMTP server accepted it; false when this sender no longer held it (its lease ran out and another took it). */
 export async function markEmailSent(db: Queryable, email: ClaimedEmail, token: string, response: string): Promise<boolean> {
   const { rowCount } = await db.query(
-    `UPDATE alert_emails SET status = 'sent', finished_at = now(), smtp_response = left($4, 1000), last_error = NULL, claim_token = NULL
+    `UPDATE alert_emails SET status = 'sent', finished_at = now(), smtp_response = $4, last_error = NULL, claim_token = NULL
       WHERE alert_id = $1 AND user_id = $2 AND claim_token = $3 AND status = 'waiting'`,
-    [email.alert_id, email.user_id, token, response],
+    [email.alert_id, email.user_id, token, response.slice(0, SMTP_ANSWER_MAX_LENGTH)],
   );
   return rowCount === 1;
 }
@@ -130,12 +130,12 @@ export async function markEmailFailed(
 ): Promise<void> {
   await db.query(
     `UPDATE alert_emails
-        SET last_error = left($4, 1000), claim_token = NULL,
+        SET last_error = $4, claim_token = NULL,
             status = CASE WHEN $5::float8 IS NULL THEN 'failed' ELSE 'waiting' END,
             finished_at = CASE WHEN $5::float8 IS NULL THEN now() END,
             next_attempt_at = CASE WHEN $5::float8 IS NULL THEN next_attempt_at ELSE now() + make_interval(secs => $5::float8) END
       WHERE alert_id = $1 AND user_id = $2 AND claim_token = $3 AND status = 'waiting'`,
-    [email.alert_id, email.user_id, token, error, retryInSeconds],
+    [email.alert_id, email.user_id, token, error.slice(0, SMTP_ANSWER_MAX_LENGTH), retryInSeconds],
   );
 }
 

@@ -12,6 +12,7 @@ import { NAME_MAX_LENGTH } from '../../src/http/schemas.ts';
 import { LATITUDE_MAX, LONGITUDE_MAX, MAX_TEXT } from '../../src/locations/locations.schemas.ts';
 import { RADIUS_KM_MAX } from '../../src/service-areas/service-areas.schemas.ts';
 import { HOOK_URL_MAX_LENGTH } from '../../src/webhooks/ssrf/check-hook-url.ts';
+import { ALERT_SUBJECT_MAX_LENGTH, DEDUPE_KEY_MAX_LENGTH, SMTP_ANSWER_MAX_LENGTH } from '../../src/alerts/alert.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 
 /** `table.column` → the upper bound its CHECK states, as TypeScript names it. */
@@ -38,6 +39,10 @@ const UPPER_BOUNDS: Record<string, number> = {
   'service_areas.value': MAX_TEXT,
   'service_areas.country': MAX_TEXT,
   'service_areas.radius_km': RADIUS_KM_MAX,
+  'alerts.subject_id': ALERT_SUBJECT_MAX_LENGTH,
+  'alerts.dedupe_key': DEDUPE_KEY_MAX_LENGTH,
+  'alert_emails.last_error': SMTP_ANSWER_MAX_LENGTH,
+  'alert_emails.smtp_response': SMTP_ANSWER_MAX_LENGTH,
 };
 
 /** Lower bounds that are limits of their own (a coordinate's range is symmetric). */
