@@ -1,4 +1,4 @@
-// The alert outbox (migration 0039): alerts, one e-mail per alert and
+// The alert outbox (migration 0040): alerts, one e-mail per alert and
 // recipient, and the statements the sender claims and finishes them with.
 // Run on the owner pool by the worker's alert tasks (src/alerts/sender.ts).
 import type { Queryable } from '../db/pool.ts';
