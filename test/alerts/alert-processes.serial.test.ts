@@ -108,6 +108,16 @@ describe('alerts across two worker processes', () => {
     assert.ok(mail!.text.includes(`${BASE_URL}/ui/webhooks/${hook.id}`));
     assert.match(mail!.text, /waiting for it|No deliveries are waiting/);
     const opensAtMail = (await subscription(hook.id)).rows[0]!.circuit_opens;
+    // Written once the incident had lasted ALERT_AFTER from its first opening (its one circuit.opened event).
+    const { rows: timing } = await t.db.pool.query<{ opened: number; waited_ms: number }>(
+      `SELECT (SELECT count(*)::int FROM audit_events e WHERE e.subject_id = $1 AND e.type = 'circuit.opened') AS opened,
+              (SELECT extract(epoch FROM al.created_at - e.occurred_at) * 1000
+                 FROM alerts al JOIN audit_events e ON al.dedupe_key = 'incident:' || e.id
+                WHERE al.subject_id = $1)::float8 AS waited_ms`,
+      [hook.id],
+    );
+    assert.equal(timing[0]!.opened, 1);
+    assert.ok(timing[0]!.waited_ms >= ALERT_AFTER_MS, `alerted ${timing[0]!.waited_ms} ms after the first opening`);
 
     // The circuit reopens after failed probes; the rules look again and again: still one e-mail.
     await waitFor(
