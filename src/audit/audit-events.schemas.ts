@@ -1,7 +1,13 @@
 import { Type } from '@sinclair/typebox';
+import { EMAIL_MAX_LENGTH } from '../auth/sessions.schemas.ts';
 import { PageCursor, ProblemSchema, Uuid } from '../http/schemas.ts';
 import { AUDIT_EVENT_TYPES } from './audit-events.queries.ts';
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from './audit-events.service.ts';
+
+/** An actor's label is an e-mail, a client's name or a system label: an e-mail is the longest (audit_events CHECK). */
+export const ACTOR_LABEL_MAX_LENGTH = EMAIL_MAX_LENGTH;
+/** A subject's id: a client_id, a subscription's or a delivery's id (audit_events CHECK). */
+export const SUBJECT_ID_MAX_LENGTH = 200;
 
 export const ListAuditEventsQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: AUDIT_PAGE_MAX, default: AUDIT_PAGE_DEFAULT }),
@@ -23,11 +29,11 @@ export const AuditEventSchema = Type.Object(
     actor: Type.Object({
       type: Type.Union([Type.Literal('user'), Type.Literal('client'), Type.Literal('system')]),
       id: Type.Union([Type.String(), Type.Null()], { description: "a user's id, a client's client_id; null for the system" }),
-      label: Type.String({ description: "a user's e-mail, a client's name, or worker, maintenance or command line" }),
+      label: Type.String({ maxLength: ACTOR_LABEL_MAX_LENGTH, description: "a user's e-mail, a client's name, or worker, maintenance or command line" }),
     }),
     subject: Type.Object({
       type: Type.Union([Type.Literal('client'), Type.Literal('subscription'), Type.Literal('delivery')]),
-      id: Type.String({ description: "a client's client_id, a subscription's or a delivery's id" }),
+      id: Type.String({ maxLength: SUBJECT_ID_MAX_LENGTH, description: "a client's client_id, a subscription's or a delivery's id" }),
     }),
     reason: Type.Union([Type.String(), Type.Null()], { description: 'null unless the type has reasons (docs/interface.md)' }),
     details: Type.Record(Type.String(), Type.Unknown(), {

@@ -13,6 +13,7 @@ import { LATITUDE_MAX, LONGITUDE_MAX, MAX_TEXT } from '../../src/locations/locat
 import { RADIUS_KM_MAX } from '../../src/service-areas/service-areas.schemas.ts';
 import { HOOK_URL_MAX_LENGTH } from '../../src/webhooks/ssrf/check-hook-url.ts';
 import { ALERT_SUBJECT_MAX_LENGTH, DEDUPE_KEY_MAX_LENGTH, SMTP_ANSWER_MAX_LENGTH } from '../../src/alerts/alert.ts';
+import { ACTOR_LABEL_MAX_LENGTH, SUBJECT_ID_MAX_LENGTH } from '../../src/audit/audit-events.schemas.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 
 /** `table.column` → the upper bound its CHECK states, as TypeScript names it. */
@@ -43,6 +44,8 @@ const UPPER_BOUNDS: Record<string, number> = {
   'alerts.dedupe_key': DEDUPE_KEY_MAX_LENGTH,
   'alert_emails.last_error': SMTP_ANSWER_MAX_LENGTH,
   'alert_emails.smtp_response': SMTP_ANSWER_MAX_LENGTH,
+  'audit_events.actor_label': ACTOR_LABEL_MAX_LENGTH,
+  'audit_events.subject_id': SUBJECT_ID_MAX_LENGTH,
 };
 
 /** Lower bounds that are limits of their own (a coordinate's range is symmetric). */

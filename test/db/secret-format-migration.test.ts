@@ -45,7 +45,8 @@ describe('migration 0037: the signing rule of subscriptions made before it', () 
     await insert('https://example.com/plain', 'plain secret');
     await insert('https://example.com/none', null);
 
-    assert.deepEqual((await migrate(db.pool)).applied, [MIGRATION]);
+    // The later migrations come after it, as on any database upgraded from before it.
+    assert.equal((await migrate(db.pool)).applied[0], MIGRATION);
     const { rows } = await db.pool.query<{ callback_url: string; secret_format: string }>(
       'SELECT callback_url, secret_format FROM webhook_subscriptions ORDER BY callback_url',
     );
