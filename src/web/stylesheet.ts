@@ -62,6 +62,8 @@ th { font-size: 13px; text-transform: uppercase; letter-spacing: .04em; color: v
 td.num, th.num { text-align: right; white-space: nowrap; }
 td.nowrap { white-space: nowrap; }
 .wrap { overflow-wrap: anywhere; }
+/* A trace id is 32 characters with no break: in a cell that keeps its time on one line, it may break (390 px). */
+td.nowrap .trace { white-space: normal; overflow-wrap: anywhere; }
 pre { background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; font-size: 13px; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 160px; overflow: auto; margin: 0; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 6px 20px; margin: 0; }
 dl.facts dt { color: var(--muted); }
