@@ -29,7 +29,10 @@ export const AuditEventSchema = Type.Object(
     actor: Type.Object({
       type: Type.Union([Type.Literal('user'), Type.Literal('client'), Type.Literal('system')]),
       id: Type.Union([Type.String(), Type.Null()], { description: "a user's id, a client's client_id; null for the system" }),
-      label: Type.String({ maxLength: ACTOR_LABEL_MAX_LENGTH, description: "a user's e-mail, a client's name, or worker, maintenance or command line" }),
+      label: Type.String({
+        maxLength: ACTOR_LABEL_MAX_LENGTH,
+        description: "a user's e-mail, a client's name, or worker, maintenance or command line",
+      }),
     }),
     subject: Type.Object({
       type: Type.Union([Type.Literal('client'), Type.Literal('subscription'), Type.Literal('delivery')]),
