@@ -7,6 +7,8 @@ export const SCOPE_DESCRIPTIONS = {
   'leads:read': 'See your leads',
   'leads:write': 'Create and change your leads',
   'audiences:write': 'Create and change your audiences',
+  'locations:read': 'See your organization’s locations',
+  'locations:write': 'Create and change your organization’s locations',
 } as const;
 
 export type Scope = keyof typeof SCOPE_DESCRIPTIONS;

@@ -31,6 +31,8 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
       'leads:read',
       'leads:write',
       'audiences:write',
+      'locations:read',
+      'locations:write',
     ]);
   });
 });
