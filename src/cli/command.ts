@@ -31,6 +31,8 @@ export interface Command {
   description?: string;
   arguments?: readonly CommandArgument[];
   options?: readonly CommandOption[];
+  /** Its --help lists the environment variables (the long-running commands, which read them all). */
+  environment?: boolean;
   /** What `--json` prints; absent for the long-running commands, which print log lines. */
   json?: string;
   run(ctx: CommandContext): Promise<void>;

@@ -1,5 +1,7 @@
 // The text of `switchboard --help`, `switchboard <group> --help` and
 // `switchboard <command> --help`, read from the commands' declarations.
+import { plain } from '../config/kinds.ts';
+import { SETTINGS } from '../config/settings/index.ts';
 import { GLOBAL_OPTIONS, usageLine, type Command, type CommandOption } from './command.ts';
 
 /** Lines of help are wrapped to this many characters, a terminal's usual width. */
@@ -38,7 +40,7 @@ function optionText(option: CommandOption): string {
 }
 
 const FOOTER =
-  'Every command reads the configuration of the server from environment variables (README.md, "Configuration"; .env.example lists them). Errors exit non-zero with one line on stderr: 2 for a usage error, 78 for a bad configuration, 1 otherwise.';
+  'Every command reads the configuration of the server from environment variables (docs/configuration.md; `switchboard serve --help` lists them, .env.example too). Errors exit non-zero with one line on stderr: 2 for a usage error, 78 for a bad configuration, 1 otherwise.';
 
 export function programHelp(version: string, commands: readonly Command[]): string {
   return [
@@ -76,5 +78,31 @@ export function commandHelp(command: Command): string {
     lines.push('', 'Arguments:', ...columns(command.arguments.map((argument) => [argument.name, argument.description])));
   }
   lines.push('', 'Options:', ...columns(options.map((option) => [optionTerm(option), optionText(option)])));
+  if (command.environment) lines.push('', ...environmentHelp());
   return lines.join('\n');
+}
+
+/** Each variable of the registry: the first sentence of its meaning, then its default. */
+function environmentHelp(): string[] {
+  const rows = Object.entries(SETTINGS).map(([name, declared]): [string, string] => {
+    const meaning = plain(declared.meaning).replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+    const sentence = firstSentence(meaning);
+    const fallback = plain(declared.defaultText ?? declared.default ?? 'unset');
+    return [name, `${sentence} Default: ${fallback}.`];
+  });
+  return ['Environment (docs/configuration.md says what each one accepts):', ...columns(rows)];
+}
+
+/** Up to the first `.`, `;` or `:` outside brackets that ends a clause (not "e.g."). */
+function firstSentence(text: string): string {
+  let depth = 0;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index]!;
+    if (char === '(') depth++;
+    else if (char === ')') depth--;
+    else if (depth === 0 && '.;:'.includes(char) && (index + 1 === text.length || text[index + 1] === ' ')) {
+      if (!text.slice(0, index + 1).endsWith('e.g.')) return `${text.slice(0, index)}.`;
+    }
+  }
+  return text;
 }

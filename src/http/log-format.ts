@@ -4,8 +4,7 @@
 // a coloured, readable one. It reads the JSON text pino has already written,
 // so everything the censor (logger.ts) hides stays hidden.
 
-export const LOG_FORMATS = ['json', 'pretty'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
+import type { LogFormat } from '../config/settings/server.ts';
 
 /**
  * Where log lines go: undefined is pino's own stdout (JSON); pretty writes to

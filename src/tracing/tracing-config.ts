@@ -5,10 +5,11 @@
 // OTEL_SERVICE_NAME); what is decided here is what Switchboard chooses: on or
 // off, which exporters, which protocol. A value it cannot honour stops the
 // process with a message naming the variable, as every other setting does.
-import { ConfigError } from '../config/config.ts';
+import { readSetting } from '../config/settings/index.ts';
+import type { OTLP_PROTOCOLS } from '../config/settings/traces.ts';
 
 export type TraceExporterKind = 'otlp' | 'console';
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 
 export interface TracingConfig {
   /** Empty: export off (no SDK loaded). */
@@ -16,38 +17,15 @@ export interface TracingConfig {
   protocol: OtlpProtocol;
 }
 
-const EXPORTERS = new Set(['otlp', 'console', 'none']);
-const PROTOCOLS = new Set<string>(['http/protobuf', 'http/json']);
-
-function flag(env: NodeJS.ProcessEnv, name: string): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return false;
-  if (raw === 'true') return true;
-  if (raw === 'false') return false;
-  throw new ConfigError(name, `must be true or false, got "${env[name]}"`);
-}
-
 export function loadTracingConfig(env: NodeJS.ProcessEnv = process.env): TracingConfig {
-  const disabled = flag(env, 'OTEL_SDK_DISABLED');
-  const protocolVariable = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim()
-    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
-    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
-  const protocol = env[protocolVariable]?.trim() || 'http/protobuf';
-  if (!PROTOCOLS.has(protocol)) {
-    throw new ConfigError(protocolVariable, `must be http/protobuf or http/json (grpc is not supported), got "${protocol}"`);
-  }
-  const listed = (env.OTEL_TRACES_EXPORTER ?? '')
-    .split(',')
-    .map((name) => name.trim().toLowerCase())
-    .filter((name) => name !== '');
-  for (const name of listed) {
-    if (!EXPORTERS.has(name)) throw new ConfigError('OTEL_TRACES_EXPORTER', `must list otlp, console or none, got "${name}"`);
-  }
+  const disabled = readSetting(env, 'OTEL_SDK_DISABLED');
+  const protocol = readSetting(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? readSetting(env, 'OTEL_EXPORTER_OTLP_PROTOCOL');
+  const listed = readSetting(env, 'OTEL_TRACES_EXPORTER') ?? [];
   const endpointSet = Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
   let exporters: TraceExporterKind[];
   if (disabled || listed.includes('none')) exporters = [];
   else if (listed.length > 0) exporters = [...new Set(listed as TraceExporterKind[])];
   // Unset: exported only when an endpoint says where to.
   else exporters = endpointSet ? ['otlp'] : [];
-  return { exporters, protocol: protocol as OtlpProtocol };
+  return { exporters, protocol };
 }

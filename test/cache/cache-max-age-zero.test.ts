@@ -1,4 +1,4 @@
-// CACHE_MAX_AGE=0 turns the process caches off (README, "Configuration"):
+// CACHE_MAX_AGE=0 turns the process caches off (docs/configuration.md):
 // every request asks PostgreSQL. Two real `serve` processes on one database,
 // one with the caches on (the control) and one with CACHE_MAX_AGE=0; a
 // session expired in SQL with triggers off (no notification reaches any

@@ -55,8 +55,8 @@ describe('configuration from the environment', () => {
     ['SMTP_URL', 'smtp://mail.example.com/path', /^SMTP_URL: must not have a path$/],
     ['ALERT_FROM', 'Ops <ops@example.org>', /^ALERT_FROM: must be an e-mail address/],
     ['ALERT_FROM', 'nobody', /^ALERT_FROM: must be an e-mail address/],
-    ['ALERT_AFTER', 'soon', /^ALERT_AFTER: "soon" is not a duration/],
-    ['ALERT_AFTER', '31d', /^ALERT_AFTER: must be one duration/],
+    ['ALERT_AFTER', 'soon', /^ALERT_AFTER: must be a duration from `?0s`? to `?30d`?/],
+    ['ALERT_AFTER', '31d', /^ALERT_AFTER: must be a duration from 0s to 30d \(ms, s, m, h or d; a bare number is seconds\), got "31d"$/],
   ] as const) {
     test(`${name}=${value} is refused with a message naming ${name}, never echoing a password`, () => {
       assert.throws(
@@ -91,7 +91,10 @@ describe('configuration from the environment', () => {
     ['SECRET_KEY_PREVIOUS', `${Buffer.alloc(32, 1).toString('base64')},c2hvcnQ=`],
     ['SECRET_KEY_PREVIOUS', `${Buffer.alloc(32, 1).toString('base64')},,${Buffer.alloc(32, 2).toString('base64')}`],
     ['ACCESS_TOKEN_TTL', '-5'],
-    ['REFRESH_TOKEN_MAX_LIFETIME', '90d'],
+    ['REFRESH_TOKEN_MAX_LIFETIME', '90 days'],
+    ['REFRESH_TOKEN_MAX_LIFETIME', '1500ms'],
+    ['CACHE_MAX_AGE', '301'],
+    ['CACHE_MAX_AGE', '6m'],
     ['REFRESH_TOKEN_MAX_LIFETIME', '0'],
     ['WEBHOOK_RETRY_SCHEDULE', '10s,soon'],
     ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'maybe'],

@@ -1,4 +1,4 @@
-// DATABASE_APP_URL (README, "Configuration"): the connection request work
+// DATABASE_APP_URL (docs/configuration.md): the connection request work
 // uses, as the login role switchboard_request, used as it is. The URL given
 // here is the role's own with an application_name no derived URL carries, so
 // PostgreSQL's list of connections shows which URL each pool was opened with.

@@ -1,0 +1,56 @@
+import { ConfigError } from '../config-error.ts';
+import { duration, type Kind } from '../kinds.ts';
+import { setting } from '../setting.ts';
+
+/** The message names what is wrong, never the password the URL holds. */
+const smtpUrl: Kind<string> = {
+  accepts: 'an absolute `smtp://` or `smtps://` URL without a path (`smtp://user:password@mail.example.com:587`)',
+  parse(raw, name) {
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      throw new ConfigError(name, 'must be an absolute URL like smtp://user:password@mail.example.com:587');
+    }
+    if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') throw new ConfigError(name, 'must use smtp: or smtps:');
+    if (!parsed.hostname) throw new ConfigError(name, 'must name the SMTP server (smtp://host:port)');
+    if (parsed.pathname !== '' && parsed.pathname !== '/') throw new ConfigError(name, 'must not have a path');
+    if (parsed.password !== '' && parsed.username === '') throw new ConfigError(name, 'has a password but no user');
+    return raw;
+  },
+};
+
+/** A plain address (local@domain), as a From: header carries it. */
+const EMAIL_ADDRESS = /^[^\s@<>()",;:]+@[^\s@<>()",;:]+$/;
+
+const emailAddress: Kind<string> = {
+  accepts: 'an e-mail address like `alerts@example.com` (no display name)',
+  parse(raw, name) {
+    if (!EMAIL_ADDRESS.test(raw) || raw.length > 254) {
+      throw new ConfigError(name, `must be an e-mail address like alerts@example.com, got "${raw}"`);
+    }
+    return raw;
+  },
+};
+
+export const ALERTS = {
+  SMTP_URL: setting({
+    kind: smtpUrl,
+    default: undefined,
+    defaultText: 'unset',
+    meaning:
+      'The SMTP server alert e-mails to owners and admins go through, user and password in the URL: `smtp://user:password@mail.example.com:587` (STARTTLS when offered) or `smtps://…:465`. Unset: no alert e-mails; the home page shows open incidents as a banner, and the audit log has them. `switchboard alerts test --org ID` checks it.',
+  }),
+  ALERT_FROM: setting({
+    kind: emailAddress,
+    default: undefined,
+    defaultText: '`switchboard@` + the host of `BASE_URL`',
+    meaning: "The alerts' sender address (`From:`).",
+  }),
+  ALERT_AFTER: setting({
+    kind: duration(0, 30 * 86_400_000),
+    default: '1h',
+    meaning:
+      "How long a webhook incident (the receiver's circuit open) lasts, from its first opening, before owners and admins get one e-mail about it; `0s`: at once.",
+  }),
+};
