@@ -1,22 +1,25 @@
-// Background work that runs beside the HTTP server (and in `switchboard worker`).
-// Each task is started with the pool and returns a stop function; the server
-// stops them all before it closes the database.
+// Every task of `serve` and `worker`, in one list: each capability exports its
+// own (built on src/tasks), and this module only gathers them. A process
+// that runs tasks starts them all, in this order, and stops them all before
+// it closes its pool.
 import type { Logger } from 'pino';
+import { alertHousekeeping, alertTasks } from './alerts/alert-tasks.ts';
+import { auditHousekeeping } from './audit/retention.ts';
+import { authHousekeeping } from './auth/auth.tasks.ts';
+import { callsHousekeeping } from './calls/calls.tasks.ts';
 import type { Config } from './config/config.ts';
+import type { SecretBox } from './crypto/secret-box.ts';
+import type { KeyRing } from './crypto/key-ring.ts';
+import { isDatabaseUnavailable } from './db/availability.ts';
 import type { Pool } from './db/pool.ts';
-import { analyzeGrownTables, STATISTICS_CHECK_MS } from './db/table-statistics.ts';
-import { deleteStaleFailures } from './auth/login-throttle.queries.ts';
-import { deleteExpiredSessions } from './auth/sessions.queries.ts';
-import { purgeExpiredIdempotencyKeys } from './calls/idempotency.ts';
-import { purgeExpiredOAuthRows } from './oauth/oauth.maintenance.ts';
-import { purgeDeliveryLog } from './webhooks/worker/retention.ts';
-import { purgeAuditLog } from './audit/retention.ts';
-import { purgeFinishedAlerts } from './alerts/outbox.queries.ts';
-
-export interface BackgroundTask {
-  name: string;
-  stop(): Promise<void>;
-}
+import { tableStatisticsJob } from './db/table-statistics.ts';
+import { keyCheckTask } from './key-rotation/key-check.ts';
+import type { Metrics } from './metrics/metrics.ts';
+import { oauthHousekeeping } from './oauth/oauth.maintenance.ts';
+import { outageWatch } from './tasks/outage.ts';
+import { periodic, type PeriodicJob, type Task, type TaskHost } from './tasks/task.ts';
+import { deliveryLogHousekeeping } from './webhooks/worker/retention.ts';
+import { deliveryWorkerTask } from './webhooks/worker/worker.ts';
 
 export interface TaskContext {
   pool: Pool;
@@ -24,44 +27,54 @@ export interface TaskContext {
   log: Logger;
 }
 
-/** Calls fn every intervalMs (first run after one interval) until stopped; errors are logged, not fatal. */
-export function every(name: string, intervalMs: number, log: Logger, fn: () => Promise<unknown>): BackgroundTask {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = fn().catch((error) => log.error({ err: error, task: name }, 'background task failed'));
-  }, intervalMs);
-  timer.unref();
-  return {
-    name,
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
-}
-
-const MAINTENANCE_INTERVAL_MS = 3_600_000;
-
-/** The housekeeping jobs, each run once by `run` (startMaintenance repeats them; tests run them on demand). */
-export function maintenanceJobs({ pool, config }: Pick<TaskContext, 'pool' | 'config'>): { name: string; run: () => Promise<unknown> }[] {
+/** The hourly housekeeping of every capability (tests and tools run each once, by hand). */
+export function housekeepingJobs({ pool, config }: Pick<TaskContext, 'pool' | 'config'>): PeriodicJob[] {
   return [
-    { name: 'sessions-cleanup', run: () => deleteExpiredSessions(pool) },
-    { name: 'login-failures-cleanup', run: () => deleteStaleFailures(pool) },
-    { name: 'oauth-cleanup', run: () => purgeExpiredOAuthRows(pool, config.refreshReuseGrace) },
-    { name: 'webhook-log-retention', run: () => purgeDeliveryLog(pool) },
-    { name: 'idempotency-keys-cleanup', run: () => purgeExpiredIdempotencyKeys(pool) },
-    { name: 'audit-log-retention', run: () => purgeAuditLog(pool, config.auditRetentionMs) },
-    { name: 'alerts-retention', run: () => purgeFinishedAlerts(pool) },
+    ...authHousekeeping({ pool }),
+    ...oauthHousekeeping({ pool, refreshReuseGrace: config.refreshReuseGrace }),
+    ...deliveryLogHousekeeping({ pool }),
+    ...callsHousekeeping({ pool }),
+    ...auditHousekeeping({ pool, retentionMs: config.auditRetentionMs }),
+    ...alertHousekeeping({ pool }),
   ];
 }
 
-/**
- * Housekeeping every process runs hourly: expired sessions, codes, tokens and idempotency keys; delivery attempts
- * older than 30 days; audit events older than AUDIT_RETENTION. And every few seconds, statistics of the tables that have grown (db/table-statistics.ts).
- */
-export function startMaintenance(context: TaskContext): BackgroundTask[] {
+/** What a process shares among its tasks: its log and its one view of the database's outages. */
+export function taskHost(log: Logger): TaskHost {
+  return { log, outage: outageWatch(log, isDatabaseUnavailable) };
+}
+
+/** Housekeeping and the statistics of grown tables (db/table-statistics.ts). */
+export function maintenanceTasks(host: TaskHost, context: TaskContext): Task[] {
+  return [...housekeepingJobs(context), tableStatisticsJob(context)].map((job) => periodic(host, job));
+}
+
+export interface WorkerTaskContext extends TaskContext {
+  metrics: Metrics;
+  keys: KeyRing;
+  secretBox: SecretBox;
+  /** For the delivery worker's LISTEN connection. */
+  databaseUrl: string;
+  /** How long the delivery worker lets running attempts finish when stopped. */
+  drainMs: number;
+}
+
+/** Every task of a process that delivers webhooks (`worker`, and `serve` with its worker). */
+export function workerTasks(context: WorkerTaskContext): Task[] {
+  const host = taskHost(context.log);
+  const { pool, config, log, metrics } = context;
   return [
-    ...maintenanceJobs(context).map((job) => every(job.name, MAINTENANCE_INTERVAL_MS, context.log, job.run)),
-    every('table-statistics', STATISTICS_CHECK_MS, context.log, () => analyzeGrownTables(context.pool, context.log)),
+    ...maintenanceTasks(host, context),
+    keyCheckTask({ pool, keys: context.keys, log }),
+    ...alertTasks(host, { pool, config, log, metrics }),
+    deliveryWorkerTask({
+      pool,
+      config,
+      log,
+      metrics,
+      databaseUrl: context.databaseUrl,
+      secretBox: context.secretBox,
+      drainMs: context.drainMs,
+    }),
   ];
 }

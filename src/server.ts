@@ -6,8 +6,7 @@
 import { pino, type Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import { buildApp, buildKeyed, buildWorkerApp } from './app.ts';
-import { startAlertTasks } from './alerts/alert-tasks.ts';
-import { startMaintenance, type BackgroundTask } from './background.ts';
+import { workerTasks } from './background.ts';
 import type { Config } from './config/config.ts';
 import { checkListenHost } from './config/listen-host.ts';
 import { openDatabase, type Database } from './db/database.ts';
@@ -16,8 +15,6 @@ import { createPool, type Pool } from './db/pool.ts';
 import { reachDatabase, type DatabaseWait } from './db/reach-database.ts';
 import { openRequestPool } from './db/request-pool.ts';
 import { createMetrics } from './metrics/metrics.ts';
-import { startDeliveryWorker } from './webhooks/worker/worker.ts';
-import { startKeyCheck } from './key-rotation/key-check.ts';
 import { connectRateLimitRedis } from './http/rate-limit-redis.ts';
 import { openLogStream } from './http/log-format.ts';
 import { traceLogFields } from './http/logger.ts';
@@ -28,6 +25,7 @@ import { listenForInvalidations, type CacheListener } from './cache/cache-listen
 import { waitingProbes } from './probes/waiting-server.ts';
 import type { Supervision } from './db/embedded-postgres.ts';
 import type { Liveness } from './probes/liveness-server.ts';
+import { startAll, stopAll, type Task } from './tasks/task.ts';
 
 export interface RunOptions {
   http: boolean;
@@ -68,7 +66,7 @@ export async function run(config: Config, options: RunOptions, signal?: AbortSig
   let redis: Redis | undefined;
   let caches: ProcessCaches | undefined;
   let cacheListener: CacheListener | undefined;
-  const tasks: BackgroundTask[] = [];
+  const tasks: Task[] = [];
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   // Once an external database is found away at start, the port answers probes
   // (/readyz 503) until the application takes it over.
@@ -95,7 +93,7 @@ export async function run(config: Config, options: RunOptions, signal?: AbortSig
     await probes.stop();
     await app?.close();
     await cacheListener?.close();
-    await Promise.all(tasks.map((task) => task.stop()));
+    await stopAll(tasks);
     await appPool?.end();
     await ownerPool?.end();
     redis?.disconnect();
@@ -126,22 +124,21 @@ export async function run(config: Config, options: RunOptions, signal?: AbortSig
     const metrics = createMetrics({ processMetrics: true });
     const keyed = await buildKeyed(config);
     if (options.workers) {
-      tasks.push(...startMaintenance({ pool, config, log }), startKeyCheck({ pool, keys: keyed.keys, log }));
-      // Alerts run on timers and SMTP connections of their own: a slow SMTP server never holds a delivery up.
-      tasks.push(...startAlertTasks({ pool, config, log, metrics }));
       // Running attempts get most of the shutdown time to finish; the rest are handed back.
       const drainMs = workerDrainMs(config.shutdownTimeoutMs);
       tasks.push(
-        await startDeliveryWorker({
+        ...workerTasks({
           pool,
-          databaseUrl: database.url,
           config,
           log,
           metrics,
+          keys: keyed.keys,
           secretBox: keyed.webhookSecrets,
+          databaseUrl: database.url,
           drainMs,
         }),
       );
+      await startAll(tasks);
     }
     if (!options.http) {
       // A standalone worker still answers probes and scrapes (WORKER_PORT).

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { maintenanceJobs } from '../src/background.ts';
+import { housekeepingJobs } from '../src/background.ts';
+import { tickByHand } from '../src/tasks/task.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 import { createMember } from './helpers/fixtures.ts';
 import { createClient, issueTokens } from './helpers/oauth.ts';
@@ -17,7 +18,7 @@ describe('hourly maintenance', () => {
   after(() => t.close());
 
   const runAll = async () => {
-    for (const job of maintenanceJobs({ pool: t.db.pool, config: t.config })) await job.run();
+    for (const job of housekeepingJobs({ pool: t.db.pool, config: t.config })) await job.run(tickByHand);
   };
   const count = async (sql: string, params: unknown[]) => (await t.db.pool.query<{ n: number }>(sql, params)).rows[0]!.n;
 

@@ -187,19 +187,16 @@ export async function countWaitingEmails(db: Queryable): Promise<number> {
 }
 
 /**
- * Alerts whose e-mails ended more than 90 days ago, with their e-mails, 5,000 a
- * statement until none is left. Every rule looks back less far (an incident's
+ * One batch of housekeeping: up to `limit` alerts whose e-mails ended more than
+ * 90 days ago, with their e-mails. Every rule looks back less far (an incident's
  * alert belongs to a subscription still active: disabled after five days of
  * failures; the 404 rule's day), so no alert is written again for want of its key.
  */
-export async function purgeFinishedAlerts(db: Queryable): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const { rowCount } = await db.query(
-      `DELETE FROM alerts WHERE id IN (
-         SELECT id FROM alerts WHERE recorded_at < now() - interval '90 days' ORDER BY recorded_at LIMIT 5000)`,
-    );
-    total += rowCount ?? 0;
-    if ((rowCount ?? 0) < 5000) return total;
-  }
+export async function deleteFinishedAlerts(db: Queryable, limit: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM alerts WHERE id IN (
+       SELECT id FROM alerts WHERE recorded_at < now() - interval '90 days' ORDER BY recorded_at LIMIT $1)`,
+    [limit],
+  );
+  return rowCount ?? 0;
 }

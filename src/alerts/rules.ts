@@ -14,11 +14,10 @@
 //
 // Nothing a person did on purpose (a disconnect, an unsubscribe, a deletion,
 // a 410, an enable that resets the circuit) is among them.
-import type { Logger } from 'pino';
-import type { BackgroundTask } from '../background.ts';
 import type { Config } from '../config/config.ts';
 import type { Pool } from '../db/pool.ts';
 import { withTransaction } from '../db/transaction.ts';
+import { periodic, type PeriodicJob, type Task, type TaskHost } from '../tasks/task.ts';
 import type { AlertDetails } from './alert.ts';
 import { enqueueAlert } from './outbox.queries.ts';
 import {
@@ -152,52 +151,34 @@ export async function alertFailingSubscriptions(pool: Pool): Promise<number | un
 export interface AlertRulesOptions {
   pool: Pool;
   config: Config;
-  log: Logger;
   /** Called when a look wrote alerts: the sender may look at once. */
   onAlerts?: () => void;
 }
 
-/** Applies the rules every RULES_INTERVAL_MS (the 404 rule every FAILING_RULE_EVERY looks). */
-export function startAlertRules(options: AlertRulesOptions): BackgroundTask {
-  const { pool, config, log } = options;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
+/** The rules as a task: applied every RULES_INTERVAL_MS (the 404 rule every FAILING_RULE_EVERY looks). */
+export function alertRulesTask(host: TaskHost, options: AlertRulesOptions): Task {
+  const { pool, config } = options;
   let looks = 0;
-  const look = async () => {
-    let written = 0;
-    const rules: [string, () => Promise<number | undefined>][] = [
-      ['incidents', () => alertLongIncidents(pool, config.alertAfterMs)],
-      ['events', () => alertFromEvents(pool)],
-    ];
-    if (looks++ % FAILING_RULE_EVERY === 0) rules.push(['failing', () => alertFailingSubscriptions(pool)]);
-    for (const [rule, apply] of rules) {
-      if (stopped) return;
-      try {
-        written += (await apply()) ?? 0;
-      } catch (error) {
-        log.error({ err: error, task: 'alert-rules', rule }, 'background task failed');
-      }
-    }
-    if (written > 0) {
-      log.info({ emails: written }, 'alerts written');
-      options.onAlerts?.();
-    }
-  };
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = look().then(schedule);
-    }, RULES_INTERVAL_MS);
-    timer.unref();
-  };
-  schedule();
-  return {
+  const job: PeriodicJob = {
     name: 'alert-rules',
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+    everyMs: RULES_INTERVAL_MS,
+    async run(tick) {
+      const rules: [string, () => Promise<number | undefined>][] = [
+        ['incidents', () => alertLongIncidents(pool, config.alertAfterMs)],
+        ['events', () => alertFromEvents(pool)],
+      ];
+      if (looks++ % FAILING_RULE_EVERY === 0) rules.push(['failing', () => alertFailingSubscriptions(pool)]);
+      let written = 0;
+      // One rule failing leaves the others to run: each reads and writes on its own.
+      for (const [rule, apply] of rules) {
+        if (tick.stopping) return;
+        written += (await apply().catch((error: unknown) => tick.failed(error, { rule }))) ?? 0;
+      }
+      if (written > 0) {
+        host.log.info({ emails: written }, 'alerts written');
+        options.onAlerts?.();
+      }
     },
   };
+  return periodic(host, job);
 }

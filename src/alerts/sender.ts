@@ -13,10 +13,11 @@
 // send (SMTP_TIMEOUT_MS per wait).
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { BackgroundTask } from '../background.ts';
 import type { Config } from '../config/config.ts';
 import type { Pool } from '../db/pool.ts';
 import { withTransaction } from '../db/transaction.ts';
+import { jitter } from '../tasks/jitter.ts';
+import { periodic, type PeriodicJob, type Task, type TaskHost } from '../tasks/task.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { recordAlertsSent } from './alert-events.ts';
 import { describeSmtpFailure, type Mailer } from './mailer.ts';
@@ -37,7 +38,7 @@ const GIVE_UP_MS = 3 * 86_400_000;
 
 export function retryDelaySeconds(attempts: number, random: () => number = Math.random): number {
   const base = Math.min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2 ** Math.max(0, attempts - 1));
-  return base * (0.9 + 0.2 * random());
+  return jitter(base, random);
 }
 
 export interface AlertSenderOptions {
@@ -98,59 +99,20 @@ export async function sendDueAlerts(options: AlertSenderOptions): Promise<number
 
 /** How long stopping waits for sends on their way; an e-mail cut off comes due again after its lease. */
 const STOP_WAIT_MS = 5000;
+/** Every this many looks, the alerts no e-mail will finish (none had recipients; a sender died before finishing). */
+const FINISH_STRAYS_EVERY = 30;
 
-export interface AlertSender extends BackgroundTask {
-  /** Look for due e-mails now (the rules just wrote some) rather than at the next poll. */
-  wake(): void;
-}
-
-export function startAlertSender(options: AlertSenderOptions): AlertSender {
-  const { log } = options;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let again = false;
+/** The sender as a task: a look every SEND_POLL_MS, at once again after a full batch, and when the rules wake it. */
+export function alertSenderTask(host: TaskHost, options: AlertSenderOptions): Task {
   let looks = 0;
-
-  const look = async () => {
-    try {
-      // A full batch may mean more are due: look again at once.
-      while (!stopped && (await sendDueAlerts(options)) === BATCH) {}
-      // Now and then, alerts no e-mail will finish (none had recipients; a sender died before finishing).
-      if (!stopped && ++looks % 30 === 0) await finish(options.pool, await unfinishedAlertIds(options.pool));
-    } catch (error) {
-      log.error({ err: error, task: 'alert-sender' }, 'background task failed');
-    }
-  };
-  const run = () => {
-    clearTimeout(timer);
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = look().finally(() => {
-      running = undefined;
-      if (again) {
-        again = false;
-        run();
-      } else schedule();
-    });
-  };
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(run, SEND_POLL_MS);
-    timer.unref();
-  };
-  schedule();
-  return {
+  const job: PeriodicJob = {
     name: 'alert-sender',
-    wake: run,
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      if (running) await Promise.race([running, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
-      options.mailer.close();
+    everyMs: SEND_POLL_MS,
+    async run(tick) {
+      const full = (await sendDueAlerts(options)) === BATCH;
+      if (!tick.stopping && ++looks % FINISH_STRAYS_EVERY === 0) await finish(options.pool, await unfinishedAlertIds(options.pool));
+      return full;
     },
   };
+  return periodic(host, job, { stopWaitMs: STOP_WAIT_MS, stopped: () => options.mailer.close() });
 }

@@ -19,6 +19,7 @@
 //   a retry (docs/decisions.md, "Idempotency keys").
 import { createHash } from 'node:crypto';
 import * as errors from '../errors.ts';
+import { deleteInBatches } from '../db/delete-in-batches.ts';
 import type { Pool } from '../db/pool.ts';
 import { onePerPool } from '../db/per-pool.ts';
 import { withOrg } from '../db/with-org.ts';
@@ -170,15 +171,7 @@ export async function idempotently<T>(
   }
 }
 
-const PURGE_BATCH = 5000;
-
-/** Housekeeping (hourly, src/background.ts): keys older than 24 hours. */
-export async function purgeExpiredIdempotencyKeys(pool: Pool): Promise<number> {
-  let total = 0;
-  let removed: number;
-  do {
-    removed = await deleteExpiredKeys(pool, PURGE_BATCH);
-    total += removed;
-  } while (removed === PURGE_BATCH);
-  return total;
+/** Housekeeping (hourly, calls.tasks.ts): keys older than 24 hours. */
+export function purgeExpiredIdempotencyKeys(pool: Pool): Promise<number> {
+  return deleteInBatches((limit) => deleteExpiredKeys(pool, limit));
 }

@@ -13,6 +13,7 @@ import pg from 'pg';
 import { ConfigError } from '../config/config.ts';
 import { isDatabaseUnavailable } from './availability.ts';
 import { POOL_CONNECT_TIMEOUT_MS } from './pool.ts';
+import { jitter } from '../tasks/jitter.ts';
 
 /** No PostgreSQL answered at the address `variable` names. */
 export class DatabaseUnreachableError extends Error {
@@ -148,7 +149,7 @@ export async function reachDatabase(variable: string, url: string, wait?: Databa
           `${error.message}; retrying until it answers (/healthz 200, /readyz 503 meanwhile)`,
         );
       }
-      await unlessAborted(sleep(delay * (0.8 + Math.random() * 0.4)), wait.signal);
+      await unlessAborted(sleep(jitter(delay, Math.random, 0.2)), wait.signal);
       delay = Math.min(delay * 2, MAX_RETRY_MS);
     }
   }

@@ -16,6 +16,7 @@
 // worker-plans.test.ts shows a plan made on one row made again.
 import type { Logger } from 'pino';
 import type { Pool } from './pool.ts';
+import type { PeriodicJob } from '../tasks/task.ts';
 import { analyzeTable, grownTables } from './table-statistics.queries.ts';
 
 /** How often the worker looks for grown tables (a query of the catalog). */
@@ -29,4 +30,8 @@ export async function analyzeGrownTables(pool: Pool, log?: Logger): Promise<stri
     log?.debug({ table, pages, recordedPages }, 'table statistics gathered after growth');
   }
   return grown.map((g) => g.table);
+}
+
+export function tableStatisticsJob({ pool, log }: { pool: Pool; log: Logger }): PeriodicJob {
+  return { name: 'table-statistics', everyMs: STATISTICS_CHECK_MS, run: () => analyzeGrownTables(pool, log) };
 }

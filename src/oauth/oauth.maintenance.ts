@@ -2,6 +2,7 @@
 // deleted a day after they expire (the day keeps a just-expired code's replay
 // recognisable as a replay).
 import type { Pool } from '../db/pool.ts';
+import { HOURLY_MS, type PeriodicJob } from '../tasks/task.ts';
 import { deleteExpiredAuthorizationCodes } from './grants.queries.ts';
 import { deleteExpiredAccessTokens, deleteExpiredRefreshTokens, forgetSealedSuccessors } from './tokens.queries.ts';
 
@@ -20,4 +21,8 @@ export async function purgeExpiredOAuthRows(pool: Pool, graceSeconds = 3600): Pr
     (await deleteExpiredAccessTokens(pool, before)) +
     (await deleteExpiredRefreshTokens(pool, before))
   );
+}
+
+export function oauthHousekeeping({ pool, refreshReuseGrace }: { pool: Pool; refreshReuseGrace: number }): PeriodicJob[] {
+  return [{ name: 'oauth-cleanup', everyMs: HOURLY_MS, run: () => purgeExpiredOAuthRows(pool, refreshReuseGrace) }];
 }

@@ -6,9 +6,10 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { startAlertTasks } from '../../src/alerts/alert-tasks.ts';
+import { alertTasks } from '../../src/alerts/alert-tasks.ts';
+import { taskHost } from '../../src/background.ts';
 import { enqueueAlert } from '../../src/alerts/outbox.queries.ts';
-import type { BackgroundTask } from '../../src/background.ts';
+import { startAll, stopAll, type Task } from '../../src/tasks/task.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
 import { completeCall, connectPlatform, startTestWorker, subscribeHook, waitFor, WEBHOOK_TEST_ENV } from '../helpers/webhooks.ts';
@@ -20,7 +21,7 @@ describe('alerts beside webhook deliveries', () => {
   const sockets = new Set<net.Socket>();
   let target: HttpsTarget;
   let worker: DeliveryWorker;
-  let tasks: BackgroundTask[] = [];
+  let tasks: Task[] = [];
 
   before(async () => {
     // Takes the connection, never says 220: each send waits for its greeting time-out (30 s).
@@ -33,11 +34,13 @@ describe('alerts beside webhook deliveries', () => {
     t = await startTestApp({ env: { ...WEBHOOK_TEST_ENV, SMTP_URL: `smtp://127.0.0.1:${port}` } });
     target = await startHttpsTarget();
     worker = await startTestWorker(t);
-    tasks = startAlertTasks({ pool: t.db.pool, config: t.config, log: pino({ level: 'silent' }), metrics: t.app.metrics });
+    const log = pino({ level: 'silent' });
+    tasks = alertTasks(taskHost(log), { pool: t.db.pool, config: t.config, log, metrics: t.app.metrics });
+    await startAll(tasks);
   });
 
   after(async () => {
-    await Promise.all(tasks.map((task) => task.stop()));
+    await stopAll(tasks);
     await worker.stop();
     await target.close();
     await t.close();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { maintenanceJobs } from '../../src/background.ts';
+import { housekeepingJobs } from '../../src/background.ts';
+import { tickByHand } from '../../src/tasks/task.ts';
 import { purgeAuditLog } from '../../src/audit/retention.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember } from '../helpers/fixtures.ts';
@@ -36,9 +37,9 @@ describe('audit log retention', () => {
     const member = await createMember(t.db.pool);
     await eventsAged(member.org.id, 2, '40 days');
     await eventsAged(member.org.id, 1, '1 day');
-    const job = maintenanceJobs({ pool: t.db.pool, config: t.config }).find((j) => j.name === 'audit-log-retention');
+    const job = housekeepingJobs({ pool: t.db.pool, config: t.config }).find((j) => j.name === 'audit-log-retention');
     assert.ok(job);
-    await job.run();
+    await job.run(tickByHand);
     assert.equal(await left(member.org.id), 1);
   });
 });

@@ -4,7 +4,6 @@
 // 409 with Retry-After while the first is still being processed.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { pino } from 'pino';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { writingTransactions } from '../helpers/calls.ts';
@@ -19,7 +18,7 @@ import {
   WEBHOOK_TEST_ENV,
   type Connection,
 } from '../helpers/webhooks.ts';
-import { startMaintenance } from '../../src/background.ts';
+import { housekeepingJobs } from '../../src/background.ts';
 import { writeCompletedCall, type NewCompletedCall } from '../../src/calls/completed-call-batches.ts';
 import { fingerprint, purgeExpiredIdempotencyKeys } from '../../src/calls/idempotency.ts';
 import { KeyHeld } from '../../src/calls/idempotency.queries.ts';
@@ -422,15 +421,10 @@ describe('Idempotency-Key on calls ingest', () => {
     );
     assert.equal(await callsOf(member), 3, 'the calls stay; only the keys go');
 
-    const tasks = startMaintenance({ pool: t.db.pool, config: t.config, log: pino({ level: 'silent' }) });
-    try {
-      assert.ok(
-        tasks.some((task) => task.name === 'idempotency-keys-cleanup'),
-        'the hourly maintenance runs it',
-      );
-    } finally {
-      await Promise.all(tasks.map((task) => task.stop()));
-    }
+    assert.ok(
+      housekeepingJobs({ pool: t.db.pool, config: t.config }).some((job) => job.name === 'idempotency-keys-cleanup'),
+      'the hourly maintenance runs it',
+    );
   });
 });
 

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { startMaintenance } from '../../src/background.ts';
+import { maintenanceTasks, taskHost } from '../../src/background.ts';
+import { startAll, stopAll } from '../../src/tasks/task.ts';
 import { STATISTICS_CHECK_MS } from '../../src/db/table-statistics.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember } from '../helpers/fixtures.ts';
@@ -31,7 +32,9 @@ describe('table statistics', () => {
     await t.db.pool.query("INSERT INTO agents (organization_id, name) VALUES ($1, 'one agent')", [member.org.id]);
     assert.equal(await recorded('calls'), 0, 'never analyzed yet');
 
-    const tasks = startMaintenance({ pool: t.db.pool, config: t.config, log: pino({ level: 'silent' }) });
+    const log = pino({ level: 'silent' });
+    const tasks = maintenanceTasks(taskHost(log), { pool: t.db.pool, config: t.config, log });
+    await startAll(tasks);
     try {
       const deadline = Date.now() + 6 * STATISTICS_CHECK_MS;
       while ((await recorded('calls')) === 0) {
@@ -42,7 +45,7 @@ describe('table statistics', () => {
       assert.ok((await recorded('calls')) >= pages / 2, 'its statistics record its size now');
       assert.equal(await recorded('agents'), 0, 'a table of one page is left alone');
     } finally {
-      await Promise.all(tasks.map((task) => task.stop()));
+      await stopAll(tasks);
     }
   });
 });

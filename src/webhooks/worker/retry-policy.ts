@@ -13,6 +13,7 @@
 //
 // Attempts are counted from the start of the current schedule (a manual
 // redelivery starts a new one). A schedule of n delays allows n + 1 attempts.
+import { jitter } from '../../tasks/jitter.ts';
 import type { DeliveryOutcome } from './deliver.ts';
 
 /** What an attempt produced: the target's answer or a transport error, or a fault of ours before sending. */
@@ -43,9 +44,9 @@ export function isSuccess(result: AttemptResult): boolean {
   return result.kind === 'response' && result.status >= 200 && result.status < 300;
 }
 
-/** `delayMs` moved by up to ±10 %, so retries of many deliveries failing together spread out. */
-export function withJitter(delayMs: number, random: () => number): number {
-  return Math.max(0, Math.round(delayMs * (1 - JITTER + 2 * JITTER * random())));
+/** `delayMs` moved by up to ±JITTER, in whole ms, so retries of many deliveries failing together spread out. */
+function retryDelayMs(delayMs: number, random: () => number): number {
+  return Math.max(0, Math.round(jitter(delayMs, random, JITTER)));
 }
 
 /** Retry-After as delta-seconds or an HTTP-date (RFC 9110 §10.2.3), in milliseconds from now; undefined if unusable. */
@@ -70,7 +71,7 @@ export function decide(result: AttemptResult, input: DecideInput): Decision {
       return { outcome: 'retrying', delayMs: Math.min(RETRY_AFTER_CAP_MS, Math.max(RETRY_AFTER_FLOOR_MS, asked)) };
     }
   }
-  return { outcome: 'retrying', delayMs: withJitter(input.scheduleMs[retriesUsed]!, input.random) };
+  return { outcome: 'retrying', delayMs: retryDelayMs(input.scheduleMs[retriesUsed]!, input.random) };
 }
 
 /** The lease a worker takes on a delivery: the whole attempt plus room to record its outcome. */

@@ -10,11 +10,11 @@
 // scheduler.ts and carried out by claim-loop.ts; this module starts and
 // stops them (docs/delivery-engine.md, "One round of the worker").
 import type { Logger } from 'pino';
-import type { BackgroundTask } from '../../background.ts';
 import type { Config } from '../../config/config.ts';
 import type { Pool } from '../../db/pool.ts';
 import { outageLog } from '../../db/availability.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
+import type { Task } from '../../tasks/task.ts';
 import { DELIVERIES_CHANNEL, notifyDeliveriesDue } from '../deliveries-channel.queries.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import { rememberOpenedSeals } from '../../crypto/opened-seals.ts';
@@ -64,10 +64,8 @@ export interface DeliveryWorkerOptions {
   statementDeadlineMs?: number;
 }
 
-export interface DeliveryWorker extends BackgroundTask {
-  /** Look for due work now (what a NOTIFY does). */
-  wake(): void;
-}
+/** wake(): look for due work now (what a NOTIFY does). */
+export type DeliveryWorker = Task;
 
 /**
  * One claim round trip: up to `limit` due deliveries leased, at most
@@ -91,7 +89,15 @@ export function claimBatch(
   });
 }
 
+/** Starts a delivery worker and resolves once it listens and has made its first claim request. */
 export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promise<DeliveryWorker> {
+  const worker = deliveryWorkerTask(options);
+  await worker.start();
+  return worker;
+}
+
+/** The delivery worker as a task: start() opens its LISTEN connection and wakes its claim loop; stop() drains (drainMs). */
+export function deliveryWorkerTask(options: DeliveryWorkerOptions): DeliveryWorker {
   const { pool, log } = options;
   const leaseMs = options.leaseMs ?? leaseMsFor(options.config.webhookTimeoutMs);
   // A connection that died silently (no FIN, no error) would otherwise hold a
@@ -112,16 +118,25 @@ export async function startDeliveryWorker(options: DeliveryWorkerOptions): Promi
     leaseMs,
     claim: (input) => claimBatch(pool, { ...input, leaseMs, deadlineMs }),
   });
-  const listener = await listen(options.databaseUrl, DELIVERIES_CHANNEL, loop.notified, log, options.listenHeartbeatMs);
-  loop.dispatch({ type: 'wake' });
+  let listener: Promise<{ close(): Promise<void> }> | undefined;
+  let stopping: Promise<void> | undefined;
+  const stop = async () => {
+    loop.dispatch({ type: 'stop' });
+    await (await listener?.catch(() => undefined))?.close();
+    await loop.claimSettled();
+    await stopAttempts(loop, recorder, { ...options, deadlineMs });
+  };
   return {
     name: 'webhook-delivery',
+    async start() {
+      listener ??= listen(options.databaseUrl, DELIVERIES_CHANNEL, loop.notified, log, options.listenHeartbeatMs);
+      await listener;
+      loop.dispatch({ type: 'wake' });
+    },
     wake: () => loop.dispatch({ type: 'wake' }),
-    async stop() {
-      loop.dispatch({ type: 'stop' });
-      await listener.close();
-      await loop.claimSettled();
-      await stopAttempts(loop, recorder, { ...options, deadlineMs });
+    stop() {
+      stopping ??= stop();
+      return stopping;
     },
   };
 }
