@@ -1,31 +1,22 @@
-// Process lifecycle for `switchboard serve` and `switchboard worker`: check
-// HOST, open the database (embedded, or DATABASE_URL waited for), migrate,
-// start HTTP and/or background workers, and on SIGINT/SIGTERM stop them in
-// reverse order: HTTP first (drain requests), then workers, then the pool,
-// then the embedded PostgreSQL.
-import { pino, type Logger } from 'pino';
-import type { Redis } from 'ioredis';
-import { buildApp, buildKeyed, buildWorkerApp } from './app.ts';
+// Process lifecycle for `switchboard serve` and `switchboard worker`: a list
+// of resources taken in order (the log, the waiting probes, the database,
+// the tasks, the application on its port) and given back in reverse on
+// SIGINT/SIGTERM: HTTP first (drain requests), then the tasks, then the
+// pools, then the embedded PostgreSQL, the trace exporter last. A failure at
+// any step of the start gives back what was taken.
+import { buildKeyed } from './app.ts';
 import { workerTasks } from './background.ts';
 import type { Config } from './config/config.ts';
 import { checkListenHost } from './config/listen-host.ts';
-import { openDatabase, type Database } from './db/database.ts';
-import { migrate } from './db/migrate.ts';
-import { createPool, type Pool } from './db/pool.ts';
-import { reachDatabase, type DatabaseWait } from './db/reach-database.ts';
-import { openRequestPool } from './db/request-pool.ts';
+import type { DatabaseWait } from './db/reach-database.ts';
 import { createMetrics } from './metrics/metrics.ts';
-import { connectRateLimitRedis } from './http/rate-limit-redis.ts';
-import { openLogStream } from './http/log-format.ts';
-import { traceLogFields } from './http/logger.ts';
+import type { Liveness } from './probes/liveness-server.ts';
+import { waitingProbes } from './probes/waiting-server.ts';
+import { openLog, openOwnerDatabase, supervise, takeApp, takeWorkerApp, type AppContext } from './server-resources.ts';
+import { resourceStack } from './tasks/resources.ts';
+import { startAll, stopAll } from './tasks/task.ts';
 import { startTracing, stopTracing } from './tracing/start-tracing.ts';
 import { loadTracingConfig } from './tracing/tracing-config.ts';
-import { createProcessCaches, type ProcessCaches } from './cache/process-caches.ts';
-import { listenForInvalidations, type CacheListener } from './cache/cache-listener.ts';
-import { waitingProbes } from './probes/waiting-server.ts';
-import type { Supervision } from './db/embedded-postgres.ts';
-import type { Liveness } from './probes/liveness-server.ts';
-import { startAll, stopAll, type Task } from './tasks/task.ts';
 
 export interface RunOptions {
   http: boolean;
@@ -48,132 +39,63 @@ export function workerDrainMs(shutdownTimeoutMs: number): number {
   return Math.max(500, Math.round(shutdownTimeoutMs * 0.6) - 1000);
 }
 
-/** How long /healthz answers 503 before a process that gave up stops. */
-const LIVENESS_FAILING_MS = 3000;
-
 /** `signal` ends a wait for the database at once (a SIGTERM during it): run() then throws its reason. */
 export async function run(config: Config, options: RunOptions, signal?: AbortSignal): Promise<Running> {
-  // Before anything logs or queries: spans and log fields start with the process (src/tracing).
-  await startTracing(loadTracingConfig());
-  const logStream = await openLogStream(config.logFormat);
-  const logOptions = { level: config.logLevel, ...traceLogFields() };
-  const log: Logger = logStream ? pino(logOptions, logStream) : pino(logOptions);
-  let database: Database | undefined;
-  // Owner connection: migrations, the delivery worker, housekeeping. Request
-  // work runs on appPool as switchboard_request (src/db/request-pool.ts).
-  let ownerPool: Pool | undefined;
-  let appPool: Pool | undefined;
-  let redis: Redis | undefined;
-  let caches: ProcessCaches | undefined;
-  let cacheListener: CacheListener | undefined;
-  const tasks: Task[] = [];
-  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
-  // Once an external database is found away at start, the port answers probes
-  // (/readyz 503) until the application takes it over.
-  const probes = waitingProbes(config.host, options.http ? config.port : config.workerPort);
-  const wait: DatabaseWait = { log, onWaiting: () => probes.start(), ...(signal ? { signal } : {}) };
-  const liveness: Liveness = {};
-  let giveUp: (error: Error) => void = () => {};
-  const gaveUp = new Promise<Error>((resolve) => (giveUp = resolve));
-  // A crash of the embedded PostgreSQL (the OOM killer) is an outage this
-  // process ends by itself: warn, restart, info. Only giving up is an error.
-  const supervision: Supervision = {
-    lost: (pid) =>
-      log.warn({ component: 'postgres', pid, data_dir: config.dataDir }, 'embedded PostgreSQL ended unexpectedly; starting it again'),
-    recovered: (outageMs) => log.info({ component: 'postgres', outage_ms: outageMs }, 'embedded PostgreSQL running again'),
-    failed: (error) => {
-      // /healthz fails for a probe interval before the exit, so a probing orchestrator sees why.
-      liveness.failure = `embedded PostgreSQL could not be started again: ${error.message.split('\n')[0]}`;
-      log.error({ component: 'postgres', err: error }, 'embedded PostgreSQL could not be started again; exiting');
-      setTimeout(() => giveUp(error), LIVENESS_FAILING_MS);
-    },
-  };
-
-  const stop = async () => {
-    await probes.stop();
-    await app?.close();
-    await cacheListener?.close();
-    await stopAll(tasks);
-    await appPool?.end();
-    await ownerPool?.end();
-    redis?.disconnect();
-    await database?.stop();
-    // Last: the spans of the stop itself are exported too.
-    await stopTracing();
-  };
-
+  const resources = resourceStack();
+  // Before anything logs or queries: spans and log fields start with the process (src/tracing); its spans go out last.
+  await resources.take('tracing', () => startTracing(loadTracingConfig()), stopTracing);
+  const gaveUp = settledLater<Error>();
   try {
+    const { log, logStream } = await openLog(config);
+    // Once an external database is found away at start, the port answers probes
+    // (/readyz 503) until the application takes it over.
+    const probes = await resources.take(
+      'probes',
+      () => waitingProbes(config.host, options.http ? config.port : config.workerPort),
+      (p) => p.stop(),
+    );
+    const wait: DatabaseWait = { log, onWaiting: () => probes.start(), ...(signal ? { signal } : {}) };
+    const liveness: Liveness = {};
     await checkListenHost(config.host);
-    database = await openDatabase(config, {
-      log: (line) => log.debug({ component: 'postgres' }, line),
-      wait,
-      supervision,
-      // A server gone again before the migrations ran is waited for like one that never answered.
-      prepare: async (url) => {
-        ownerPool ??= createPool(url, 20);
-        const { applied } = await migrate(ownerPool);
-        if (applied.length) log.info({ applied }, 'migrations applied');
-      },
-    });
-    const pool = ownerPool!;
-    if (config.webhookAllowPrivateTargets) {
-      log.warn(
-        'WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhook deliveries may reach loopback and private networks (on any port unless WEBHOOK_ALLOWED_PORTS is set); never use this in production',
-      );
-    }
+    const supervision = supervise(config, log, liveness, gaveUp.settle);
+    const owner = await resources.take(
+      'database',
+      () => openOwnerDatabase(config, { log, wait, supervision }),
+      (db) => db.close(),
+    );
+    if (config.webhookAllowPrivateTargets) log.warn(PRIVATE_TARGETS_WARNING);
     const metrics = createMetrics({ processMetrics: true });
     const keyed = await buildKeyed(config);
     if (options.workers) {
       // Running attempts get most of the shutdown time to finish; the rest are handed back.
       const drainMs = workerDrainMs(config.shutdownTimeoutMs);
-      tasks.push(
-        ...workerTasks({
-          pool,
-          config,
-          log,
-          metrics,
-          keys: keyed.keys,
-          secretBox: keyed.webhookSecrets,
-          databaseUrl: database.url,
-          drainMs,
-        }),
+      const context = { pool: owner.pool, config, log, metrics, keys: keyed.keys, secretBox: keyed.webhookSecrets, drainMs };
+      const tasks = workerTasks({ ...context, databaseUrl: owner.database.url });
+      await resources.take(
+        'tasks',
+        () => startAll(tasks),
+        () => stopAll(tasks),
       );
-      await startAll(tasks);
     }
-    if (!options.http) {
-      // A standalone worker still answers probes and scrapes (WORKER_PORT).
-      app = await buildWorkerApp({ config, pool, metrics, liveness, ...(logStream ? { logStream } : {}) });
-      await probes.stop();
-      const url = await app.listen({ port: probes.port, host: config.host });
-      return { url, stop, gaveUp };
-    }
-
-    if (config.redisUrl) redis = await connectRateLimitRedis(config.redisUrl, log);
-    if (config.databaseAppUrl) await reachDatabase('DATABASE_APP_URL', config.databaseAppUrl, wait);
-    appPool = await openRequestPool({ ownerPool: pool, ownerUrl: database.url, appUrl: config.databaseAppUrl, max: 20 });
-    if (config.cacheMaxAgeSeconds > 0) {
-      // Credential and read caches, on only while their LISTEN connection is (src/cache).
-      caches = createProcessCaches({ maxAgeMs: config.cacheMaxAgeSeconds * 1000 });
-      cacheListener = await listenForInvalidations(database.url, caches, log);
-    }
-    app = await buildApp({
-      config,
-      pool: appPool,
-      ownerPool: pool,
-      metrics,
-      keyed,
-      liveness,
-      ...(logStream ? { logStream } : {}),
-      ...(redis ? { redis } : {}),
-      ...(caches ? { caches } : {}),
-    });
+    const context: AppContext = { config, owner, metrics, liveness, keyed, wait, log, ...(logStream ? { logStream } : {}) };
+    // A standalone worker still answers probes and scrapes (WORKER_PORT).
+    const app = options.http ? await takeApp(resources, context) : await takeWorkerApp(resources, context);
     await probes.stop();
     const url = await app.listen({ port: probes.port, host: config.host });
-    return { url, stop, gaveUp };
+    return { url, stop: () => resources.release(), gaveUp: gaveUp.promise };
   } catch (error) {
-    await stop().catch(() => {});
+    await resources.release().catch(() => {});
     throw error;
   }
+}
+
+const PRIVATE_TARGETS_WARNING =
+  'WEBHOOK_ALLOW_PRIVATE_TARGETS=true: webhook deliveries may reach loopback and private networks (on any port unless WEBHOOK_ALLOWED_PORTS is set); never use this in production';
+
+function settledLater<T>(): { promise: Promise<T>; settle: (value: T) => void } {
+  let settle: (value: T) => void = () => {};
+  const promise = new Promise<T>((resolve) => (settle = resolve));
+  return { promise, settle };
 }
 
 /**
