@@ -92,6 +92,8 @@ describe('the embedded PostgreSQL killed', () => {
         [],
         `only 201 and 503: ${summary}`,
       );
+      // The outage was seen: requests made while PostgreSQL was away were refused with 503, not held until it was back.
+      assert.ok((statuses.get(503) ?? 0) >= 1, `at least one 503 during the restart: ${summary}`);
       for (const answer of load.answers.filter((a) => a.status === 503)) {
         assert.equal(answer.code, 'SERVICE_UNAVAILABLE');
         assert.match(String(answer.retryAfter), /^\d+$/);
@@ -121,6 +123,9 @@ describe('the embedded PostgreSQL killed', () => {
       const lines = logLines(served);
       assert.ok(lines.some((line) => line.level === 40 && line.msg.includes('embedded PostgreSQL ended unexpectedly')));
       assert.ok(lines.some((line) => line.level === 30 && line.msg.includes('embedded PostgreSQL running again')));
+      // Background tasks that met the outage waited quietly: at most one warning (when it began), never an error per tick.
+      const waited = lines.filter((line) => line.msg === 'database unreachable: background tasks wait for it');
+      assert.ok(waited.length <= 1, `one warning for the outage, not one per tick: ${waited.length}`);
       const errors = lines.filter((line) => line.level >= 50);
       assert.deepEqual(errors, [], 'no error-level line for a recovered crash');
     } finally {
