@@ -6,7 +6,7 @@ import { pino, type Logger } from 'pino';
 import { buildApp, buildWorkerApp, type Keyed } from './app.ts';
 import type { Config } from './config/config.ts';
 import { openDatabase, type Database } from './db/database.ts';
-import type { Supervision } from './db/embedded-postgres.ts';
+import type { Supervision } from './db/embedded-supervision.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool, type Pool } from './db/pool.ts';
 import { reachDatabase, type DatabaseWait } from './db/reach-database.ts';

@@ -1,7 +1,8 @@
 // DATABASE_URL when given; otherwise the embedded PostgreSQL under DATA_DIR.
 import type { Config } from '../config/config.ts';
 import { prepareDataDir } from '../config/data-dir.ts';
-import { startEmbeddedPostgres, type EmbeddedPostgres, type Supervision } from './embedded-postgres.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
+import type { Supervision } from './embedded-supervision.ts';
 import { reachDatabase, type DatabaseWait } from './reach-database.ts';
 
 export type Database = EmbeddedPostgres;

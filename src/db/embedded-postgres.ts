@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { attach, detach, isAlive, otherAttached, withDataDirLock } from './embedded-attachments.ts';
+import { superviseServer, type Supervision } from './embedded-supervision.ts';
 
 const exec = promisify(execFile);
 
@@ -280,19 +281,6 @@ async function stopServer(pgdata: string): Promise<number | undefined> {
   return running.pid;
 }
 
-export interface Supervision {
-  /** The server ended without being asked to; it is being started again. */
-  lost(pid: number): void;
-  /** It answers again after `outageMs`. */
-  recovered(outageMs: number): void;
-  /** It could not be started again within RECOVERY_WINDOW_MS: the process should exit so that a supervisor acts. */
-  failed(error: Error): void;
-}
-
-/** How long a process keeps trying to bring its embedded PostgreSQL back before giving up. */
-const RECOVERY_WINDOW_MS = 60_000;
-const WATCH_INTERVAL_MS = 500;
-
 /**
  * Attach to the server another process runs on DATA_DIR, or start one.
  * A postmaster.pid whose process is gone (after kill -9) is removed first.
@@ -320,47 +308,17 @@ export async function startEmbeddedPostgres(
   }
   const url = urlFor(await readPassword(dataDir), started.port);
   let child = started.child;
-  let stopping = false;
-  let watch: NodeJS.Timeout | undefined;
-  let recovering: Promise<void> | undefined;
-
-  /** Start it again on the same port (or find that another attached process did), with backoff. */
-  const recover = async (lostPid: number) => {
-    supervision!.lost(lostPid);
-    const since = Date.now();
-    for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
-      if (stopping) return;
-      try {
-        const again = await withDataDirLock(dataDir, () => ensureServer(dataDir, log, started.port, true));
-        if (again.port !== started.port) throw new Error(`it runs on port ${again.port} now, not ${started.port}`);
-        child = again.child ?? child;
-        supervision!.recovered(Date.now() - since);
-        return;
-      } catch (error) {
-        if (Date.now() - since + delay > RECOVERY_WINDOW_MS) {
-          supervision!.failed(error as Error);
-          return;
-        }
-      }
-      await sleep(delay);
-    }
-  };
-  if (supervision) {
-    let lastPid = (await readPidFile(pgdata))?.pid ?? 0;
-    watch = setInterval(() => {
-      if (stopping || recovering) return;
-      void (async () => {
-        const running = await runningServer(pgdata);
-        if (running) {
-          lastPid = running.pid;
-          return;
-        }
-        if (stopping || recovering) return;
-        recovering = recover(lastPid).finally(() => (recovering = undefined));
-      })();
-    }, WATCH_INTERVAL_MS);
-    watch.unref();
-  }
+  const watch = supervision
+    ? superviseServer(supervision, {
+        initialPid: (await readPidFile(pgdata))?.pid ?? 0,
+        running: () => runningServer(pgdata),
+        restart: async () => {
+          const again = await withDataDirLock(dataDir, () => ensureServer(dataDir, log, started.port, true));
+          if (again.port !== started.port) throw new Error(`it runs on port ${again.port} now, not ${started.port}`);
+          child = again.child ?? child;
+        },
+      })
+    : undefined;
 
   try {
     await ensureDatabase(url);
@@ -371,9 +329,7 @@ export async function startEmbeddedPostgres(
   return {
     url,
     async stop() {
-      stopping = true;
-      clearInterval(watch);
-      await recovering;
+      await watch?.stop();
       await withDataDirLock(dataDir, async () => {
         await detach(dataDir);
         if ((await otherAttached(dataDir)).length === 0) await stopServer(pgdata);
