@@ -50,6 +50,7 @@ export function supervise(config: Config, log: Logger, liveness: Liveness, giveU
       log.error({ component: 'postgres', err: error }, 'embedded PostgreSQL could not be started again; exiting');
       setTimeout(() => giveUp(error), LIVENESS_FAILING_MS);
     },
+    recoveryWindowMs: config.embeddedRecoveryWindowMs,
   };
 }
 

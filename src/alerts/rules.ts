@@ -34,11 +34,6 @@ import {
   type SubscriptionFacts,
 } from './rules.queries.ts';
 
-/** How often a worker applies the rules. */
-export const RULES_INTERVAL_MS = 5000;
-/** The 404 rule reads every active subscription's failed deliveries: less often. */
-export const FAILING_RULE_EVERY = 6;
-
 function facts(s: SubscriptionFacts, since: Date): AlertDetails {
   return { app: s.app, client_id: s.client_id, url: s.url, since: since.toISOString(), waiting: s.waiting };
 }
@@ -155,19 +150,26 @@ export interface AlertRulesOptions {
   onAlerts?: () => void;
 }
 
-/** The rules as a task: applied every RULES_INTERVAL_MS (the 404 rule every FAILING_RULE_EVERY looks). */
+/**
+ * The rules as a task: applied every ALERT_RULES_INTERVAL; the 404 rule, which
+ * reads every active subscription's failed deliveries, at the first look and
+ * then once ALERT_FAILING_RULE_INTERVAL has passed.
+ */
 export function alertRulesTask(host: TaskHost, options: AlertRulesOptions): Task {
   const { pool, config } = options;
-  let looks = 0;
+  let failingRuleDue = 0;
   const job: PeriodicJob = {
     name: 'alert-rules',
-    everyMs: RULES_INTERVAL_MS,
+    everyMs: config.alertRulesIntervalMs,
     async run(tick) {
       const rules: [string, () => Promise<number | undefined>][] = [
         ['incidents', () => alertLongIncidents(pool, config.alertAfterMs)],
         ['events', () => alertFromEvents(pool)],
       ];
-      if (looks++ % FAILING_RULE_EVERY === 0) rules.push(['failing', () => alertFailingSubscriptions(pool)]);
+      if (Date.now() >= failingRuleDue) {
+        failingRuleDue = Date.now() + config.alertFailingRuleIntervalMs;
+        rules.push(['failing', () => alertFailingSubscriptions(pool)]);
+      }
       let written = 0;
       // One rule failing leaves the others to run: each reads and writes on its own.
       for (const [rule, apply] of rules) {

@@ -57,6 +57,12 @@ export interface Config {
   alertFrom: string;
   /** ALERT_AFTER: how long an incident lasts, from its first opening, before owners and admins are told. */
   alertAfterMs: number;
+  /** ALERT_RULES_INTERVAL: how often a worker applies the alert rules. */
+  alertRulesIntervalMs: number;
+  /** ALERT_FAILING_RULE_INTERVAL: how often the failing-deliveries rule runs (it reads more). */
+  alertFailingRuleIntervalMs: number;
+  /** EMBEDDED_POSTGRES_RECOVERY_WINDOW: how long a crashed embedded PostgreSQL is started again before the process gives up. */
+  embeddedRecoveryWindowMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -95,5 +101,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: read('SMTP_URL'),
     alertFrom: read('ALERT_FROM') ?? `switchboard@${new URL(baseUrl).hostname}`,
     alertAfterMs: read('ALERT_AFTER'),
+    alertRulesIntervalMs: read('ALERT_RULES_INTERVAL'),
+    alertFailingRuleIntervalMs: read('ALERT_FAILING_RULE_INTERVAL'),
+    embeddedRecoveryWindowMs: read('EMBEDDED_POSTGRES_RECOVERY_WINDOW'),
   };
 }

@@ -16,14 +16,24 @@ import { createClient, issueTokens, platformHeaders, tokenRequest } from '../hel
 import { startSmtpServer, waitForMails, type ReceivedMail, type TestSmtpServer } from '../helpers/smtp.ts';
 import { completeCall, connectPlatform, subscribeHook, waitFor, WEBHOOK_TEST_ENV, type Connection } from '../helpers/webhooks.ts';
 import { spawnWorker, type WorkerProcess } from '../helpers/worker-process.ts';
-import { RULES_INTERVAL_MS } from '../../src/alerts/rules.ts';
 import { revokeConnectedApp } from '../../src/oauth/connected-apps.service.ts';
 
 const BASE_URL = 'https://switchboard.example.test';
 const ALERT_AFTER_MS = 3000;
-const ENV = { ...WEBHOOK_TEST_ENV, WEBHOOK_RETRY_SCHEDULE: '500ms,500ms,500ms', ALERT_AFTER: `${ALERT_AFTER_MS / 1000}s`, BASE_URL };
-/** The 404 rule runs every sixth look of each worker: up to 30 s apart, less with two workers. */
-const FAILING_RULE_WAIT_MS = 60_000;
+/** The workers' rules cadence (ALERT_RULES_INTERVAL): the waits for "nothing more was written" are counted in looks. */
+const RULES_INTERVAL_MS = 500;
+/** ALERT_FAILING_RULE_INTERVAL: the 404 rule runs at most this far apart in each worker. */
+const FAILING_RULE_INTERVAL_MS = 2000;
+const ENV = {
+  ...WEBHOOK_TEST_ENV,
+  WEBHOOK_RETRY_SCHEDULE: '500ms,500ms,500ms',
+  ALERT_AFTER: `${ALERT_AFTER_MS / 1000}s`,
+  ALERT_RULES_INTERVAL: `${RULES_INTERVAL_MS}ms`,
+  ALERT_FAILING_RULE_INTERVAL: `${FAILING_RULE_INTERVAL_MS}ms`,
+  BASE_URL,
+};
+/** A bound on the 404 rule's next run, with room for a loaded machine (ten of its intervals). */
+const FAILING_RULE_WAIT_MS = 10 * FAILING_RULE_INTERVAL_MS;
 
 describe('alerts across two worker processes', () => {
   let t: TestApp;

@@ -53,4 +53,16 @@ export const ALERTS = {
     meaning:
       "How long a webhook incident (the receiver's circuit open) lasts, from its first opening, before owners and admins get one e-mail about it; `0s`: at once.",
   }),
+  ALERT_RULES_INTERVAL: setting({
+    kind: duration(100, 3_600_000),
+    default: '5s',
+    meaning:
+      'How often a worker applies the alert rules (incidents, recoveries, disabled subscriptions, revoked grants): the most an alert e-mail waits after its event, beside `ALERT_AFTER`.',
+  }),
+  ALERT_FAILING_RULE_INTERVAL: setting({
+    kind: duration(100, 86_400_000),
+    default: '30s',
+    meaning:
+      "How often a worker looks for subscriptions whose deliveries failed for good while their circuit stayed closed (a receiver answering 404, say): it reads every active subscription's failed deliveries, so less often than the other rules.",
+  }),
 };

@@ -1,4 +1,4 @@
-import { choice, integer, text, url } from '../kinds.ts';
+import { choice, duration, integer, text, url } from '../kinds.ts';
 import { setting } from '../setting.ts';
 
 export const SERVER = {
@@ -41,6 +41,12 @@ export const DATABASE = {
     default: './.data',
     meaning:
       "The embedded PostgreSQL's data, and the generated `secret.key` when `SECRET_KEY` is unset. Processes that share it share both.",
+  }),
+  EMBEDDED_POSTGRES_RECOVERY_WINDOW: setting({
+    kind: duration(1000, 3_600_000),
+    default: '60s',
+    meaning:
+      'How long `serve` and `worker` keep starting their embedded PostgreSQL again after it ended unexpectedly (the OOM killer, say) before they give up: `/healthz` then fails and the process exits 1, so that a supervisor acts.',
   }),
 };
 
