@@ -48,14 +48,16 @@ export function createMailer(smtpUrl: string, from: string): Mailer {
 
 /**
  * What an SMTP error means for the e-mail: only a 5xx refusal of the
- * recipient or the message is final; a server away, a 4xx, or a refused login
- * (a setting to fix, after which the e-mails should still go) is retried.
+ * recipient or the message is final; a server away, a 4xx, a refused login or
+ * a refused sender (settings to fix, after which the e-mails should still go)
+ * is retried.
  * The message never carries SMTP_URL's password: nodemailer's errors name the
  * server's answer, not the URL.
  */
 export function describeSmtpFailure(error: unknown): SmtpFailure {
   const e = error as { message?: string; code?: string; command?: string; responseCode?: number; permanent?: boolean };
   const message = e.message ?? String(error);
-  const recipientRefused = e.command === 'RCPT TO' || e.code === 'EENVELOPE' || e.command === 'DATA' || e.code === 'EMESSAGE';
+  // By the command refused: nodemailer's EENVELOPE also covers MAIL FROM, a sender the relay refuses (ALERT_FROM, a setting to fix).
+  const recipientRefused = e.command === 'RCPT TO' || e.command === 'DATA';
   return { message, permanent: e.permanent === true && recipientRefused };
 }

@@ -1,7 +1,8 @@
 // A real SMTP server in the test process (smtp-server), parsing what arrives
 // (mailparser), for the alert tests. It requires the login SMTP_URL carries,
-// can refuse for a while (a 4xx, as a server over its limits answers) and be
-// stopped and started again on the same port (a server away).
+// can refuse for a while (a 4xx, as a server over its limits answers, or a 5xx
+// at the sender, a recipient or the message) and be stopped and started again
+// on the same port (a server away).
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
@@ -22,8 +23,8 @@ export interface TestSmtpServer {
   mails: ReceivedMail[];
   /** Messages refused so far (refusing, or a wrong login). */
   refusals: number;
-  /** While set, every message is refused with this reply (a 4xx: try again later). */
-  refuse: { code: number; message: string } | undefined;
+  /** While set, every message is refused with this reply (a 4xx: try again later; a 5xx: never), at MAIL FROM unless `at` says otherwise. */
+  refuse: { code: number; message: string; at?: 'MAIL FROM' | 'RCPT TO' | 'DATA' } | undefined;
   /** The e-mails that reached one address. */
   to(address: string): ReceivedMail[];
   stop(): Promise<void>;
@@ -49,6 +50,13 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
       }),
     start: () => listen(state.port),
   };
+  const refusal = (at: 'MAIL FROM' | 'RCPT TO' | 'DATA'): (Error & { responseCode: number }) | null => {
+    if (!state.refuse || (state.refuse.at ?? 'MAIL FROM') !== at) return null;
+    state.refusals += 1;
+    const error = new Error(state.refuse.message) as Error & { responseCode: number };
+    error.responseCode = state.refuse.code;
+    return error;
+  };
   const create = () =>
     new SMTPServer({
       // Plain SMTP on loopback with the login in the URL, as a relay on a private network.
@@ -62,13 +70,18 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
         return callback(new Error('Invalid username or password'));
       },
       onMailFrom(_address, _session, callback) {
-        if (!state.refuse) return callback();
-        state.refusals += 1;
-        const error = new Error(state.refuse.message) as Error & { responseCode: number };
-        error.responseCode = state.refuse.code;
-        return callback(error);
+        callback(refusal('MAIL FROM'));
+      },
+      onRcptTo(_address, _session, callback) {
+        callback(refusal('RCPT TO'));
       },
       onData(stream, session, callback) {
+        const refused = refusal('DATA');
+        if (refused) {
+          stream.on('end', () => callback(refused));
+          stream.resume();
+          return;
+        }
         simpleParser(stream)
           .then((parsed) => {
             state.mails.push({
