@@ -123,16 +123,16 @@ export function loggerOptions(level: string, stream?: NodeJS.WritableStream): Fa
   };
 }
 
-const noFields = {};
-
 /**
  * While traces are exported, each line written with a span active carries
  * its `trace_id` and `span_id` (pino's mixin). Export off: no mixin at all,
- * nothing per line.
+ * nothing per line. pino merges a line's own fields into the object the
+ * mixin returns, so it is a new one for every line: a shared one would keep
+ * every earlier line's fields.
  */
 export function traceLogFields(): { mixin?: () => object } {
   if (!activeTracing()) return {};
-  return { mixin: () => activeTracing()?.logFields() ?? noFields };
+  return { mixin: () => activeTracing()?.logFields() ?? {} };
 }
 
 const REQUEST_ID = /^[\w.-]{1,64}$/;

@@ -16,15 +16,16 @@ export async function startTracing(config: TracingConfig): Promise<Tracing | und
   // A second start in one process (tests) keeps the first.
   const running = activeTracing();
   if (running) return running;
-  const [{ NodeTracerProvider }, { BatchSpanProcessor, ConsoleSpanExporter }, resources, { otelTracing }] = await Promise.all([
+  const [{ NodeTracerProvider }, { BatchSpanProcessor }, resources, { otelTracing }, { StderrSpanExporter }] = await Promise.all([
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/sdk-trace-base'),
     import('@opentelemetry/resources'),
     import('./otel-tracing.ts'),
+    import('./stderr-span-exporter.ts'),
   ]);
   const processors = [];
   for (const kind of config.exporters) {
-    if (kind === 'console') processors.push(new BatchSpanProcessor(new ConsoleSpanExporter()));
+    if (kind === 'console') processors.push(new BatchSpanProcessor(new StderrSpanExporter()));
     else {
       const { OTLPTraceExporter } =
         config.protocol === 'http/json'
