@@ -132,7 +132,7 @@ CREATE TABLE audit_events (
   subject_id text NOT NULL,
   reason text,
   details jsonb NOT NULL DEFAULT '{}'::jsonb,
-  CONSTRAINT audit_events_actor_check CHECK ((((actor_type = 'system'::text) = (actor_id IS NULL)) AND ((actor_type <> 'system'::text) OR (actor_label = ANY (ARRAY['worker'::text, 'maintenance'::text, 'command line'::text]))))),
+  CONSTRAINT audit_events_actor_check CHECK ((((actor_type = 'system'::text) = (actor_id IS NULL)) AND ((actor_type <> 'system'::text) OR (actor_label = ANY (ARRAY['worker'::text, 'maintenance'::text, 'command line'::text, 'migration'::text]))))),
   CONSTRAINT audit_events_actor_label_check CHECK (((length(actor_label) >= 1) AND (length(actor_label) <= 254))),
   CONSTRAINT audit_events_actor_type_check CHECK ((actor_type = ANY (ARRAY['user'::text, 'client'::text, 'system'::text]))),
   CONSTRAINT audit_events_details_check CHECK ((jsonb_typeof(details) = 'object'::text)),
@@ -141,13 +141,13 @@ CREATE TABLE audit_events (
 CASE type
     WHEN 'grant.revoked'::text THEN (reason = ANY (ARRAY['disconnected'::text, 'revoked'::text, 'code_replay'::text, 'refresh_reuse'::text]))
     WHEN 'subscription.deleted'::text THEN (reason = ANY (ARRAY['unsubscribed'::text, 'deleted'::text, 'gone'::text, 'client_deleted'::text]))
-    WHEN 'subscription.disabled'::text THEN (reason = ANY (ARRAY['delivery_failures'::text, 'grant_revoked'::text, 'user_deactivated'::text, 'organization_deactivated'::text, 'membership_removed'::text]))
+    WHEN 'subscription.disabled'::text THEN (reason = ANY (ARRAY['delivery_failures'::text, 'grant_revoked'::text, 'user_deactivated'::text, 'organization_deactivated'::text, 'membership_removed'::text, 'invalid_url'::text]))
     WHEN 'circuit.closed'::text THEN (reason = ANY (ARRAY['recovered'::text, 'reset'::text]))
     ELSE (reason IS NULL)
 END),
   CONSTRAINT audit_events_subject_id_check CHECK (((length(subject_id) >= 1) AND (length(subject_id) <= 200))),
   CONSTRAINT audit_events_subject_type_check CHECK ((subject_type = ANY (ARRAY['client'::text, 'subscription'::text, 'delivery'::text]))),
-  CONSTRAINT audit_events_type_check CHECK ((type = ANY (ARRAY['grant.created'::text, 'grant.revoked'::text, 'subscription.created'::text, 'subscription.enabled'::text, 'subscription.deleted'::text, 'subscription.disabled'::text, 'circuit.opened'::text, 'circuit.closed'::text, 'deliveries.recovered'::text, 'delivery.redelivered'::text, 'alert.sent'::text]))),
+  CONSTRAINT audit_events_type_check CHECK ((type = ANY (ARRAY['grant.created'::text, 'grant.revoked'::text, 'subscription.created'::text, 'subscription.enabled'::text, 'subscription.deleted'::text, 'subscription.disabled'::text, 'subscription.secret_changed'::text, 'circuit.opened'::text, 'circuit.closed'::text, 'deliveries.recovered'::text, 'delivery.redelivered'::text, 'alert.sent'::text]))),
   CONSTRAINT audit_events_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE
 );
 ALTER TABLE audit_events ENABLE ROW LEVEL SECURITY;
@@ -658,7 +658,7 @@ CREATE TABLE webhook_subscriptions (
   CONSTRAINT webhook_subscriptions_concurrency_limit_check CHECK ((concurrency_limit >= 1)),
   CONSTRAINT webhook_subscriptions_consecutive_failures_check CHECK ((consecutive_failures >= 0)),
   CONSTRAINT webhook_subscriptions_disabled_check CHECK (((status = 'disabled'::text) = (disabled_at IS NOT NULL))),
-  CONSTRAINT webhook_subscriptions_disabled_reason_check CHECK ((disabled_reason = ANY (ARRAY['delivery_failures'::text, 'grant_revoked'::text, 'user_deactivated'::text, 'organization_deactivated'::text, 'membership_removed'::text]))),
+  CONSTRAINT webhook_subscriptions_disabled_reason_check CHECK ((disabled_reason = ANY (ARRAY['delivery_failures'::text, 'grant_revoked'::text, 'user_deactivated'::text, 'organization_deactivated'::text, 'membership_removed'::text, 'invalid_url'::text]))),
   CONSTRAINT webhook_subscriptions_disabled_reason_only_check CHECK (((disabled_reason IS NULL) OR (status = 'disabled'::text))),
   CONSTRAINT webhook_subscriptions_event_check CHECK ((event = 'call.completed'::text)),
   CONSTRAINT webhook_subscriptions_grant_check CHECK (((grant_id IS NOT NULL) OR (status = 'disabled'::text))),
@@ -759,7 +759,9 @@ CREATE OR REPLACE FUNCTION public.app_audit_event(p_organization_id uuid, p_type
 AS $function$
   INSERT INTO audit_events (organization_id, type, actor_type, actor_id, actor_label, subject_type, subject_id, reason, details)
   VALUES (p_organization_id, p_type, p_actor_type, p_actor_id, p_actor_label, p_subject_type, p_subject_id, p_reason,
-          coalesce(p_details, '{}'::jsonb))
+          CASE WHEN p_details ? 'hook_url'
+               THEN p_details || jsonb_build_object('hook_url', app_hook_url_shown(p_details->>'hook_url'))
+               ELSE coalesce(p_details, '{}'::jsonb) END)
   RETURNING id
 $function$;
 
@@ -1021,6 +1023,17 @@ END
 $function$;
 REVOKE ALL ON FUNCTION app_grant_is_live(uuid) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION app_grant_is_live(uuid) TO switchboard_app;
+
+-- Function app_hook_url_shown(text)
+CREATE OR REPLACE FUNCTION public.app_hook_url_shown(url text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  SELECT coalesce(regexp_replace(regexp_replace(substring(url FROM '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#\\]*'),
+                                                '//.*@', '//'),
+                                 '[^!-~].*$', ''), '') || '/…'
+$function$;
 
 -- Function app_iso_time(timestamp with time zone)
 CREATE OR REPLACE FUNCTION public.app_iso_time(t timestamp with time zone)

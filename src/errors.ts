@@ -84,6 +84,11 @@ export const WEBHOOK_SUBSCRIPTION_GRANT_ENDED = createError(
   "Webhook subscription %s cannot be re-enabled: the app's access it was made under has ended; the app must be connected again and subscribe anew",
   409,
 );
+export const WEBHOOK_SUBSCRIPTION_URL_INVALID = createError(
+  'WEBHOOK_SUBSCRIPTION_URL_INVALID',
+  'Webhook subscription %s cannot be re-enabled: its URL holds a control character, a space or a non-ASCII character; delete it, and the app subscribes a corrected URL',
+  409,
+);
 // (an organization's active subscriptions are at WEBHOOK_MAX_SUBSCRIPTIONS: subscribing a new URL, or re-enabling one)
 export const WEBHOOK_SUBSCRIPTION_LIMIT = createError(
   'WEBHOOK_SUBSCRIPTION_LIMIT',

@@ -23,7 +23,7 @@ export interface AlertDetails {
   /** The app's name (the OAuth client's), and its client_id. */
   app: string;
   client_id: string;
-  /** The receiver's URL (a subscription's alerts). */
+  /** The receiver's URL as alerts show it, scheme and host only (a subscription's alerts). */
   url?: string;
   /** Since when (ISO 8601): the incident's first opening, the disable, the first failure, the revocation. */
   since: string;

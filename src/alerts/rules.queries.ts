@@ -31,12 +31,13 @@ export interface SubscriptionFacts {
   organization_id: string;
   client_id: string;
   app: string;
+  /** Its hook URL as alerts show it: scheme and host only (app_hook_url_shown; the path may hold the receiver's secret). */
   url: string;
   /** Deliveries waiting for it now (pending). */
   waiting: number;
 }
 
-const SUBSCRIPTION_FACTS = `s.id AS subscription_id, s.organization_id, s.client_id, c.name AS app, s.callback_url AS url,
+const SUBSCRIPTION_FACTS = `s.id AS subscription_id, s.organization_id, s.client_id, c.name AS app, app_hook_url_shown(s.callback_url) AS url,
   (SELECT count(*)::int FROM webhook_deliveries w WHERE w.subscription_id = s.id AND w.status = 'pending') AS waiting`;
 
 export interface FailingSubscription extends SubscriptionFacts {

@@ -2,6 +2,7 @@
 // for a subscription, the receiver's host; the body says what happened, since
 // when, how many deliveries wait, and links to the subscription's page or the
 // connected apps page; the footer says how to turn alerts off.
+import { printableUrl } from '../http/url-characters.ts';
 import { escapeHtml } from '../web/html.ts';
 import { receiverHost, type AlertDetails, type AlertKind, type AlertSubjectType } from './alert.ts';
 
@@ -39,6 +40,7 @@ interface Parts {
 function parts(alert: AlertContent, baseUrl: string, organizationName: string): Parts {
   const d = alert.details;
   const host = d.url ? receiverHost(d.url) : '';
+  const url = printableUrl(d.url ?? '');
   const subscriptionLink = { label: 'Open the subscription', url: `${baseUrl}/ui/webhooks/${alert.subject_id}` };
   const waiting =
     d.waiting === undefined
@@ -51,7 +53,7 @@ function parts(alert: AlertContent, baseUrl: string, organizationName: string): 
       return {
         subject: `[Switchboard] ${d.app}: deliveries to ${host} are failing`,
         paragraphs: [
-          `The receiver of ${d.app} at ${d.url} has not accepted deliveries since ${when(d.since)}: its circuit is open, so Switchboard is holding completed calls for ${organizationName} back and tries again from time to time.`,
+          `The receiver of ${d.app} at ${url} has not accepted deliveries since ${when(d.since)}: its circuit is open, so Switchboard is holding completed calls for ${organizationName} back and tries again from time to time.`,
           waiting,
           'Nothing is lost while it waits; once the receiver answers, the waiting deliveries go out. If it keeps failing for five days, the subscription is disabled. Check the app (a Zap turned off, a URL that changed) and the subscription’s page.',
         ],
@@ -61,7 +63,7 @@ function parts(alert: AlertContent, baseUrl: string, organizationName: string): 
       return {
         subject: `[Switchboard] ${d.app}: deliveries to ${host} have recovered`,
         paragraphs: [
-          `The receiver of ${d.app} at ${d.url} answers again${d.ended_at ? ` since ${when(d.ended_at)}` : ''}: the incident that began ${when(d.since)} is over, and the deliveries that waited are going out.`,
+          `The receiver of ${d.app} at ${url} answers again${d.ended_at ? ` since ${when(d.ended_at)}` : ''}: the incident that began ${when(d.since)} is over, and the deliveries that waited are going out.`,
         ],
         link: subscriptionLink,
       };
@@ -69,7 +71,7 @@ function parts(alert: AlertContent, baseUrl: string, organizationName: string): 
       return {
         subject: `[Switchboard] ${d.app}: subscription to ${host} disabled`,
         paragraphs: [
-          `The subscription of ${d.app} to ${d.url} was disabled on ${when(d.since)} after five days in which every delivery failed. No completed calls of ${organizationName} reach it now.`,
+          `The subscription of ${d.app} to ${url} was disabled on ${when(d.since)} after five days in which every delivery failed. No completed calls of ${organizationName} reach it now.`,
           waiting,
           'Fix the receiver, then enable the subscription again on its page: the deliveries kept meanwhile can be sent again there.',
         ],
@@ -79,7 +81,7 @@ function parts(alert: AlertContent, baseUrl: string, organizationName: string): 
       return {
         subject: `[Switchboard] ${d.app}: deliveries to ${host} failed for good`,
         paragraphs: [
-          `${d.failed === undefined ? 'Deliveries' : plural(d.failed, 'delivery', 'deliveries')} of ${d.app} to ${d.url} failed for good since ${when(d.since)}: every retry was refused (a receiver that answers 404, say, once its Zap or URL is gone), while other deliveries may still succeed.`,
+          `${d.failed === undefined ? 'Deliveries' : plural(d.failed, 'delivery', 'deliveries')} of ${d.app} to ${url} failed for good since ${when(d.since)}: every retry was refused (a receiver that answers 404, say, once its Zap or URL is gone), while other deliveries may still succeed.`,
           waiting,
           'Check the app and its receiver URL; failed deliveries can be sent again from the subscription’s page. You get at most one such e-mail a day for this subscription.',
         ],

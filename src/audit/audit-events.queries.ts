@@ -12,6 +12,7 @@ export type AuditEventType =
   | 'subscription.enabled'
   | 'subscription.deleted'
   | 'subscription.disabled'
+  | 'subscription.secret_changed'
   | 'circuit.opened'
   | 'circuit.closed'
   | 'deliveries.recovered'
@@ -25,6 +26,7 @@ export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = [
   'subscription.enabled',
   'subscription.deleted',
   'subscription.disabled',
+  'subscription.secret_changed',
   'circuit.opened',
   'circuit.closed',
   'deliveries.recovered',

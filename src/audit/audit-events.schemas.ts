@@ -31,7 +31,7 @@ export const AuditEventSchema = Type.Object(
       id: Type.Union([Type.String(), Type.Null()], { description: "a user's id, a client's client_id; null for the system" }),
       label: Type.String({
         maxLength: ACTOR_LABEL_MAX_LENGTH,
-        description: "a user's e-mail, a client's name, or worker, maintenance or command line",
+        description: "a user's e-mail, a client's name, or worker, maintenance, command line or migration",
       }),
     }),
     subject: Type.Object({

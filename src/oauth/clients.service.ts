@@ -13,6 +13,7 @@ import {
   type OAuthClient,
   type OAuthClientWithSecret,
 } from './clients.queries.ts';
+import { printableUrl } from '../http/url-characters.ts';
 import { redirectUriProblem } from './redirect-uri.ts';
 import { readThrough, type Caches, type CacheSlot } from '../cache/caches.ts';
 import { tags } from '../cache/tags.ts';
@@ -59,7 +60,7 @@ export async function createClient(
   if (input.redirectUris.length === 0) throw new ClientInputError('--redirect-uri is required (repeat it for several)');
   for (const uri of input.redirectUris) {
     const problem = redirectUriProblem(uri);
-    if (problem) throw new ClientInputError(`--redirect-uri "${uri}" ${problem}`);
+    if (problem) throw new ClientInputError(`--redirect-uri "${printableUrl(uri)}" ${problem}`);
   }
   const scopes = input.scopes ?? SUPPORTED_SCOPES;
   const unknown = scopes.filter((s) => !isSupportedScope(s));

@@ -2,6 +2,8 @@
 // absolute, no fragment, no user-info, HTTPS, or plain HTTP only to a loopback
 // host for local development (RFC 8252 §7.3). Matching at run time is exact
 // string comparison (RFC 9700 §4.1.3), so nothing is normalised here either.
+import { urlCharacterProblem } from '../http/url-characters.ts';
+
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export const MAX_REDIRECT_URI_LENGTH = 2000;
@@ -9,6 +11,9 @@ export const MAX_REDIRECT_URI_LENGTH = 2000;
 /** Why a redirect URI cannot be registered, or undefined when it can. */
 export function redirectUriProblem(uri: string): string | undefined {
   if (uri.length > MAX_REDIRECT_URI_LENGTH) return `is longer than ${MAX_REDIRECT_URI_LENGTH} characters`;
+  // Before parsing, which would drop CR, LF and TAB from a URI stored as given.
+  const characters = urlCharacterProblem(uri);
+  if (characters) return characters;
   let parsed: URL;
   try {
     parsed = new URL(uri);

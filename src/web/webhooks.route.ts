@@ -2,6 +2,7 @@
 // status, and per subscription its delivery attempts, with redeliver,
 // re-enable and delete. Everything goes through the webhooks services, as an
 // organization user (who sees every client's subscriptions).
+import { printableUrl } from '../http/url-characters.ts';
 import type { FastifyInstance } from 'fastify';
 import { canReadAuditLog, listAuditEventsPage } from '../audit/audit-events.service.ts';
 import * as errors from '../errors.ts';
@@ -39,6 +40,7 @@ const NOTICES = {
 const PROBLEMS = {
   ...REDELIVER_PROBLEMS,
   grant_ended: "The app's access this subscription was made under has ended: connect the app again; it subscribes anew.",
+  invalid_url: 'This subscription’s URL holds a character no URL may hold: delete it; the app can subscribe a corrected URL.',
   limit: 'The organization already has as many active subscriptions as it may: delete one to make room, then re-enable this one.',
 };
 /** Why a recover time was refused, shown beside the field (fixed texts chosen by a code). */
@@ -145,6 +147,8 @@ export function webhookPages(csrf: Csrf) {
       } catch (error) {
         if (error instanceof errors.WEBHOOK_SUBSCRIPTION_GRANT_ENDED)
           return reply.redirect(`/ui/webhooks/${subscriptionId}?problem=grant_ended`, 303);
+        if (error instanceof errors.WEBHOOK_SUBSCRIPTION_URL_INVALID)
+          return reply.redirect(`/ui/webhooks/${subscriptionId}?problem=invalid_url`, 303);
         if (error instanceof errors.WEBHOOK_SUBSCRIPTION_LIMIT) return reply.redirect(`/ui/webhooks/${subscriptionId}?problem=limit`, 303);
         throw error;
       }
@@ -178,7 +182,7 @@ export function webhookPages(csrf: Csrf) {
       remove: (ctx, id) => removeSubscription(app.db, ctx.principal, id),
       prompt: (subscription) => ({
         title: 'Delete this webhook subscription?',
-        message: `${subscription.callback_url} will receive no more ${subscription.event} events, and its delivery log is deleted. The app that created it can subscribe again.`,
+        message: `${printableUrl(subscription.callback_url)} will receive no more ${subscription.event} events, and its delivery log is deleted. The app that created it can subscribe again.`,
         cancelHref: `/ui/webhooks/${subscription.id}`,
         button: 'Delete subscription',
       }),

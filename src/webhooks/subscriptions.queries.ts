@@ -10,8 +10,17 @@ import type { AuditActor } from '../audit/audit-actor.ts';
 import { actorArguments } from '../audit/audit-events.queries.ts';
 
 export type SubscriptionStatus = 'active' | 'disabled';
-/** Why a subscription is disabled (webhook_subscriptions_disabled_reason_check): its deliveries failed for five days, or its grant stopped standing. */
-export type DisabledReason = 'delivery_failures' | 'grant_revoked' | 'user_deactivated' | 'organization_deactivated' | 'membership_removed';
+/**
+ * Why a subscription is disabled (webhook_subscriptions_disabled_reason_check): its deliveries failed for five days,
+ * its grant stopped standing, or its URL holds a character no URL may hold now (migration 0041).
+ */
+export type DisabledReason =
+  | 'delivery_failures'
+  | 'grant_revoked'
+  | 'user_deactivated'
+  | 'organization_deactivated'
+  | 'membership_removed'
+  | 'invalid_url';
 /** The circuit as shown (app_circuit_shown): 'probing' is an open circuit whose wait is over. */
 export type CircuitShown = 'closed' | 'open' | 'probing';
 
@@ -98,6 +107,35 @@ export async function upsertSubscription(
     [input.clientId, input.grantId, input.event, input.callbackUrl, input.secret?.ciphertext ?? null, input.secret?.format ?? 'plain'],
   );
   return rows[0]!;
+}
+
+/**
+ * The sealed secret of the client's subscription to this event and URL, its
+ * row locked until the transaction ends (so two subscribes that change it
+ * each compare with what the other committed); undefined when there is none.
+ */
+export async function lockSubscriptionSecret(
+  db: Queryable,
+  input: { clientId: string; event: string; callbackUrl: string },
+): Promise<{ sealed: Buffer | null } | undefined> {
+  const { rows } = await db.query<{ sealed: Buffer | null }>(
+    `SELECT secret_ciphertext AS sealed FROM webhook_subscriptions
+      WHERE organization_id = app_current_org() AND client_id = $1 AND event = $2
+        AND md5(callback_url) = md5($3) AND callback_url = $3
+        FOR UPDATE`,
+    [input.clientId, input.event, input.callbackUrl],
+  );
+  return rows[0];
+}
+
+/** The subscription.secret_changed event of one subscription: its usual details, never the secret. */
+export async function recordSecretChanged(db: Queryable, input: { id: string; actor: AuditActor }): Promise<void> {
+  await db.query(
+    `SELECT app_audit_event(s.organization_id, 'subscription.secret_changed', ${actorArguments('$2::text', '$3::text', '$4::text')},
+                            'subscription', s.id::text, NULL, app_audit_subscription_details(s))
+       FROM webhook_subscriptions s WHERE s.id = $1`,
+    [input.id, ...actorValues(input.actor)],
+  );
 }
 
 /**
@@ -224,8 +262,9 @@ export async function deleteSubscription(
 /**
  * Re-enables a disabled subscription (a no-op on an active one, so its endpoint
  * health stays as it is); its paused deliveries resume, with the endpoint
- * health reset. Only while its grant still stands: undefined when the
- * subscription is not visible or its grant has ended (findSubscription tells which).
+ * health reset. Only while its grant still stands and its URL is one we
+ * accept: undefined when the subscription is not visible, its grant has ended
+ * or its URL is invalid (findSubscription tells which).
  */
 export async function enableSubscription(
   db: Queryable,
@@ -238,6 +277,7 @@ export async function enableSubscription(
             updated_at = CASE WHEN status = 'disabled' THEN now() ELSE updated_at END,
             ${endpointHealthReset("webhook_subscriptions.status = 'disabled'")}
       WHERE id = $1 AND ($2::text IS NULL OR client_id = $2) AND app_grant_is_live(grant_id)
+        AND disabled_reason IS DISTINCT FROM 'invalid_url'
      RETURNING ${COLUMNS}`,
     [input.id, input.clientId ?? null],
   );

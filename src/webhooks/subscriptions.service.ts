@@ -4,6 +4,7 @@
 // OAuth caller only its own client's. An organization has at most
 // WEBHOOK_MAX_SUBSCRIPTIONS active subscriptions, every client's together: one
 // leaked access token cannot make each call fan out without bound.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { actorOf } from '../audit/audit-actor.ts';
 import { actAs } from '../audit/audit-events.queries.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -26,6 +27,8 @@ import {
   isActiveSubscription,
   listSubscriptions,
   lockActiveSubscriptions,
+  lockSubscriptionSecret,
+  recordSecretChanged,
   upsertSubscription,
   type CircuitShown,
   type DisabledReason,
@@ -118,6 +121,22 @@ function hookUrlProblem(check: HookUrlCheck): void {
   throw new ValidationProblem(fieldErrors, check.rule === 'port' ? new errors.WEBHOOK_PORT_NOT_ALLOWED().code : undefined);
 }
 
+/**
+ * Whether the stored secret is the one given again (compared in constant time).
+ * One that no longer opens (its key removed) counts as changed.
+ */
+function sameSecret(box: SecretBox, organizationId: string, sealed: Buffer | null, given: string): boolean {
+  if (sealed === null) return false;
+  let current: string;
+  try {
+    current = box.open(sealed, organizationId);
+  } catch {
+    return false;
+  }
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(current), digest(given));
+}
+
 /** The rule a secret given now follows (signing-secret.ts); a `whsec_` secret that is not one is a 400 naming `secret`. */
 function secretFormat(secret: string): SecretFormat {
   const check = checkSecret(secret);
@@ -150,7 +169,12 @@ export async function subscribe(
     if (!(await isActiveSubscription(db, hook)) && (await countActiveSubscriptions(db)) >= deps.maxSubscriptions) {
       throw new errors.WEBHOOK_SUBSCRIPTION_LIMIT(deps.maxSubscriptions);
     }
-    return upsertSubscription(db, { ...hook, grantId, secret });
+    const stored = input.secret === undefined ? undefined : await lockSubscriptionSecret(db, hook);
+    const upserted = await upsertSubscription(db, { ...hook, grantId, secret });
+    if (stored && input.secret !== undefined && !sameSecret(deps.secretBox, principal.organizationId, stored.sealed, input.secret)) {
+      await recordSecretChanged(db, { id: upserted.id, actor: actorOf(principal) });
+    }
+    return upserted;
   });
   return { subscription: { id: row.id, event: row.event, callback_url: row.callback_url }, created: row.inserted };
 }
@@ -193,7 +217,8 @@ export async function removeSubscription(pool: Pool, principal: Principal, id: s
 /**
  * Re-enables a disabled subscription; its paused deliveries resume at once.
  * Refused once the grant it was made under has ended: the platform must be
- * connected again and subscribe anew; and when the organization's active
+ * connected again and subscribe anew; when its URL was disabled as invalid
+ * (it can only be deleted); and when the organization's active
  * subscriptions are at `limit`.
  */
 export async function reenableSubscription(pool: Pool, principal: Principal, id: string, limit: number): Promise<SubscriptionView> {
@@ -210,7 +235,9 @@ export async function reenableSubscription(pool: Pool, principal: Principal, id:
       await notifyDeliveriesDue(db);
       return enabled;
     }
-    if (await findSubscription(db, { id, clientId })) throw new errors.WEBHOOK_SUBSCRIPTION_GRANT_ENDED(id);
+    const found = await findSubscription(db, { id, clientId });
+    if (found?.disabled_reason === 'invalid_url') throw new errors.WEBHOOK_SUBSCRIPTION_URL_INVALID(id);
+    if (found) throw new errors.WEBHOOK_SUBSCRIPTION_GRANT_ENDED(id);
     return undefined;
   });
   if (!row) throw new errors.WEBHOOK_SUBSCRIPTION_NOT_FOUND(id);

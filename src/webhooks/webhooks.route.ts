@@ -174,7 +174,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
           404: ProblemSchema,
           409: Type.Object(ProblemSchema.properties, {
             description:
-              'WEBHOOK_SUBSCRIPTION_GRANT_ENDED: the app must connect again and subscribe; or WEBHOOK_SUBSCRIPTION_LIMIT: the organization has WEBHOOK_MAX_SUBSCRIPTIONS active subscriptions',
+              'WEBHOOK_SUBSCRIPTION_GRANT_ENDED: the app must connect again and subscribe; WEBHOOK_SUBSCRIPTION_URL_INVALID: its URL was disabled as invalid (delete it); or WEBHOOK_SUBSCRIPTION_LIMIT: the organization has WEBHOOK_MAX_SUBSCRIPTIONS active subscriptions',
           }),
         },
       },

@@ -89,11 +89,13 @@ export const SubscriptionSchema = Type.Object({
       Type.Literal('user_deactivated'),
       Type.Literal('organization_deactivated'),
       Type.Literal('membership_removed'),
+      Type.Literal('invalid_url'),
       Type.Null(),
     ],
     {
       description:
-        "why the subscription is disabled: five days of failed deliveries, or the app's access ended (grant revoked; user or organization deactivated; membership removed)",
+        "why the subscription is disabled: five days of failed deliveries, the app's access ended (grant revoked; user or organization deactivated; membership removed), " +
+        'or invalid_url: its URL, stored before 0.2.0, holds a control character, a space or a non-ASCII character (it cannot be re-enabled; delete it)',
     },
   ),
   created_at: Timestamp,

@@ -138,7 +138,8 @@ describe('audit log: every event type and reason, read through GET /audit-events
     assert.equal(disabled.reason, 'grant_revoked');
     assert.deepEqual(disabled.actor, revoked.actor);
     assert.deepEqual(disabled.subject, { type: 'subscription', id: hook.id });
-    assert.equal(disabled.details.hook_url, `${target.url}/reuse`);
+    // Scheme and host only: a receiver's own secret is often in the path (Zapier's is).
+    assert.equal(disabled.details.hook_url, `${target.url}/…`);
     // The revocation came first, within the one transaction.
     const order = (await events(member, '?type=grant.revoked,subscription.disabled')).map((e) => e.type);
     assert.deepEqual(order, ['subscription.disabled', 'grant.revoked']);
@@ -179,7 +180,7 @@ describe('audit log: every event type and reason, read through GET /audit-events
     const created = await only(connection.member, 'subscription.created');
     assert.deepEqual(created.actor, { type: 'client', id: connection.client.client_id, label: connection.client.name });
     assert.deepEqual(created.subject, { type: 'subscription', id: hook.id });
-    assert.equal(created.details.hook_url, hookUrl);
+    assert.equal(created.details.hook_url, `${target.url}/…`);
     const res = await t.app.inject({ method: 'DELETE', url: '/webhooks/subscribe', headers: connection.headers, payload: { hookUrl } });
     assert.equal(res.statusCode, 200, res.body);
     const deleted = await only(connection.member, 'subscription.deleted');
@@ -189,6 +190,33 @@ describe('audit log: every event type and reason, read through GET /audit-events
     const all = JSON.stringify(await events(connection.member));
     assert.ok(!all.includes('a-webhook-secret-that-must-not-leak'), 'no secret in any event');
     assert.ok(!all.includes(connection.accessToken), 'no token in any event');
+  });
+
+  test('subscription.secret_changed: subscribing the URL again with another secret, never the secret itself', async () => {
+    const connection = await connectPlatform(t);
+    const hookUrl = `${target.url}/hooks/catch/123/zap-own-secret/`;
+    const hook = await subscribeHook(t, connection, { hookUrl });
+    const changed = async () => (await events(connection.member, '?type=subscription.secret_changed')).length;
+    // No secret given keeps the stored one: nothing changed.
+    await subscribeHook(t, connection, { hookUrl });
+    assert.equal(await changed(), 0);
+    await subscribeHook(t, connection, { hookUrl, secret: 'first-secret-must-not-leak' });
+    assert.equal(await changed(), 1, 'none before, one now');
+    await subscribeHook(t, connection, { hookUrl, secret: 'first-secret-must-not-leak' });
+    await subscribeHook(t, connection, { hookUrl });
+    assert.equal(await changed(), 1, 'the same secret again, or none, changes nothing');
+    await subscribeHook(t, connection, { hookUrl, secret: 'second-secret-must-not-leak' });
+    const [latest] = await events(connection.member, '?type=subscription.secret_changed');
+    assert.equal(await changed(), 2);
+    assert.deepEqual(latest!.actor, { type: 'client', id: connection.client.client_id, label: connection.client.name });
+    assert.deepEqual(latest!.subject, { type: 'subscription', id: hook.id });
+    assert.equal(latest!.reason, null);
+    assert.deepEqual(latest!.details, { hook_url: `${target.url}/…`, client_id: connection.client.client_id, event: 'call.completed' });
+    const all = JSON.stringify(await events(connection.member));
+    assert.ok(!all.includes('must-not-leak') && !all.includes('zap-own-secret'), 'no secret and no path in any event');
+    // The members' view keeps the full URL.
+    const list = await t.app.inject({ url: '/webhooks', headers: { 'x-user-token': connection.member.token } });
+    assert.equal(list.json()[0].callback_url, hookUrl);
   });
 
   test('subscription.deleted deleted: DELETE /webhooks/{id} by a user', async () => {

@@ -83,4 +83,27 @@ describe('switchboard client create|list|rotate-secret|delete', () => {
       assert.match(result.stderr, /^switchboard: --(redirect-uri|scopes)[^\n]*\n$/);
     }
   });
+
+  test('a redirect URI with a control character, a space or a non-ASCII character exits 2 naming the flag; nothing is stored', async () => {
+    // new URL() drops CR, LF and TAB: checked on the string as given, which is what would be stored.
+    const uris = [
+      'https://ok.example/cb\r\nx',
+      'https://ok.example/cb\tx',
+      'https://ok.example/c b',
+      'https://ök.example/cb',
+      'https://ok.example/\u007f',
+    ];
+    for (const uri of uris) {
+      const result = await cli('client', 'create', '--name', 'X', '--redirect-uri', uri, '--json');
+      assert.equal(result.code, 2, JSON.stringify(uri));
+      assert.equal(result.stdout, '');
+      assert.match(
+        result.stderr,
+        /^switchboard: --redirect-uri "[^"\r\n\t]*" must not contain (a control character|a space|a non-ASCII character) \(U\+[0-9A-F]{4} at position \d+\); percent-encode it\n$/,
+      );
+    }
+    const { rows } = await db.pool.query("SELECT 1 FROM oauth_clients WHERE name = 'X'");
+    assert.equal(rows.length, 0);
+    assert.equal((await cli('client', 'create', '--name', 'X', '--redirect-uri', 'https://ok.example/c%20b%0D', '--json')).code, 0);
+  });
 });

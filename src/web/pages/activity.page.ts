@@ -2,6 +2,7 @@
 // and the list of events a subscription's page shows: who changed what, or
 // what the system did on its own, each event linking to its subscription or app.
 import type { AuditEventView } from '../../audit/audit-events.service.ts';
+import { printableUrl } from '../../http/url-characters.ts';
 import { AUDIT_EVENT_TYPES } from '../../audit/audit-events.queries.ts';
 import type { FieldErrors } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';
@@ -16,6 +17,7 @@ const TYPE_LABELS: Record<AuditEventView['type'], string> = {
   'subscription.enabled': 'Subscription re-enabled',
   'subscription.deleted': 'Subscription deleted',
   'subscription.disabled': 'Subscription disabled',
+  'subscription.secret_changed': 'Signing secret changed',
   'circuit.opened': 'Deliveries paused: the receiver keeps failing',
   'circuit.closed': 'Deliveries resumed',
   'deliveries.recovered': 'Failed deliveries sent again',
@@ -37,6 +39,7 @@ const REASON_LABELS: Record<string, string> = {
   user_deactivated: 'the user who connected the app was deactivated',
   organization_deactivated: 'the organization was deactivated',
   membership_removed: 'the user who connected the app left the organization',
+  invalid_url: 'its URL holds a control character, a space or a non-ASCII character',
   recovered: 'the receiver answered again',
   reset: 're-enabled or subscribed again',
 };
@@ -57,7 +60,7 @@ function text(value: unknown): string | undefined {
 }
 
 function subscriptionLink(id: string | undefined, hookUrl: string | undefined, links: SubjectLinks): SafeHtml | string {
-  const label = hookUrl ?? 'Subscription';
+  const label = hookUrl === undefined ? 'Subscription' : printableUrl(hookUrl);
   if (id && links.subscriptions.has(id)) return html`<a href="/ui/webhooks/${id}">${label}</a>`;
   return html`${label} <span class="muted">(deleted)</span>`;
 }

@@ -1,3 +1,4 @@
+import { printableUrl } from '../../http/url-characters.ts';
 import type { CallView } from '../../calls/calls.service.ts';
 import type { DeliveryLine } from '../../webhooks/deliveries.service.ts';
 import { html } from '../html.ts';
@@ -39,7 +40,7 @@ function deliveries(input: CallPageInput) {
     const next = deliveryNext(d);
     const subscription = input.disabled.get(d.subscription_id);
     return html`<tr>
-      <td class="wrap" data-label="Sent to"><a href="/ui/webhooks/${d.subscription_id}">${d.callback_url}</a></td>
+      <td class="wrap" data-label="Sent to"><a href="/ui/webhooks/${d.subscription_id}">${printableUrl(d.callback_url)}</a></td>
       <td data-label="Status">${deliveryBadge(d)}${next ? html`<br><span class="muted">${next}</span>` : ''}</td>
       <td class="num" data-label="Attempts">${d.attempts}</td>
       <td data-label="Last attempt">${lastAttempt(d)}</td>

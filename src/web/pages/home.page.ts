@@ -1,3 +1,4 @@
+import { printableUrl } from '../../http/url-characters.ts';
 import type { DashboardFigures } from '../../dashboard/dashboard.service.ts';
 import type { ConnectedApp } from '../../oauth/grants.queries.ts';
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
@@ -73,7 +74,7 @@ function troubledList(input: HomePageInput) {
     return html`<p class="muted">Every subscription is delivering. <a href="/ui/webhooks">All webhooks</a></p>`;
   return html`<ul class="plain-list">${input.troubled.map(
     (s) => html`<li>
-    <a class="wrap" href="/ui/webhooks/${s.id}">${s.callback_url}</a> ${subscriptionStatus(s)}
+    <a class="wrap" href="/ui/webhooks/${s.id}">${printableUrl(s.callback_url)}</a> ${subscriptionStatus(s)}
     <br><span class="muted">${input.clients.get(s.client_id) ?? s.client_id} · ${troubleInWords(s)}</span>
   </li>`,
   )}</ul>`;
@@ -97,7 +98,7 @@ function incidentBanner(input: HomePageInput) {
   const first = open[0]!;
   const what =
     open.length === 1
-      ? html`Deliveries to <a class="wrap" href="/ui/webhooks/${first.id}">${first.callback_url}</a> are paused: its receiver keeps failing (${circuitPhrase(first)}).`
+      ? html`Deliveries to <a class="wrap" href="/ui/webhooks/${first.id}">${printableUrl(first.callback_url)}</a> are paused: its receiver keeps failing (${circuitPhrase(first)}).`
       : html`${open.length} webhook subscriptions have their deliveries paused because their receivers keep failing; see <a href="#attention">Subscriptions needing attention</a>.`;
   return html`<div class="warning banner" role="alert" id="incident-banner"><strong>Open incident${open.length === 1 ? '' : 's'}.</strong> ${what} No alert e-mails are sent from this Switchboard (no SMTP server configured).</div>`;
 }

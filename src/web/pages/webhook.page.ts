@@ -1,3 +1,4 @@
+import { printableUrl } from '../../http/url-characters.ts';
 import type { AttemptView, DeliveryLine } from '../../webhooks/deliveries.service.ts';
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { html } from '../html.ts';
@@ -126,7 +127,7 @@ ${notice(input.notice)}
 ${input.problem ? html`<p class="error" role="alert">${input.problem}</p>` : ''}
 <div class="card">
   <dl class="facts">
-    <dt>Target URL</dt><dd>${s.callback_url}</dd>
+    <dt>Target URL</dt><dd>${printableUrl(s.callback_url)}</dd>
     <dt>Event</dt><dd><code>${s.event}</code></dd>
     <dt>App</dt><dd>${input.clientName}</dd>
     <dt>Signed</dt><dd>${signedWith(s.secret_format)}</dd>

@@ -1,3 +1,4 @@
+import { printableUrl } from '../../http/url-characters.ts';
 import type { SubscriptionUsage, SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { html } from '../html.ts';
 import { layout, type Navigation } from '../layout.ts';
@@ -11,6 +12,7 @@ const DISABLED_BECAUSE: Record<string, string> = {
   user_deactivated: 'the user who connected the app was deactivated',
   organization_deactivated: 'the organization was deactivated',
   membership_removed: 'the user who connected the app left the organization',
+  invalid_url: 'its URL holds a control character, a space or a non-ASCII character',
 };
 
 /** Why a subscription is disabled, as a phrase ("its deliveries failed for five days"). */
@@ -43,7 +45,7 @@ export function webhooksPage(input: {
   const { csrf } = input.nav;
   const rows = input.subscriptions.map(
     (s) => html`<tr>
-      <td class="wrap"><a href="/ui/webhooks/${s.id}">${s.callback_url}</a></td>
+      <td class="wrap"><a href="/ui/webhooks/${s.id}">${printableUrl(s.callback_url)}</a></td>
       <td data-label="Event"><code>${s.event}</code></td>
       <td data-label="Status">${subscriptionStatus(s)}${s.status === 'disabled' ? html`<br><span class="muted">${disabledBecause(s)}</span>` : ''}${circuitTripped(s) ? html`<br><span class="muted">${circuitPhrase(s)}</span>` : ''}</td>
       <td class="wrap" data-label="App">${input.clients.get(s.client_id) ?? s.client_id}</td>

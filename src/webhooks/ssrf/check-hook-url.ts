@@ -2,6 +2,7 @@
 // address actually dialled (delivery/checked-connect.ts), because DNS answers
 // may change between subscribing and delivering.
 import { lookup as dnsLookup } from 'node:dns/promises';
+import { urlCharacterProblem } from '../../http/url-characters.ts';
 import { isIpLiteral, isPublicAddress } from './ip-ranges.ts';
 
 /** The longest hookUrl (a CHECK in SQL too). */
@@ -45,6 +46,9 @@ function fail(reason: string): HookUrlCheck {
   return { ok: false, reason };
 }
 
+/** What a refusal of a private target adds: the setting that lifts it, so a developer knows where to look. */
+const PRIVATE_ALLOWED_BY = 'allowed only with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, a development setting';
+
 /** Static rules every target URL obeys, even with private targets allowed. */
 export function checkUrlShape(raw: string): HookUrlCheck {
   if (raw.length > HOOK_URL_MAX_LENGTH) return fail(`hookUrl must be at most ${HOOK_URL_MAX_LENGTH} characters`);
@@ -68,9 +72,9 @@ function checkHostLiteral(hostname: string): string | undefined {
     // WHATWG parsing has already turned decimal, octal, hex and short IPv4 forms into a.b.c.d.
     return isPublicAddress(hostname)
       ? undefined
-      : `hookUrl host ${hostname} is a private, loopback, link-local, multicast, reserved or metadata address`;
+      : `hookUrl host ${hostname} is a private, loopback, link-local, multicast, reserved or metadata address (${PRIVATE_ALLOWED_BY})`;
   }
-  if (isLocalhostName(hostname)) return `hookUrl host ${hostname} is a local name`;
+  if (isLocalhostName(hostname)) return `hookUrl host ${hostname} is a local name (${PRIVATE_ALLOWED_BY})`;
   return undefined;
 }
 
@@ -93,7 +97,13 @@ export function checkPort(url: URL, allowedPorts: readonly number[] | '*'): Hook
   };
 }
 
+/**
+ * The whole subscribe-time rule. The characters first: WHATWG parsing drops
+ * CR, LF and TAB, and what is stored is the string checked here.
+ */
 export async function checkHookUrl(raw: string, opts: CheckHookUrlOptions): Promise<HookUrlCheck> {
+  const characters = urlCharacterProblem(raw);
+  if (characters) return fail(`hookUrl ${characters}`);
   const shape = checkUrlShape(raw);
   if (!shape.ok) return shape;
   const port = checkPort(shape.url, opts.allowedPorts ?? DEFAULT_ALLOWED_PORTS);
@@ -114,7 +124,7 @@ export async function checkHookUrl(raw: string, opts: CheckHookUrlOptions): Prom
   const blocked = addresses.find((address) => !isPublicAddress(address));
   if (blocked !== undefined) {
     return fail(
-      `hookUrl host ${hostname} resolves to ${blocked}, a private, loopback, link-local, multicast, reserved or metadata address`,
+      `hookUrl host ${hostname} resolves to ${blocked}, a private, loopback, link-local, multicast, reserved or metadata address (${PRIVATE_ALLOWED_BY})`,
     );
   }
   return shape;
