@@ -120,26 +120,28 @@ export async function listConnectedApps(db: Queryable): Promise<ConnectedApp[]> 
 }
 
 /**
- * Tenant query (withOrg): revokes every live grant of one client in the
- * current organization. Each revoked grant's trigger stops its subscriptions,
- * locking them FOR UPDATE in id order (webhooks_stop_for_grants), grant after grant; so
- * the grants and then all their subscriptions are locked first, in id order
- * (each step's subquery waits for the one before it), as a client's deletion
- * and recording outcomes take them: grant by grant, one grant's subscriptions
- * could be locked before another's of lower id, and deadlock with either.
+ * Tenant query (withOrg, one transaction): revokes every live grant of one
+ * client in the current organization. Each revoked grant's trigger stops its
+ * subscriptions, locking them FOR UPDATE in id order (webhooks_stop_for_grants),
+ * grant after grant; so the grants, then all their subscriptions, are locked
+ * first, each set in id order, as a client's deletion and recording outcomes
+ * take them: grant by grant, one grant's subscriptions could be locked before
+ * another's of lower id, and deadlock with either. Three statements, in the
+ * order the locks are taken; a grant locked FOR UPDATE gets no new
+ * subscription meanwhile (the foreign key's check waits for it).
  */
 export async function revokeClientGrantsInOrg(db: Queryable, clientId: string): Promise<number> {
-  const { rowCount } = await db.query(
-    `WITH grants AS MATERIALIZED (
-       SELECT g.id FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
-        WHERE c.client_id = $1 AND g.revoked_at IS NULL ORDER BY g.id FOR UPDATE OF g
-     ), subscriptions AS MATERIALIZED (
-       SELECT s.id FROM webhook_subscriptions s
-        WHERE s.grant_id IN (SELECT id FROM grants) ORDER BY s.id FOR UPDATE
-     )
-     UPDATE oauth_grants g SET revoked_at = now(), revoked_reason = 'user'
-      WHERE g.id IN (SELECT id FROM grants) AND g.revoked_at IS NULL AND (SELECT count(*) FROM subscriptions) >= 0`,
+  const { rows: grants } = await db.query<{ id: string }>(
+    `SELECT g.id FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
+      WHERE c.client_id = $1 AND g.revoked_at IS NULL ORDER BY g.id FOR UPDATE OF g`,
     [clientId],
+  );
+  if (grants.length === 0) return 0;
+  const ids = grants.map((grant) => grant.id);
+  await db.query('SELECT s.id FROM webhook_subscriptions s WHERE s.grant_id = ANY($1::uuid[]) ORDER BY s.id FOR UPDATE', [ids]);
+  const { rowCount } = await db.query(
+    `UPDATE oauth_grants SET revoked_at = now(), revoked_reason = 'user' WHERE id = ANY($1::uuid[]) AND revoked_at IS NULL`,
+    [ids],
   );
   return rowCount ?? 0;
 }

@@ -199,26 +199,20 @@ export const RECORD_OUTCOMES = namedStatement(
    -- DELETE CASCADE, at the end of this statement) their deliveries and their
    -- log. Their rows are not also updated above: streaks leaves them out.
    -- Locked for deletion in id order, the order every statement waiting for
-   -- subscription locks takes them in.
+   -- subscription locks takes them in. Each removed subscription's audit
+   -- event (subscription.deleted, reason gone) is written by its RETURNING: a
+   -- data-modifying CTE always runs to its end, RETURNING included, read or
+   -- not. The other audit events of a record (circuit.opened, .closed,
+   -- subscription.disabled) come from the rows marked changes, through the
+   -- trigger webhook_subscriptions_audit_update.
    removed AS (
      DELETE FROM webhook_subscriptions s
       WHERE s.id IN (SELECT r.id FROM webhook_subscriptions r WHERE r.id IN (SELECT g.subscription_id FROM gone g) ORDER BY r.id FOR UPDATE)
-     RETURNING s AS removed_row
-   ),
-   -- Each removed subscription's audit event (subscription.deleted, reason
-   -- gone), in this statement. A CTE that only reads runs when read: the
-   -- final SELECT counts it once (an empty one when nothing answered 410).
-   -- The other audit events of a record (circuit.opened, .closed,
-   -- subscription.disabled) come from the rows marked changes, through the
-   -- trigger webhook_subscriptions_audit_update.
-   gone_events AS (
-     SELECT app_audit_event((r.removed_row).organization_id, 'subscription.deleted', 'system', NULL, 'worker', 'subscription',
-                            (r.removed_row).id::text, 'gone', app_audit_subscription_details(r.removed_row)) AS id
-       FROM removed r
+     RETURNING app_audit_event(s.organization_id, 'subscription.deleted', 'system', NULL, 'worker', 'subscription',
+                               s.id::text, 'gone', app_audit_subscription_details(s)) AS event_id
    )
    SELECT l.id, l.held, l.subscription_id, coalesce(m.disabled_now, false) AS disabled_now, m.circuit_retry_at
-     FROM logged l LEFT JOIN marked m ON m.id = l.subscription_id
-    WHERE (SELECT count(*) FROM gone_events) >= 0`,
+     FROM logged l LEFT JOIN marked m ON m.id = l.subscription_id`,
 );
 
 /** One row per record the statement found (a record with no row was dropped). */
