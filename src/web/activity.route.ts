@@ -10,7 +10,7 @@ import { listVisibleSubscriptions } from '../webhooks/subscriptions.service.ts';
 import { pageCursor } from './calls.route.ts';
 import { sendPage } from './layout.ts';
 import { activityPage, type ActivityFilterValues } from './pages/activity.page.ts';
-import { sectionAccess } from './signed-in.ts';
+import { sectionAccess, signedIn } from './signed-in.ts';
 
 export const EVENTS_PER_PAGE = 50;
 
@@ -27,11 +27,10 @@ function parsed<T>(parse: () => T, field: string, message: string, errors: Field
 
 export function activityPages(csrf: Csrf) {
   return async function registerActivityPages(app: FastifyInstance) {
-    const { page } = sectionAccess(csrf, 'activity');
+    const access = sectionAccess(csrf, 'activity');
 
-    app.get<{ Querystring: Record<string, unknown> }>('/ui/activity', { schema: { hide: true } }, async (request, reply) => {
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
+    app.get<{ Querystring: Record<string, unknown> }>('/ui/activity', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       requireAuditReader(ctx.principal);
       const cursor = pageCursor(request.query.cursor);
       const value = (name: string) => (typeof request.query[name] === 'string' ? (request.query[name] as string).trim() : '');

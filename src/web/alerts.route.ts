@@ -9,16 +9,14 @@ import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { sendPage } from './layout.ts';
 import { alertsPage } from './pages/alerts.page.ts';
 import { errorPage } from './pages/error.page.ts';
-import { sectionAccess } from './signed-in.ts';
+import { sectionAccess, signedIn } from './signed-in.ts';
 
 export function alertPages(csrf: Csrf) {
   return async function registerAlertPages(app: FastifyInstance) {
-    const { page, form } = sectionAccess(csrf, 'home');
-    const hide = { schema: { hide: true } };
+    const access = sectionAccess(csrf, 'home');
 
-    app.get<{ Querystring: { saved?: string } }>(ALERT_SETTINGS_PATH, hide, async (request, reply) => {
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
+    app.get<{ Querystring: { saved?: string } }>(ALERT_SETTINGS_PATH, access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const enabled = await withOrg(app.db, ctx.organizationId, (db) => alertsEnabled(db, ctx.session.user_id));
       const saved = request.query.saved === '1' ? `Alert e-mails turned ${enabled ? 'on' : 'off'}.` : undefined;
       return sendPage(
@@ -34,9 +32,8 @@ export function alertPages(csrf: Csrf) {
       );
     });
 
-    app.post<{ Body: { csrf?: unknown; enabled?: unknown } }>(ALERT_SETTINGS_PATH, hide, async (request, reply) => {
-      const ctx = await form(request, reply);
-      if (!ctx) return reply;
+    app.post<{ Body: { csrf?: unknown; enabled?: unknown } }>(ALERT_SETTINGS_PATH, access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const value = request.body?.enabled;
       if (value !== 'true' && value !== 'false') throw new ValidationProblem([{ field: 'enabled', message: 'must be true or false' }]);
       // Members get no alerts: nothing of theirs to turn on or off.

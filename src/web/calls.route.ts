@@ -16,7 +16,7 @@ import { sendPage } from './layout.ts';
 import { callPage } from './pages/call.page.ts';
 import { callsPage } from './pages/calls.page.ts';
 import { REDELIVER_PROBLEMS, REDELIVERED_NOTICE, redeliverRoute } from './redeliver-route.ts';
-import { sectionAccess } from './signed-in.ts';
+import { sectionAccess, signedIn } from './signed-in.ts';
 
 export const CALLS_PER_PAGE = 25;
 
@@ -30,13 +30,10 @@ export function pageCursor(value: unknown): string | undefined {
 export function callPages(csrf: Csrf) {
   return async function registerCallPages(app: FastifyInstance) {
     const access = sectionAccess(csrf, 'calls');
-    const { page } = access;
-    const hide = { schema: { hide: true } };
     const agentNames = async (organizationId: string) => new Map((await listAgents(app.db, organizationId)).map((a) => [a.id, a.name]));
 
-    app.get<{ Querystring: Record<string, unknown> }>('/ui/calls', hide, async (request, reply) => {
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
+    app.get<{ Querystring: Record<string, unknown> }>('/ui/calls', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const cursor = pageCursor(request.query.cursor);
       const { values, filters, errors } = parseCallFilters(request.query);
       const agents = await agentNames(ctx.organizationId);
@@ -60,9 +57,8 @@ export function callPages(csrf: Csrf) {
     });
 
     // The filtered list as CSV, streamed batch by batch (never built whole in memory).
-    app.get<{ Querystring: Record<string, unknown> }>('/ui/calls.csv', hide, async (request, reply) => {
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
+    app.get<{ Querystring: Record<string, unknown> }>('/ui/calls.csv', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const { filters, errors } = parseCallFilters(request.query);
       if (Object.keys(errors).length > 0) {
         throw new ValidationProblem(Object.entries(errors).map(([field, message]) => ({ field, message })));
@@ -86,10 +82,9 @@ export function callPages(csrf: Csrf) {
 
     app.get<{ Params: { id: string }; Querystring: { done?: unknown; problem?: unknown } }>(
       '/ui/calls/:id',
-      hide,
+      access.route,
       async (request, reply) => {
-        const ctx = await page(request, reply);
-        if (!ctx) return reply;
+        const ctx = signedIn(request);
         const call = await getCall(app.db, ctx.organizationId, pathId(request.params.id, 'call'));
         const agentName = call.agent_id ? (await agentNames(ctx.organizationId)).get(call.agent_id) : undefined;
         const deliveries = await listDeliveriesOfCall(app.db, ctx.principal, call.id);

@@ -2,7 +2,7 @@
 // to sign in), GET /ui (the same home), and POST /ui/organization, the
 // navigation bar's organization switcher: the same switch as
 // PUT /auth/session/organization, on the browser's session.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import { switchOrganization } from '../auth/sessions.service.ts';
 import * as errors from '../errors.ts';
 import { dashboardFigures } from '../dashboard/dashboard.service.ts';
@@ -14,20 +14,21 @@ import { sendPage } from './layout.ts';
 import { text, type FormBody } from './forms.ts';
 import { homePage } from './pages/home.page.ts';
 import { safeReturnTo, webSession } from './session.ts';
-import { sectionAccess, signedInForm } from './signed-in.ts';
+import { sectionAccess, signedIn, signedInPage } from './signed-in.ts';
 
 export const HOME_PATH = '/';
 
 export function homeRoutes(csrf: Csrf) {
   return async function registerHomeRoutes(app: FastifyInstance) {
-    const { page } = sectionAccess(csrf, 'home');
+    const access = sectionAccess(csrf, 'home');
     const hide = { schema: { hide: true } };
 
-    app.get('/', hide, async (request, reply) => {
-      // A visitor signs in first; the login page comes back here by default.
+    // A visitor signs in first, at the login page itself: it comes back here by default.
+    const visitorsToLogin: preHandlerAsyncHookHandler = async (request, reply) => {
       if (!(await webSession(request))) return reply.redirect('/login', 302);
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
+    };
+    app.get('/', { ...access.route, preHandler: [visitorsToLogin, access.route.preHandler] }, async (request, reply) => {
+      const ctx = signedIn(request);
       const figures = await dashboardFigures(app.db, ctx.organizationId);
       const subscriptions = await listVisibleSubscriptions(app.db, ctx.principal);
       const troubled = subscriptions.filter((s) => s.status !== 'active' || s.failing_since !== null || s.circuit.state !== 'closed');
@@ -47,14 +48,13 @@ export function homeRoutes(csrf: Csrf) {
     // the navigation bar when signed in), not the API's problem+json.
     app.get('/ui/*', hide, async (request, reply) => {
       if (await webSession(request)) {
-        await page(request, reply);
+        await signedInPage(request, reply, csrf, 'home');
       }
       throw new errors.NOT_FOUND('No such page');
     });
 
-    app.post<{ Body: FormBody }>('/ui/organization', hide, async (request, reply) => {
-      const ctx = await signedInForm(request, reply, csrf, 'home');
-      if (!ctx) return reply;
+    app.post<{ Body: FormBody }>('/ui/organization', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       // Not a member (or not active there): AUTH_NOT_A_MEMBER, rendered as a 403 page; the session is unchanged.
       await switchOrganization(app.db, app.caches, ctx.session, text(request.body, 'organization_id'));
       // Back to the section's list, never to one record: it belongs to the previous organization.

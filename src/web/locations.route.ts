@@ -10,7 +10,7 @@ import { sendPage } from './layout.ts';
 import { locationFormPage } from './pages/location-form.page.ts';
 import { locationsPage } from './pages/locations.page.ts';
 import { deleteRecordRoutes, saveRecordForm } from './record-routes.ts';
-import { sectionAccess, type SignedIn } from './signed-in.ts';
+import { sectionAccess, signedIn, type SignedIn } from './signed-in.ts';
 
 const LABELS = { name: 'Name', latitude: 'Latitude', longitude: 'Longitude' };
 const NOTICES = {
@@ -53,29 +53,24 @@ export function locationPages(csrf: Csrf) {
   return async function registerLocationPages(app: FastifyInstance) {
     const validateCreate = formValidator<LocationCreateBody>(LocationCreateBody);
     const validatePatch = formValidator<LocationPatchBody>(LocationPatchBody);
-    const hide = { schema: { hide: true } };
     const access = sectionAccess(csrf, 'locations');
-    const { page, form } = access;
     const showForm = (reply: FastifyReply, ctx: SignedIn, values: Record<string, string>, errors: FieldErrors, id?: string) =>
       sendPage(reply, 400, locationFormPage({ nav: ctx.nav, values, errors, ...(id ? { id } : {}) }));
 
-    app.get<{ Querystring: { done?: unknown } }>('/ui/locations', hide, async (request, reply) => {
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
+    app.get<{ Querystring: { done?: unknown } }>('/ui/locations', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const locations = await listLocations(app.db, ctx.organizationId);
       const message = noticeFor(NOTICES, request.query.done);
       return sendPage(reply, 200, locationsPage({ nav: ctx.nav, locations, ...(message ? { notice: message } : {}) }));
     });
 
-    app.get('/ui/locations/new', hide, async (request, reply) => {
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
+    app.get('/ui/locations/new', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       return sendPage(reply, 200, locationFormPage({ nav: ctx.nav, values: {}, errors: {} }));
     });
 
-    app.post<{ Body: FormBody }>('/ui/locations', hide, async (request, reply) => {
-      const ctx = await form(request, reply);
-      if (!ctx) return reply;
+    app.post<{ Body: FormBody }>('/ui/locations', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const values = formValues(request.body, LOCATION_FIELDS);
       return saveRecordForm(reply, {
         data: { ...editableFields(values), is_primary: values.is_primary === 'on' },
@@ -87,16 +82,14 @@ export function locationPages(csrf: Csrf) {
       });
     });
 
-    app.get<{ Params: { id: string } }>('/ui/locations/:id/edit', hide, async (request, reply) => {
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
+    app.get<{ Params: { id: string } }>('/ui/locations/:id/edit', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const location = await getLocation(app.db, ctx.organizationId, pathId(request.params.id, 'location'));
       return sendPage(reply, 200, locationFormPage({ nav: ctx.nav, id: location.id, values: storedValues(location), errors: {} }));
     });
 
-    app.post<{ Params: { id: string }; Body: FormBody }>('/ui/locations/:id', hide, async (request, reply) => {
-      const ctx = await form(request, reply);
-      if (!ctx) return reply;
+    app.post<{ Params: { id: string }; Body: FormBody }>('/ui/locations/:id', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const id = pathId(request.params.id, 'location');
       const values = formValues(request.body, LOCATION_FIELDS);
       return saveRecordForm(reply, {
@@ -109,9 +102,8 @@ export function locationPages(csrf: Csrf) {
       });
     });
 
-    app.post<{ Params: { id: string }; Body: FormBody }>('/ui/locations/:id/primary', hide, async (request, reply) => {
-      const ctx = await form(request, reply);
-      if (!ctx) return reply;
+    app.post<{ Params: { id: string }; Body: FormBody }>('/ui/locations/:id/primary', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       await makePrimary(app.db, app.caches, ctx.organizationId, pathId(request.params.id, 'location'));
       return reply.redirect('/ui/locations?done=primary', 303);
     });

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type FieldErrors, type FormBody, fieldErrorsOf, pathId, type Validated } from './forms.ts';
 import { sendPage } from './layout.ts';
 import { confirmDeletePage } from './pages/confirm-delete.page.ts';
-import type { SectionAccess, SignedIn } from './signed-in.ts';
+import { signedIn, type SectionAccess, type SignedIn } from './signed-in.ts';
 
 /**
  * A create or edit form post: a finding of the schema, or of the service
@@ -46,12 +46,8 @@ export function deleteRecordRoutes<R extends { id: string }>(
     prompt: (record: R, ctx: SignedIn) => { title: string; message: string; button: string; cancelHref: string };
   },
 ): void {
-  const hide = { schema: { hide: true } };
-  const { page, form } = input.access;
-
-  app.get<{ Params: { id: string } }>(`${input.base}/:id/delete`, hide, async (request, reply) => {
-    const ctx = await page(request, reply);
-    if (!ctx) return reply;
+  app.get<{ Params: { id: string } }>(`${input.base}/:id/delete`, input.access.route, async (request, reply) => {
+    const ctx = signedIn(request);
     const record = await input.find(ctx, pathId(request.params.id, input.what));
     return sendPage(
       reply,
@@ -60,9 +56,8 @@ export function deleteRecordRoutes<R extends { id: string }>(
     );
   });
 
-  app.post<{ Params: { id: string }; Body: FormBody }>(`${input.base}/:id/delete`, hide, async (request, reply) => {
-    const ctx = await form(request, reply);
-    if (!ctx) return reply;
+  app.post<{ Params: { id: string }; Body: FormBody }>(`${input.base}/:id/delete`, input.access.route, async (request, reply) => {
+    const ctx = signedIn(request);
     await input.remove(ctx, pathId(request.params.id, input.what));
     return reply.redirect(`${input.base}?done=deleted`, 303);
   });

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import * as errors from '../errors.ts';
 import { redeliver } from '../webhooks/deliveries.service.ts';
 import { type FormBody, pathId } from './forms.ts';
-import type { SectionAccess } from './signed-in.ts';
+import { signedIn, type SectionAccess } from './signed-in.ts';
 
 /** `?done=redelivered` on the page the user came from. */
 export const REDELIVERED_NOTICE = { redelivered: 'Delivery queued: it is sent again now, with the same X-Delivery-Id.' };
@@ -25,10 +25,9 @@ export const REDELIVER_PROBLEMS = {
 export function redeliverRoute(app: FastifyInstance, input: { base: string; what: string; access: SectionAccess }): void {
   app.post<{ Params: { id: string; deliveryId: string }; Body: FormBody }>(
     `${input.base}/:id/deliveries/:deliveryId/redeliver`,
-    { schema: { hide: true } },
+    input.access.route,
     async (request, reply) => {
-      const ctx = await input.access.form(request, reply);
-      if (!ctx) return reply;
+      const ctx = signedIn(request);
       const back = `${input.base}/${pathId(request.params.id, input.what)}`;
       try {
         await redeliver(app.db, ctx.principal, pathId(request.params.deliveryId, 'delivery'));

@@ -22,7 +22,7 @@ import { sendPage } from './layout.ts';
 import { serviceAreaFormPage } from './pages/service-area-form.page.ts';
 import { serviceAreasPage } from './pages/service-areas.page.ts';
 import { deleteRecordRoutes, saveRecordForm } from './record-routes.ts';
-import { sectionAccess, type SignedIn } from './signed-in.ts';
+import { sectionAccess, signedIn, type SignedIn } from './signed-in.ts';
 
 const LABELS = { location_id: 'The location', radius_km: 'Radius' };
 const NOTICES = { created: 'Service area created.', updated: 'Service area saved.', deleted: 'Service area deleted.' };
@@ -54,9 +54,7 @@ export function serviceAreaPages(csrf: Csrf) {
   return async function registerServiceAreaPages(app: FastifyInstance) {
     const validateCreate = formValidator<ServiceAreaCreateBody>(ServiceAreaCreateBody);
     const validatePatch = formValidator<ServiceAreaPatchBody>(ServiceAreaPatchBody);
-    const hide = { schema: { hide: true } };
     const access = sectionAccess(csrf, 'service-areas');
-    const { page, form } = access;
     const showForm = async (reply: FastifyReply, ctx: SignedIn, values: Record<string, string>, errors: FieldErrors, id?: string) =>
       sendPage(
         reply,
@@ -70,9 +68,8 @@ export function serviceAreaPages(csrf: Csrf) {
         }),
       );
 
-    app.get<{ Querystring: { done?: unknown } }>('/ui/service-areas', hide, async (request, reply) => {
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
+    app.get<{ Querystring: { done?: unknown } }>('/ui/service-areas', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const [areas, locations] = await Promise.all([
         listServiceAreas(app.db, ctx.organizationId),
         listLocations(app.db, ctx.organizationId),
@@ -81,16 +78,14 @@ export function serviceAreaPages(csrf: Csrf) {
       return sendPage(reply, 200, serviceAreasPage({ nav: ctx.nav, areas, locations, ...(message ? { notice: message } : {}) }));
     });
 
-    app.get('/ui/service-areas/new', hide, async (request, reply) => {
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
+    app.get('/ui/service-areas/new', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const locations = await listLocations(app.db, ctx.organizationId);
       return sendPage(reply, 200, serviceAreaFormPage({ nav: ctx.nav, locations, values: {}, errors: {} }));
     });
 
-    app.post<{ Body: FormBody }>('/ui/service-areas', hide, async (request, reply) => {
-      const ctx = await form(request, reply);
-      if (!ctx) return reply;
+    app.post<{ Body: FormBody }>('/ui/service-areas', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const values = formValues(request.body, SERVICE_AREA_FIELDS);
       return saveRecordForm(reply, {
         data: editableFields(values),
@@ -102,17 +97,15 @@ export function serviceAreaPages(csrf: Csrf) {
       });
     });
 
-    app.get<{ Params: { id: string } }>('/ui/service-areas/:id/edit', hide, async (request, reply) => {
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
+    app.get<{ Params: { id: string } }>('/ui/service-areas/:id/edit', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const area = await getServiceArea(app.db, ctx.organizationId, pathId(request.params.id, 'service area'));
       const locations = await listLocations(app.db, ctx.organizationId);
       return sendPage(reply, 200, serviceAreaFormPage({ nav: ctx.nav, id: area.id, locations, values: storedValues(area), errors: {} }));
     });
 
-    app.post<{ Params: { id: string }; Body: FormBody }>('/ui/service-areas/:id', hide, async (request, reply) => {
-      const ctx = await form(request, reply);
-      if (!ctx) return reply;
+    app.post<{ Params: { id: string }; Body: FormBody }>('/ui/service-areas/:id', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const id = pathId(request.params.id, 'service area');
       const values = formValues(request.body, SERVICE_AREA_FIELDS);
       return saveRecordForm(reply, {

@@ -2,7 +2,7 @@
 // login page), the CSRF token for its forms, the navigation bar, and the
 // principal the services expect. Form posts also check the CSRF token here,
 // so no handler can forget to.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Principal } from '../auth/principal.ts';
 import type { ActiveSession } from '../auth/sessions.queries.ts';
 import { describeSession } from '../auth/sessions.service.ts';
@@ -15,6 +15,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set once the page knows who is signed in, so error pages keep the navigation bar. */
     webNavigation: Navigation | null;
+    /** Set by a signed-in route's preHandler (sectionAccess): who is signed in, for its handler. */
+    webSignedIn: SignedIn | null;
   }
 }
 
@@ -102,14 +104,28 @@ export async function signedInForm(
 }
 
 export interface SectionAccess {
-  page(request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined>;
-  form(request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined>;
+  /** A signed-in page's or form's route options: hidden from the OpenAPI document, the sign-in check as its preHandler. */
+  route: { schema: { hide: true }; preHandler: preHandlerAsyncHookHandler };
 }
 
-/** signedInPage and signedInForm bound to one section's pages. */
+/**
+ * The sign-in check of one section's routes, once, as a preHandler: a GET
+ * page needs a web session (else the login page, which comes back), a form
+ * post the session and this browser's CSRF token (else 403). The handler
+ * then reads signedIn(request).
+ */
 export function sectionAccess(csrf: Csrf, section: Section): SectionAccess {
-  return {
-    page: (request, reply) => signedInPage(request, reply, csrf, section),
-    form: (request, reply) => signedInForm(request, reply, csrf, section),
+  const preHandler: preHandlerAsyncHookHandler = async (request, reply) => {
+    const read = request.method === 'GET' || request.method === 'HEAD';
+    const ctx = await (read ? signedInPage : signedInForm)(request, reply, csrf, section);
+    if (!ctx) return reply;
+    request.webSignedIn = ctx;
   };
+  return { route: { schema: { hide: true }, preHandler } };
+}
+
+/** Who is signed in, in a route behind sectionAccess's preHandler. */
+export function signedIn(request: FastifyRequest): SignedIn {
+  if (!request.webSignedIn) throw new Error(`${request.routeOptions.url}: a signed-in route without the sign-in preHandler`);
+  return request.webSignedIn;
 }

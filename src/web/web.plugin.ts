@@ -23,6 +23,7 @@ export default async function webPlugin(app: FastifyInstance, options: { csrf: C
   await app.register(formbody, { bodyLimit: 16 * 1024 });
   const { csrf } = options;
   app.decorateRequest('webNavigation', null);
+  app.decorateRequest('webSignedIn', null);
 
   app.setErrorHandler(function renderErrorPage(error: FastifyError, request, reply) {
     const status = errorStatus(request, reply, error);

@@ -26,7 +26,7 @@ import { webhookPage } from './pages/webhook.page.ts';
 import { webhooksPage } from './pages/webhooks.page.ts';
 import { deleteRecordRoutes } from './record-routes.ts';
 import { REDELIVER_PROBLEMS, REDELIVERED_NOTICE, redeliverRoute } from './redeliver-route.ts';
-import { sectionAccess } from './signed-in.ts';
+import { sectionAccess, signedIn } from './signed-in.ts';
 
 /** The newest audit events a subscription's page lists (the rest: the Activity page). */
 const SUBSCRIPTION_EVENTS_SHOWN = 10;
@@ -71,8 +71,6 @@ function recoveredNotice(query: { recovered?: unknown; more?: unknown }): string
 export function webhookPages(csrf: Csrf) {
   return async function registerWebhookPages(app: FastifyInstance) {
     const access = sectionAccess(csrf, 'webhooks');
-    const { page, form } = access;
-    const hide = { schema: { hide: true } };
     /** Platform (OAuth client) names for display; the id stands in for a client deleted since. */
     const clientNames = async (ids: string[]) => {
       const names = new Map<string, string>();
@@ -83,9 +81,8 @@ export function webhookPages(csrf: Csrf) {
       return names;
     };
 
-    app.get<{ Querystring: { done?: unknown } }>('/ui/webhooks', hide, async (request, reply) => {
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
+    app.get<{ Querystring: { done?: unknown } }>('/ui/webhooks', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const subscriptions = await listVisibleSubscriptions(app.db, ctx.principal);
       const usage = await subscriptionUsage(app.db, ctx.principal.organizationId, app.config.webhookMaxSubscriptions);
       const clients = await clientNames(subscriptions.map((s) => s.client_id));
@@ -96,9 +93,8 @@ export function webhookPages(csrf: Csrf) {
     app.get<{
       Params: { id: string };
       Querystring: { cursor?: unknown; done?: unknown; problem?: unknown; recover?: unknown; recovered?: unknown; more?: unknown };
-    }>('/ui/webhooks/:id', hide, async (request, reply) => {
-      const ctx = await page(request, reply);
-      if (!ctx) return reply;
+    }>('/ui/webhooks/:id', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const subscriptionId = pathId(request.params.id, 'subscription');
       const cursor = pageCursor(request.query.cursor);
       const subscription = await getVisibleSubscription(app.db, ctx.principal, subscriptionId);
@@ -138,9 +134,8 @@ export function webhookPages(csrf: Csrf) {
       );
     });
 
-    app.post<{ Params: { id: string }; Body: FormBody }>('/ui/webhooks/:id/enable', hide, async (request, reply) => {
-      const ctx = await form(request, reply);
-      if (!ctx) return reply;
+    app.post<{ Params: { id: string }; Body: FormBody }>('/ui/webhooks/:id/enable', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const subscriptionId = pathId(request.params.id, 'subscription');
       try {
         await reenableSubscription(app.db, ctx.principal, subscriptionId, app.config.webhookMaxSubscriptions);
@@ -157,9 +152,8 @@ export function webhookPages(csrf: Csrf) {
 
     redeliverRoute(app, { base: '/ui/webhooks', what: 'subscription', access });
 
-    app.post<{ Params: { id: string }; Body: FormBody }>('/ui/webhooks/:id/recover', hide, async (request, reply) => {
-      const ctx = await form(request, reply);
-      if (!ctx) return reply;
+    app.post<{ Params: { id: string }; Body: FormBody }>('/ui/webhooks/:id/recover', access.route, async (request, reply) => {
+      const ctx = signedIn(request);
       const subscriptionId = pathId(request.params.id, 'subscription');
       const back = `/ui/webhooks/${subscriptionId}`;
       const since = parseUtcLocal(text(request.body, 'since'));
