@@ -12,6 +12,8 @@ import { retryDelaySeconds, sendDueAlerts, LEASE_SECONDS, type AlertSenderOption
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, createOrg, type Member } from '../helpers/fixtures.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
+import { waitFor } from '../helpers/webhooks.ts';
+import { assertDueAfter, timed } from '../helpers/db-clock.ts';
 
 const BASE_URL = 'https://switchboard.example.test';
 
@@ -53,8 +55,14 @@ describe('alert outbox and sender', () => {
 
   const emailRows = async (dedupeKey: string) =>
     (
-      await t.db.pool.query<{ email: string; status: string; attempts: number; last_error: string | null; due_in_s: number }>(
-        `SELECT e.email, e.status, e.attempts, e.last_error, extract(epoch FROM e.next_attempt_at - now())::float8 AS due_in_s
+      await t.db.pool.query<{
+        email: string;
+        status: string;
+        attempts: number;
+        last_error: string | null;
+        due_at_s: number;
+      }>(
+        `SELECT e.email, e.status, e.attempts, e.last_error, extract(epoch FROM e.next_attempt_at)::float8 AS due_at_s
            FROM alert_emails e JOIN alerts a ON a.id = e.alert_id WHERE a.dedupe_key = $1 ORDER BY e.email`,
         [dedupeKey],
       )
@@ -138,18 +146,20 @@ describe('alert outbox and sender', () => {
     await enqueueAlert(t.db.pool, alert);
     smtp.refuse = { code: 421, message: 'Too busy, try again later' };
     const refusalsBefore = smtp.refusals;
-    try {
-      await sendDueAlerts(sender());
-    } finally {
-      smtp.refuse = undefined;
-    }
+    let look = await timed(t.db.pool, async () => {
+      try {
+        await sendDueAlerts(sender());
+      } finally {
+        smtp.refuse = undefined;
+      }
+    });
     assert.ok(smtp.refusals > refusalsBefore);
     let rows = await emailRows(alert.dedupeKey);
     for (const row of rows) {
       assert.equal(row.status, 'waiting');
       assert.equal(row.attempts, 1);
       assert.match(row.last_error ?? '', /Too busy/);
-      assert.ok(row.due_in_s > 3 && row.due_in_s < 7, `the first retry ~5 s later, got ${row.due_in_s}`);
+      assertDueAfter(row.due_at_s, look, 5, 0.1, 'the first retry');
     }
     // Not due yet: nothing is sent.
     assert.equal(await sendDueAlerts(sender()), 0);
@@ -160,16 +170,18 @@ describe('alert outbox and sender', () => {
     // The server away altogether: connection refused, the same.
     await smtp.stop();
     await t.db.pool.query(`UPDATE alert_emails SET next_attempt_at = now() WHERE status = 'waiting'`);
-    try {
-      await sendDueAlerts(sender());
-    } finally {
-      await smtp.start();
-    }
+    look = await timed(t.db.pool, async () => {
+      try {
+        await sendDueAlerts(sender());
+      } finally {
+        await smtp.start();
+      }
+    });
     rows = await emailRows(alert.dedupeKey);
     for (const row of rows) {
       assert.equal(row.status, 'waiting');
       assert.equal(row.attempts, 2);
-      assert.ok(row.due_in_s > 7 && row.due_in_s < 13, `the second retry ~10 s later, got ${row.due_in_s}`);
+      assertDueAfter(row.due_at_s, look, 10, 0.1, 'the second retry');
     }
 
     await t.db.pool.query(`UPDATE alert_emails SET next_attempt_at = now() WHERE status = 'waiting'`);
@@ -192,13 +204,34 @@ describe('alert outbox and sender', () => {
     );
   });
 
-  test('two senders at once send each e-mail once', async () => {
+  test('two senders at once send each e-mail once, and neither takes one the other is sending', async () => {
     for (let round = 0; round < 10; round++) {
       const alert = incident(owner.org.id);
       await enqueueAlert(t.db.pool, alert);
       const before = smtp.mails.length;
-      const [a, b] = await Promise.all([sendDueAlerts(sender()), sendDueAlerts(sender())]);
-      assert.equal(a + b, 2, `round ${round}: the two senders claimed ${a} and ${b}`);
+      // The server answers nothing until both e-mails are on their way, so the senders overlap whatever the machine's load.
+      let answer!: () => void;
+      smtp.hold = new Promise<void>((resolve) => (answer = resolve));
+      let finished = 0;
+      const sending = [sendDueAlerts(sender()), sendDueAlerts(sender())].map((p) => p.finally(() => finished++));
+      try {
+        await waitFor(`round ${round}: both e-mails on their way`, async () => smtp.held === 2);
+        const { claimants } = (
+          await t.db.pool.query<{ claimants: number }>(
+            'SELECT count(DISTINCT e.claim_token)::int AS claimants FROM alert_emails e JOIN alerts a ON a.id = e.alert_id WHERE a.dedupe_key = $1',
+            [alert.dedupeKey],
+          )
+        ).rows[0]!;
+        // Each sender claimed one and both are sending at once; or one claimed both, and the other
+        // looked and finished while they were claimed and unsent (before, it would have taken them).
+        if (claimants === 1) await waitFor(`round ${round}: the sender that claimed nothing finished`, async () => finished === 1);
+        else assert.equal(claimants, 2);
+      } finally {
+        smtp.hold = undefined;
+        answer();
+      }
+      const [a, b] = await Promise.all(sending);
+      assert.equal(a! + b!, 2, `round ${round}: the two senders claimed ${a} and ${b}`);
       const mails = smtp.mails.slice(before);
       assert.deepEqual(mails.flatMap((m) => m.to).sort(), [admin.email, owner.email].sort(), `round ${round}`);
     }
@@ -208,10 +241,13 @@ describe('alert outbox and sender', () => {
     const alert = incident(otherOwner.org.id);
     await enqueueAlert(t.db.pool, alert);
     const deadToken = randomUUID();
-    const claimed = await claimDueEmails(t.db.pool, deadToken, 10, LEASE_SECONDS);
+    let claimed: Awaited<ReturnType<typeof claimDueEmails>> = [];
+    const look = await timed(t.db.pool, async () => {
+      claimed = await claimDueEmails(t.db.pool, deadToken, 10, LEASE_SECONDS);
+    });
     assert.equal(claimed.length, 1);
     const [row] = await emailRows(alert.dedupeKey);
-    assert.ok(row!.due_in_s > LEASE_SECONDS - 30, 'claimed: due again only after the lease');
+    assertDueAfter(row!.due_at_s, look, LEASE_SECONDS, 0, 'claimed: due again only after the lease');
     assert.equal(await sendDueAlerts(sender()), 0, 'no other sender takes a claimed e-mail');
     // The lease has passed.
     await t.db.pool.query(`UPDATE alert_emails SET next_attempt_at = now() WHERE status = 'waiting'`);

@@ -11,7 +11,8 @@ import { adminQuery, createTestDatabase } from './db.ts';
 import { startHttpsTarget, type HttpsTarget, type TargetHandler } from './https-target.ts';
 import { startTestWorker, WEBHOOK_TEST_ENV } from './webhooks.ts';
 import type { DeliveryWorker } from '../../src/webhooks/worker/worker.ts';
-import type { Pool } from '../../src/db/pool.ts';
+
+export { throughGate, waitForBlockedBy, waitForLockWait } from './lock-waits.ts';
 
 export interface RaceOptions {
   /** Each side stops after this many rounds… */
@@ -220,41 +221,6 @@ export async function deadlocksOf(database: string): Promise<number> {
     rows: [stats],
   } = await adminQuery('SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = $1', [database]);
   return stats.n;
-}
-
-/** Resolves once some statement on the database of `pool` waits for a lock. */
-export async function waitForLockWait(pool: Pool): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const {
-      rows: [waiting],
-    } = await pool.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-    );
-    if (waiting!.n > 0) return;
-    if (Date.now() > deadline) throw new Error('no statement waited for a lock within 30 s');
-    await pause(10);
-  }
-}
-
-/**
- * Resolves once a statement on the database of `pool` waits for a lock that
- * the backend `blocker` holds (pg_blocking_pids): the wait itself, seen in
- * PostgreSQL, not inferred from time passing.
- */
-export async function waitForBlockedBy(pool: Pool, blocker: number, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const {
-      rows: [waiting],
-    } = await pool.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND $1 = ANY (pg_blocking_pids(pid))',
-      [blocker],
-    );
-    if (waiting!.n > 0) return;
-    if (Date.now() > deadline) throw new Error(`no statement waited for a lock of backend ${blocker} within ${timeoutMs} ms`);
-    await pause(10);
-  }
 }
 
 /** How many of `spans` share some time (more than an instant) with one of `others` (both in order). */

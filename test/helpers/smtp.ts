@@ -25,6 +25,10 @@ export interface TestSmtpServer {
   refusals: number;
   /** While set, every message is refused with this reply (a 4xx: try again later; a 5xx: never), at MAIL FROM unless `at` says otherwise. */
   refuse: { code: number; message: string; at?: 'MAIL FROM' | 'RCPT TO' | 'DATA' } | undefined;
+  /** While set, each message is received in full and answered only once this resolves (a slow server). */
+  hold: Promise<void> | undefined;
+  /** Messages received and not answered yet (waiting for `hold`). */
+  held: number;
   /** The e-mails that reached one address. */
   to(address: string): ReceivedMail[];
   stop(): Promise<void>;
@@ -43,6 +47,8 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     mails: [],
     refusals: 0,
     refuse: undefined,
+    hold: undefined,
+    held: 0,
     to: (address) => state.mails.filter((mail) => mail.to.includes(address.toLowerCase())),
     stop: () =>
       new Promise<void>((resolve) => {
@@ -83,7 +89,12 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
           return;
         }
         simpleParser(stream)
-          .then((parsed) => {
+          .then(async (parsed) => {
+            if (state.hold) {
+              state.held += 1;
+              await state.hold;
+              state.held -= 1;
+            }
             state.mails.push({
               from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
               to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),

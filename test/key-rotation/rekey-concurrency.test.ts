@@ -6,6 +6,7 @@ import { runCli, startServe, type Served } from '../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createMember } from '../helpers/fixtures.ts';
 import { fleetEnv, stopProcess } from '../helpers/fleet.ts';
+import { waitForBlockedBy } from '../helpers/lock-waits.ts';
 import { createClient, issueTokens, platformHeaders } from '../helpers/oauth.ts';
 
 const [OLD, NEW] = [randomBytes(32), randomBytes(32)];
@@ -26,6 +27,8 @@ interface Hook {
 // delete the very values it re-encrypts: each replacement is a
 // compare-and-set, so a secret written meanwhile is never overwritten with
 // the re-encrypted old one, and a subscription deleted meanwhile stays gone.
+// The overlap is made, not hoped for: rekey waits at a row the test holds
+// while the service changes every value it has read and not replaced.
 describe('switchboard rekey while subscriptions are rewritten and deleted', () => {
   let db: TestDatabase;
   let served: Served | undefined;
@@ -33,25 +36,23 @@ describe('switchboard rekey while subscriptions are rewritten and deleted', () =
   let hooks: Hook[] = [];
   const env = (keys: Record<string, string>) => fleetEnv(db.url, keys);
 
-  const send = async (hook: Pick<Hook, 'headers'>, method: 'POST' | 'DELETE', body: Record<string, unknown>) => {
+  /** One request to /webhooks/subscribe, which must answer `status`. */
+  const send = async (hook: Pick<Hook, 'headers'>, method: 'POST' | 'DELETE', body: Record<string, unknown>, status: number) => {
     const res = await fetch(`${served!.url}/webhooks/subscribe`, {
       method,
       headers: { ...hook.headers, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
     const text = await res.text();
-    assert.ok(res.status === 200 || res.status === 201, `${method} /webhooks/subscribe answered ${res.status}: ${text}`);
+    assert.equal(res.status, status, `${method} /webhooks/subscribe: ${text}`);
     return text ? (JSON.parse(text) as { id?: string }) : {};
   };
-  const write = async (hook: Pick<Hook, 'headers' | 'hookUrl' | 'secret'>, secret: string) => {
-    const answer = await send(hook, 'POST', { hookUrl: hook.hookUrl, event: 'call.completed', secret });
+  /** Subscribes the hook's URL with `secret`: 201 the first time, 200 (the same subscription, its secret changed) after. */
+  const write = async (hook: Pick<Hook, 'headers' | 'hookUrl' | 'secret'>, secret: string, status: 200 | 201 = 200) => {
+    const answer = await send(hook, 'POST', { hookUrl: hook.hookUrl, event: 'call.completed', secret }, status);
     hook.secret = secret;
     return answer.id!;
   };
-  const firstStored = async () =>
-    (await db.pool.query<{ sealed: Buffer }>('SELECT secret_ciphertext AS sealed FROM webhook_subscriptions ORDER BY id LIMIT 1')).rows[0]!
-      .sealed;
-
   before(async () => {
     db = await createTestDatabase();
     served = await startServe(env({ SECRET_KEY: OLD.toString('base64') }));
@@ -65,7 +66,7 @@ describe('switchboard rekey while subscriptions are rewritten and deleted', () =
           headers: platformHeaders(tokens, client),
           hookUrl: `https://127.0.0.1:9/hooks/${o}-${i}`,
         };
-        const id = await write({ ...hook, secret: undefined }, `secret ${o}-${i} under the old key`);
+        const id = await write({ ...hook, secret: undefined }, `secret ${o}-${i} under the old key`, 201);
         hooks.push({ ...hook, id, secret: `secret ${o}-${i} under the old key` });
       }
     }
@@ -82,56 +83,54 @@ describe('switchboard rekey while subscriptions are rewritten and deleted', () =
 
   test('no value written meanwhile is overwritten, none deleted comes back, and all end under SECRET_KEY', async () => {
     const keys = { SECRET_KEY: NEW.toString('base64'), SECRET_KEY_PREVIOUS: OLD.toString('base64') };
-    const before = await firstStored();
-    const rekeying = runCli(['rekey', '--json'], env(keys));
-    let running = true;
-    void rekeying.then(() => {
-      running = false;
-    });
-    // rekey has read every value (one batch) once it replaced the first: from then on the writers
-    // rewrite and delete, from the last id down, values it read under the old key and has not replaced yet.
-    while (running && (await firstStored()).equals(before)) await new Promise((resolve) => setTimeout(resolve, 5));
-    const writer = async (w: number) => {
-      const mine = hooks.filter((_, index) => index % WRITERS === w).reverse();
-      for (let round = 1; running; round++) {
-        for (const hook of mine) {
-          if (!running) return;
-          if (hook.secret === undefined) continue;
-          if (round === 1 && mine.indexOf(hook) % 8 === 7) {
-            await send(hook, 'DELETE', { hookUrl: hook.hookUrl });
-            hook.secret = undefined;
-          } else {
-            await write(hook, `secret rewritten in round ${round} by writer ${w}`);
+    // rekey reads every value (one batch), then replaces them in id order. The test holds the second
+    // row, so rekey replaces the first and waits there, seen in PostgreSQL; meanwhile the service
+    // rewrites or deletes every later value, each read by rekey under the old key and not replaced
+    // yet. Only then does rekey go on: each of its compare-and-sets meets a value changed meanwhile.
+    const gate = await db.pool.connect();
+    let rekeying: ReturnType<typeof runCli> | undefined;
+    try {
+      await gate.query('BEGIN');
+      const { pid } = (await gate.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!;
+      await gate.query('SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR UPDATE', [hooks[1]!.id]);
+      let finished = false;
+      rekeying = runCli(['rekey', '--json'], env(keys));
+      void rekeying.finally(() => (finished = true));
+      await waitForBlockedBy(db.pool, pid, 60_000);
+      const later = hooks.slice(2).reverse();
+      await Promise.all(
+        Array.from({ length: WRITERS }, async (_, w) => {
+          for (const [index, hook] of later.entries()) {
+            if (index % WRITERS !== w) continue;
+            if (index % 8 === 7) {
+              await send(hook, 'DELETE', { hookUrl: hook.hookUrl }, 200);
+              hook.secret = undefined;
+            } else await write(hook, `secret rewritten by writer ${w}`);
           }
-        }
-      }
-    };
-    // A failed write stops every writer (and rekey's result is then not looked at).
-    const writers = Array.from({ length: WRITERS }, (_, w) =>
-      writer(w).catch((error: unknown) => {
-        running = false;
-        return error;
-      }),
-    );
+        }),
+      );
+      assert.equal(finished, false, 'rekey still waits for the held row');
+      await gate.query('COMMIT');
+    } catch (error) {
+      await gate.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      gate.release();
+    }
     const rekeyed = await rekeying;
-    running = false;
-    for (const failure of await Promise.all(writers)) if (failure) throw failure;
     assert.equal(rekeyed.code, 0, rekeyed.stderr);
 
     const report = JSON.parse(rekeyed.stdout) as { rekeyed: { webhook_secrets: number }; already_current: number };
-    assert.ok(report.rekeyed.webhook_secrets > 0);
-    assert.ok(
-      report.rekeyed.webhook_secrets < hooks.length,
-      `rekey found values changed between its read and its write (${report.rekeyed.webhook_secrets} of ${hooks.length} re-encrypted)`,
-    );
-    assert.ok(report.rekeyed.webhook_secrets + report.already_current <= hooks.length);
+    const deleted = hooks.filter((hook) => hook.secret === undefined);
+    // The two rows written before and at the gate; every later one was found changed (rewritten under SECRET_KEY, or gone).
+    assert.equal(report.rekeyed.webhook_secrets, 2);
+    assert.equal(report.already_current, hooks.length - 2 - deleted.length);
 
     const { rows } = await db.pool.query<{ id: string; secret_ciphertext: Buffer }>(
       'SELECT id, secret_ciphertext FROM webhook_subscriptions',
     );
     const stored = new Map(rows.map((row) => [row.id, row.secret_ciphertext]));
     const newOnly = createSecretBox(NEW, 'webhook-secret');
-    const deleted = hooks.filter((hook) => hook.secret === undefined);
     assert.ok(deleted.length > 0, 'some subscriptions were deleted meanwhile');
     for (const hook of deleted) assert.equal(stored.get(hook.id), undefined, `${hook.hookUrl} stays deleted`);
     for (const hook of hooks.filter((h) => h.secret !== undefined)) {

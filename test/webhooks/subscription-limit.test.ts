@@ -3,11 +3,13 @@
 // WEBHOOK_SUBSCRIPTION_LIMIT naming the limit; a URL already subscribed
 // answers as always; removing one makes room; GET /webhooks and the Webhooks
 // page say how much is used; two subscribes racing for the last place, each
-// through its own server, never both win.
+// through its own server, never both win (each round proves they overlapped:
+// both wait for the organization's lock at once before either may count).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember } from '../helpers/fixtures.ts';
+import { throughGate } from '../helpers/lock-waits.ts';
 import { csrfToken, signedInAgent } from '../helpers/web.ts';
 import { connectPlatform, WEBHOOK_TEST_ENV, type Connection } from '../helpers/webhooks.ts';
 
@@ -153,10 +155,12 @@ describe('WEBHOOK_MAX_SUBSCRIPTIONS', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const [a, b] = await twoApps();
       for (let i = 1; i < LIMIT; i++) assert.equal((await subscribe(a, `https://127.0.0.1:9/held-${i}`)).statusCode, 201);
-      const answers = await Promise.all([
-        subscribe(a, `https://127.0.0.1:9/race-a-${round}`, t),
-        subscribe(b, `https://127.0.0.1:9/race-b-${round}`, other),
-      ]);
+      // Let go together once both wait for the lock that serialises adding subscriptions (lockActiveSubscriptions).
+      const answers = await throughGate(
+        t.db.pool,
+        { lock: "SELECT app_lock('active_subscriptions', $1::uuid)", params: [a.member.org.id] },
+        [() => subscribe(a, `https://127.0.0.1:9/race-a-${round}`, t), () => subscribe(b, `https://127.0.0.1:9/race-b-${round}`, other)],
+      );
       assert.deepEqual(
         answers.map((r) => r.statusCode).sort(),
         [201, 409],

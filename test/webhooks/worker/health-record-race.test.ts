@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../../helpers/app.ts';
+import { throughGate } from '../../helpers/lock-waits.ts';
 import { healthOf } from '../../helpers/endpoint-health.ts';
 import { answeredOutcome, completeCall, connectPlatform, startWebhookApp, subscribeHook } from '../../helpers/webhooks.ts';
 import type { HealthPolicy } from '../../../src/webhooks/worker/endpoint-health.ts';
@@ -9,7 +10,10 @@ import { writeOutcomes } from '../../../src/webhooks/worker/recorder.ts';
 
 // Two workers record outcomes of one subscription at the same moment: each
 // statement must count from the other's result, never from the row both read
-// first (a lost update would lose a failure or a healthy answer).
+// first (a lost update would lose a failure or a healthy answer). Each round
+// proves the two statements overlapped: the test holds the subscription's row
+// until both wait for it in PostgreSQL, so both took their snapshot before
+// either wrote (throughGate).
 describe('outcomes of one subscription recorded by two workers at once', () => {
   let t: TestApp;
   let hook: string;
@@ -40,17 +44,24 @@ describe('outcomes of one subscription recorded by two workers at once', () => {
     return rows.map((row) => answeredOutcome({ id: row.id, lease_token: row.lease_token, attempt: row.attempts }, status));
   }
 
-  test('every failure is counted, and every healthy answer raises the limit, hundreds of times', async () => {
-    // Bounded in time, but a loaded machine still races: at least 50 rounds, within 30 s at most.
+  /** Both outcomes written at once, let go together once both wait for the subscription's row (the first lock they take). */
+  const writeBoth = (a: OutcomeRecord, b: OutcomeRecord) =>
+    throughGate(t.db.pool, { lock: 'SELECT 1 FROM webhook_subscriptions WHERE id = $1 FOR UPDATE', params: [hook] }, [
+      () => writeOutcomes(t.db.pool, [a], { policy }),
+      () => writeOutcomes(t.db.pool, [b], { policy }),
+    ]);
+
+  test('every failure is counted, and every healthy answer raises the limit, in rounds that each overlap', async () => {
+    // Bounded in time: at least 40 rounds, more while under 5 s.
     const started = Date.now();
     let rounds = 0;
     let failures = (await healthOf(t.db.pool, hook)).consecutive_failures;
-    while (rounds < 300 && (Date.now() - started < 5000 || rounds < 50) && Date.now() - started < 30_000) {
+    while (rounds < 200 && (Date.now() - started < 5000 || rounds < 40)) {
       rounds++;
       if (rounds % 2 === 1) {
         // Two unhealthy attempts at once: two more failures in a row.
         const [a, b] = await twoOutcomes(500);
-        const recorded = await Promise.all([writeOutcomes(t.db.pool, [a!], { policy }), writeOutcomes(t.db.pool, [b!], { policy })]);
+        const recorded = await writeBoth(a!, b!);
         assert.ok(recorded.flat().every((r) => r.held));
         failures += 2;
         const h = await healthOf(t.db.pool, hook);
@@ -59,13 +70,12 @@ describe('outcomes of one subscription recorded by two workers at once', () => {
         // From one at a time, two healthy answers at once: three.
         await t.db.pool.query('UPDATE webhook_subscriptions SET concurrency_limit = 1, consecutive_failures = 0 WHERE id = $1', [hook]);
         const [a, b] = await twoOutcomes(404);
-        await Promise.all([writeOutcomes(t.db.pool, [a!], { policy }), writeOutcomes(t.db.pool, [b!], { policy })]);
+        await writeBoth(a!, b!);
         failures = 0;
         const h = await healthOf(t.db.pool, hook);
         assert.deepEqual([h.consecutive_failures, h.concurrency_limit], [0, 3], `round ${rounds}`);
       }
     }
-    assert.ok(rounds >= 50, `only ${rounds} rounds in 30 s`);
     const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE subscription_id = $1', [hook]);
     assert.equal(rows[0].n, rounds * 2, 'every attempt logged');
   });
