@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { testTlsCredentials } from './https-target.ts';
 
 export interface ReceivedMail {
   from: string;
@@ -17,8 +18,13 @@ export interface ReceivedMail {
 }
 
 export interface TestSmtpServer {
-  /** SMTP_URL for it, with its user and password. */
+  /**
+   * SMTP_URL for it, with its user and password; without STARTTLS (the default) it carries
+   * `?starttls=optional`, the opt-out for a relay on the loopback.
+   */
   url: string;
+  /** Logins the server received (right or wrong), and how many of them came over TLS. */
+  logins: { total: number; secure: number };
   port: number;
   mails: ReceivedMail[];
   /** Messages refused so far (refusing, or a wrong login). */
@@ -39,10 +45,16 @@ export interface TestSmtpServer {
 const USER = 'alerts';
 const PASSWORD = 'smtp-secret-p4ss';
 
-export async function startSmtpServer(): Promise<TestSmtpServer> {
+export interface SmtpServerOptions {
+  /** Offer STARTTLS (the test CA's certificate for the loopback names) and refuse a login before it. */
+  startTls?: boolean;
+}
+
+export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<TestSmtpServer> {
   let server: SMTPServer;
   const state: TestSmtpServer = {
     url: '',
+    logins: { total: 0, secure: 0 },
     port: 0,
     mails: [],
     refusals: 0,
@@ -65,12 +77,15 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
   };
   const create = () =>
     new SMTPServer({
-      // Plain SMTP on loopback with the login in the URL, as a relay on a private network.
-      disabledCommands: ['STARTTLS'],
-      allowInsecureAuth: true,
+      // Without startTls: plain SMTP on loopback with the login in the URL, as a relay on this machine.
+      ...(options.startTls
+        ? { ...testTlsCredentials(), allowInsecureAuth: false }
+        : { disabledCommands: ['STARTTLS'], allowInsecureAuth: true }),
       authOptional: false,
       logger: false,
-      onAuth(auth, _session, callback) {
+      onAuth(auth, session, callback) {
+        state.logins.total += 1;
+        if (session.secure) state.logins.secure += 1;
         if (auth.username === USER && auth.password === PASSWORD) return callback(null, { user: USER });
         state.refusals += 1;
         return callback(new Error('Invalid username or password'));
@@ -115,7 +130,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
       server.server.once('error', reject);
       server.listen(port, '127.0.0.1', () => {
         state.port = (server.server.address() as AddressInfo).port;
-        state.url = `smtp://${USER}:${PASSWORD}@127.0.0.1:${state.port}`;
+        state.url = `smtp://${USER}:${PASSWORD}@127.0.0.1:${state.port}${options.startTls ? '' : '?starttls=optional'}`;
         resolve();
       });
     });

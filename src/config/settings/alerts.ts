@@ -2,9 +2,36 @@ import { ConfigError } from '../config-error.ts';
 import { duration, type Kind } from '../kinds.ts';
 import { setting } from '../setting.ts';
 
+/** SMTP_URL's opt-out of required STARTTLS (`?starttls=optional`), for a relay on the loopback. */
+export const STARTTLS_PARAMETER = 'starttls';
+
+/** A host on this machine: where a login may travel without STARTTLS, never leaving it. */
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** The query SMTP_URL may carry: only the loopback relay's opt-out of STARTTLS (src/alerts/mailer.ts reads it). */
+function checkSmtpQuery(parsed: URL, name: string): void {
+  for (const [key, value] of parsed.searchParams) {
+    if (key !== STARTTLS_PARAMETER || value !== 'optional') {
+      throw new ConfigError(name, `has an unknown query parameter "${key}"; the only one is ${STARTTLS_PARAMETER}=optional`);
+    }
+  }
+  if (!parsed.searchParams.has(STARTTLS_PARAMETER)) return;
+  if (parsed.protocol !== 'smtp:') throw new ConfigError(name, `${STARTTLS_PARAMETER}=optional is for smtp://, not smtps://`);
+  if (!isLoopbackHost(parsed.hostname)) {
+    throw new ConfigError(
+      name,
+      `${STARTTLS_PARAMETER}=optional lets the login go without TLS, so it is only for a relay on this machine (127.0.0.1, [::1], localhost), not ${parsed.hostname}: remove it and use a server that offers STARTTLS, or smtps://`,
+    );
+  }
+}
+
 /** The message names what is wrong, never the password the URL holds. */
 const smtpUrl: Kind<string> = {
-  accepts: 'an absolute `smtp://` or `smtps://` URL without a path (`smtp://user:password@mail.example.com:587`)',
+  accepts:
+    'an absolute `smtp://` or `smtps://` URL without a path (`smtp://user:password@mail.example.com:587`); the one query parameter is `?starttls=optional`, for a relay on the loopback only',
   parse(raw, name) {
     let parsed: URL;
     try {
@@ -16,6 +43,7 @@ const smtpUrl: Kind<string> = {
     if (!parsed.hostname) throw new ConfigError(name, 'must name the SMTP server (smtp://host:port)');
     if (parsed.pathname !== '' && parsed.pathname !== '/') throw new ConfigError(name, 'must not have a path');
     if (parsed.password !== '' && parsed.username === '') throw new ConfigError(name, 'has a password but no user');
+    checkSmtpQuery(parsed, name);
     return raw;
   },
 };
@@ -39,7 +67,7 @@ export const ALERTS = {
     default: undefined,
     defaultText: 'unset',
     meaning:
-      'The SMTP server alert e-mails to owners and admins go through, user and password in the URL: `smtp://user:password@mail.example.com:587` (STARTTLS when offered) or `smtps://…:465`. Unset: no alert e-mails; the home page shows open incidents as a banner, and the audit log has them. `switchboard alerts test --org ID` checks it.',
+      'The SMTP server alert e-mails to owners and admins go through, user and password in the URL: `smtp://user:password@mail.example.com:587` or `smtps://…:465`. With a user in an `smtp://` URL, STARTTLS is required: a server that does not offer it gets no login, and each e-mail is given up at once with a log line saying so. A relay on this machine without STARTTLS: add `?starttls=optional` (refused, exit 78, with any host other than 127.0.0.1, [::1] or localhost). Without a user, STARTTLS is used when offered. Unset: no alert e-mails; the home page shows open incidents as a banner, and the audit log has them. `switchboard alerts test --org ID` checks it.',
   }),
   ALERT_FROM: setting({
     kind: emailAddress,
