@@ -7,7 +7,7 @@
 import { buildKeyed } from './app.ts';
 import { workerTasks } from './background.ts';
 import type { Config } from './config/config.ts';
-import { checkListenHost } from './config/listen-host.ts';
+import { checkListenAddress } from './config/listen-host.ts';
 import type { DatabaseWait } from './db/reach-database.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import type { Liveness } from './probes/liveness-server.ts';
@@ -56,7 +56,7 @@ export async function run(config: Config, options: RunOptions, signal?: AbortSig
     );
     const wait: DatabaseWait = { log, onWaiting: () => probes.start(), ...(signal ? { signal } : {}) };
     const liveness: Liveness = {};
-    await checkListenHost(config.host);
+    await checkListenAddress(config.host, options.http ? config.port : config.workerPort, options.http ? 'PORT' : 'WORKER_PORT');
     const supervision = supervise(config, log, liveness, gaveUp.settle);
     const owner = await resources.take(
       'database',

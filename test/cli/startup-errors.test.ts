@@ -268,6 +268,30 @@ describe('startup errors name their variable', () => {
     assert.deepEqual(await postgresProcessesFor(dataDir), []);
   });
 
+  test('a PORT another process holds exits 78 naming PORT and a possible second server, before PostgreSQL starts', async () => {
+    const dataDir = await tempDataDir();
+    dirs.push(dataDir);
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as net.AddressInfo).port;
+    try {
+      const result = await runCli(['serve'], baseEnv({ DATA_DIR: dataDir, PORT: String(port) }), 60_000);
+      assert.equal(result.code, 78, result.stderr);
+      assert.equal(
+        result.stderr,
+        `switchboard: PORT: port ${port} on 127.0.0.1 is taken by another process: another Switchboard server may be running (a second npm start?); stop it, or set PORT to a free port\n`,
+      );
+      assert.equal(existsSync(`${dataDir}/pg`), false, 'no embedded PostgreSQL was set up');
+      assert.deepEqual(await postgresProcessesFor(dataDir), []);
+      const worker = await runCli(['worker'], baseEnv({ DATA_DIR: dataDir, WORKER_PORT: String(port) }), 60_000);
+      assert.equal(worker.code, 78, worker.stderr);
+      assert.match(worker.stderr, /^switchboard: WORKER_PORT: port \d+ on 127\.0\.0\.1 is taken by another process/);
+      assert.equal(existsSync(`${dataDir}/pg`), false);
+    } finally {
+      holder.close();
+    }
+  });
+
   test('a DATA_DIR that cannot be made exits 78 naming DATA_DIR within seconds', async () => {
     for (const command of ['serve', 'migrate']) {
       const result = await runCli([command], baseEnv({ DATA_DIR: '/proc/nope', PORT: '0' }), 30_000);

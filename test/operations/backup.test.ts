@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -100,8 +100,23 @@ describe('backing up and restoring as docs/operations.md says', () => {
       assert.match(none.stderr, /no embedded PostgreSQL is running in .*: it runs while a serve or worker uses that DATA_DIR/);
       assert.ok(existsSync(path.join(dataDir, 'secret.key')));
 
-      execFileSync('bash', ['-euc', documentBlock('tar -czf')], { cwd: work });
-      execFileSync('bash', ['-euc', documentBlock('tar -xzf')], { cwd: work });
+      // The archive holds secret.key and pg.password: it is written outside the checkout
+      // (the blocks run in it), in the home directory, and git ignores one left in a checkout.
+      const home = path.join(work, 'home');
+      await mkdir(home);
+      const shell = { cwd: work, env: { ...process.env, HOME: home } };
+      execFileSync('bash', ['-euc', documentBlock('tar -czf')], shell);
+      assert.deepEqual(
+        readdirSync(work).filter((name) => name.endsWith('.tar.gz')),
+        [],
+        'nothing written into the directory that holds .data',
+      );
+      assert.ok(
+        readdirSync(home).some((name) => name.endsWith('.tar.gz')),
+        'the archive is in the home directory',
+      );
+      execFileSync('git', ['check-ignore', '--no-index', '-q', 'switchboard-backup.tar.gz'], { cwd: ROOT });
+      execFileSync('bash', ['-euc', documentBlock('tar -xzf')], shell);
       // Nothing may come from the old directory: only the archive.
       await rm(path.join(work, '.data.old'), { recursive: true, force: true });
 
