@@ -1,6 +1,7 @@
 // The alert outbox (migration 0040): alerts, one e-mail per alert and
 // recipient, and the statements the sender claims and finishes them with.
 // Run on the owner pool by the worker's alert tasks (src/alerts/sender.ts).
+import { OWNER_OR_ADMIN_SQL } from '../organizations/roles.ts';
 import type { Queryable } from '../db/pool.ts';
 import { SMTP_ANSWER_MAX_LENGTH, type AlertDetails, type AlertKind, type AlertSubjectType } from './alert.ts';
 
@@ -33,7 +34,7 @@ export async function enqueueAlert(db: Queryable, alert: NewAlert): Promise<numb
      SELECT a.id, u.id, a.organization_id, u.email
        FROM alert a
        JOIN organizations o ON o.id = a.organization_id AND o.active
-       JOIN memberships m ON m.organization_id = a.organization_id AND m.role IN ('owner', 'admin')
+       JOIN memberships m ON m.organization_id = a.organization_id AND m.role IN (${OWNER_OR_ADMIN_SQL})
        JOIN users u ON u.id = m.user_id AND u.active
       WHERE NOT EXISTS (SELECT 1 FROM alert_preferences p
                          WHERE p.organization_id = a.organization_id AND p.user_id = u.id AND NOT p.enabled)
@@ -53,8 +54,13 @@ export async function enqueueAlert(db: Queryable, alert: NewAlert): Promise<numb
   return rowCount ?? 0;
 }
 
-/** An e-mail the sender holds: its recipient and what its alert says. */
-export interface ClaimedEmail {
+/**
+ * An e-mail a claim handed over: leased to one sender, whose lease token is in
+ * `alert_emails.claim_token` (the column keeps its name: a rename would stop
+ * the previous version's workers during a rolling upgrade), with its
+ * recipient and what its alert says.
+ */
+export interface LeasedEmail {
   alert_id: string;
   user_id: string;
   organization_id: string;
@@ -69,19 +75,20 @@ export interface ClaimedEmail {
 }
 
 /**
- * Takes up to `limit` due e-mails for this sender (`token`): their next
- * attempt moves `leaseSeconds` ahead, so no other sender takes them meanwhile,
+ * The claim: leases up to `limit` due e-mails to this sender (lease token
+ * `token`): their next attempt moves `leaseSeconds` ahead, so no other sender
+ * takes them meanwhile,
  * and one whose sender died comes due again once that has passed. An e-mail
  * whose recipient may no longer have it (turned alerts off, left the owners
  * and admins, deactivated) is cancelled instead.
  */
-export async function claimDueEmails(db: Queryable, token: string, limit: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
-  const { rows } = await db.query<ClaimedEmail>(
+export async function claimDueEmails(db: Queryable, token: string, limit: number, leaseSeconds: number): Promise<LeasedEmail[]> {
+  const { rows } = await db.query<LeasedEmail>(
     `WITH due AS (
        SELECT e.alert_id, e.user_id,
               EXISTS (SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id AND u.active
                         JOIN organizations o ON o.id = m.organization_id AND o.active
-                       WHERE m.organization_id = e.organization_id AND m.user_id = e.user_id AND m.role IN ('owner', 'admin'))
+                       WHERE m.organization_id = e.organization_id AND m.user_id = e.user_id AND m.role IN (${OWNER_OR_ADMIN_SQL}))
               AND NOT EXISTS (SELECT 1 FROM alert_preferences p
                                WHERE p.organization_id = e.organization_id AND p.user_id = e.user_id AND NOT p.enabled) AS wanted
          FROM alert_emails e
@@ -110,8 +117,8 @@ export async function claimDueEmails(db: Queryable, token: string, limit: number
   return rows;
 }
 
-/** The SMTP server accepted it; false when this sender no longer held it (its lease ran out and another took it). */
-export async function markEmailSent(db: Queryable, email: ClaimedEmail, token: string, response: string): Promise<boolean> {
+/** The SMTP server accepted it; false when this sender no longer held its lease (it ran out and another took it). */
+export async function markEmailSent(db: Queryable, email: LeasedEmail, token: string, response: string): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE alert_emails SET status = 'sent', finished_at = now(), smtp_response = $4, last_error = NULL, claim_token = NULL
       WHERE alert_id = $1 AND user_id = $2 AND claim_token = $3 AND status = 'waiting'`,
@@ -123,7 +130,7 @@ export async function markEmailSent(db: Queryable, email: ClaimedEmail, token: s
 /** Not sent: due again after `retryInSeconds`, or given up for good (`retryInSeconds` null). */
 export async function markEmailFailed(
   db: Queryable,
-  email: ClaimedEmail,
+  email: LeasedEmail,
   token: string,
   error: string,
   retryInSeconds: number | null,

@@ -1,5 +1,6 @@
 // Who gets an organization's alerts: its active owners and admins, less those
 // who turned alerts off for themselves there (alert_preferences; no row: on).
+import { OWNER_OR_ADMIN_SQL } from '../organizations/roles.ts';
 import type { Queryable } from '../db/pool.ts';
 
 /** Inside the organization (withOrg): whether the user gets its alerts (no row: yes). */
@@ -29,7 +30,7 @@ export async function alertRecipients(
     `SELECT o.name, o.active,
             coalesce(array_agg(u.email ORDER BY u.email) FILTER (WHERE u.id IS NOT NULL), '{}') AS emails
        FROM organizations o
-       LEFT JOIN memberships m ON m.organization_id = o.id AND m.role IN ('owner', 'admin')
+       LEFT JOIN memberships m ON m.organization_id = o.id AND m.role IN (${OWNER_OR_ADMIN_SQL})
        LEFT JOIN users u ON u.id = m.user_id AND u.active
              AND NOT EXISTS (SELECT 1 FROM alert_preferences p
                               WHERE p.organization_id = o.id AND p.user_id = u.id AND NOT p.enabled)

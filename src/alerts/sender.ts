@@ -4,10 +4,12 @@
 // runs on timers of its own, so a slow or absent SMTP server delays alerts,
 // never a webhook delivery.
 //
-// One e-mail per alert and recipient across any number of senders: a claim
-// (FOR UPDATE SKIP LOCKED) moves the e-mail's next attempt past its lease, so
-// no other sender takes it while this one sends; the mark after the SMTP
-// server's answer is made under the claim's token. A sender that dies between
+// One e-mail per alert and recipient across any number of senders, in the
+// delivery engine's words (docs/delivery-engine.md, "Words"): a claim (FOR
+// UPDATE SKIP LOCKED) leases the e-mail to this sender, moving its next
+// attempt past the lease, so no other sender takes it while this one sends;
+// the mark after the SMTP server's answer is made under the lease's token and
+// holds only while the lease does. A sender that dies between
 // the server's acceptance and its mark leaves the e-mail to come due once the
 // lease has passed: sent once more, never more, since the lease outlasts any
 // send (SMTP_TIMEOUT_MS per wait).
@@ -21,14 +23,14 @@ import { periodic, type PeriodicJob, type Task, type TaskHost } from '../tasks/t
 import type { Metrics } from '../metrics/metrics.ts';
 import { recordAlertsSent } from './alert-events.ts';
 import { describeSmtpFailure, type Mailer } from './mailer.ts';
-import { claimDueEmails, finishAlerts, markEmailFailed, markEmailSent, unfinishedAlertIds, type ClaimedEmail } from './outbox.queries.ts';
+import { claimDueEmails, finishAlerts, markEmailFailed, markEmailSent, unfinishedAlertIds, type LeasedEmail } from './outbox.queries.ts';
 import { renderAlert } from './templates.ts';
 
 /** How often a sender looks for due e-mails. */
 export const SEND_POLL_MS = 2000;
 /** E-mails one look takes at most; they are sent at once, each on its own connection. */
 const BATCH = 10;
-/** A claimed e-mail is this sender's for this long: far beyond one send's time-outs. */
+/** A leased e-mail is this sender's for this long: far beyond one send's time-outs. */
 export const LEASE_SECONDS = 300;
 /** After a failed send: 5 s, doubling, at most 30 minutes (±10 %). */
 const FIRST_RETRY_SECONDS = 5;
@@ -49,8 +51,8 @@ export interface AlertSenderOptions {
   mailer: Mailer;
 }
 
-/** Sends one claimed e-mail and records what happened; never throws for an SMTP failure. */
-async function sendOne(options: AlertSenderOptions, email: ClaimedEmail, token: string): Promise<void> {
+/** Sends one leased e-mail and records what happened; never throws for an SMTP failure. */
+async function sendOne(options: AlertSenderOptions, email: LeasedEmail, leaseToken: string): Promise<void> {
   const { pool, config, log, metrics, mailer } = options;
   const message = renderAlert(email, { baseUrl: config.baseUrl, organizationName: email.organization_name });
   let response: string;
@@ -71,11 +73,11 @@ async function sendOne(options: AlertSenderOptions, email: ClaimedEmail, token: 
       },
       retryIn === null ? 'alert e-mail given up' : 'alert e-mail not sent; retrying later',
     );
-    await markEmailFailed(pool, email, token, failure.message, retryIn);
+    await markEmailFailed(pool, email, leaseToken, failure.message, retryIn);
     return;
   }
   metrics.alertsSent.inc();
-  const held = await markEmailSent(pool, email, token, response);
+  const held = await markEmailSent(pool, email, leaseToken, response);
   log.info({ alert_id: email.alert_id, kind: email.kind, held, smtp: response.slice(0, 200) }, 'alert e-mail sent');
 }
 
@@ -88,13 +90,13 @@ async function finish(pool: Pool, alertIds: string[]): Promise<void> {
   });
 }
 
-/** One look: claim, send, mark, finish. Returns how many e-mails it took. */
+/** One look: claim (lease), send, mark, finish. Returns how many e-mails it leased. */
 export async function sendDueAlerts(options: AlertSenderOptions): Promise<number> {
-  const token = randomUUID();
-  const claimed = await claimDueEmails(options.pool, token, BATCH, LEASE_SECONDS);
-  await Promise.all(claimed.map((email) => sendOne(options, email, token)));
-  await finish(options.pool, [...new Set(claimed.map((email) => email.alert_id))]);
-  return claimed.length;
+  const leaseToken = randomUUID();
+  const leased = await claimDueEmails(options.pool, leaseToken, BATCH, LEASE_SECONDS);
+  await Promise.all(leased.map((email) => sendOne(options, email, leaseToken)));
+  await finish(options.pool, [...new Set(leased.map((email) => email.alert_id))]);
+  return leased.length;
 }
 
 /** How long stopping waits for sends on their way; an e-mail cut off comes due again after its lease. */

@@ -1,5 +1,6 @@
 // GET /audit-events and the Activity page: the organization's audit log,
 // newest first, for its owners and admins (docs/interface.md, "Audit log").
+import { isOwnerOrAdmin } from '../organizations/roles.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
@@ -42,8 +43,7 @@ export function auditEventView(row: AuditEventRow): AuditEventView {
 
 /** Owners and admins read the audit log; a plain member gets AUDIT_FORBIDDEN_ROLE. */
 export function canReadAuditLog(principal: Principal): boolean {
-  const role = principal.session?.role;
-  return role === 'owner' || role === 'admin';
+  return isOwnerOrAdmin(principal.session?.role);
 }
 
 export function requireAuditReader(principal: Principal): void {

@@ -2,6 +2,7 @@
 // no scripts, strict security headers. Pages build their body with html`` and
 // send it with sendPage(). Signed-in pages carry the navigation bar with the
 // organization switcher; the OAuth pages keep a minimal header.
+import { isOwnerOrAdmin } from '../organizations/roles.ts';
 import type { FastifyReply } from 'fastify';
 import { html, type SafeHtml } from './html.ts';
 import { STYLESHEET_PATH } from './stylesheet.ts';
@@ -18,7 +19,7 @@ export const SECTIONS = [
   { id: 'activity', label: 'Activity', path: '/ui/activity' },
 ] as const;
 /** Sections only some roles see (the audit log is for owners and admins). */
-const SECTION_ROLES: Partial<Record<Section, readonly string[]>> = { activity: ['owner', 'admin'] };
+const SECTION_ROLES: Partial<Record<Section, (role: string | undefined) => boolean>> = { activity: isOwnerOrAdmin };
 export type Section = (typeof SECTIONS)[number]['id'];
 
 /** What the navigation bar needs to know about the signed-in user. */
@@ -68,7 +69,7 @@ function switcher(nav: Navigation) {
 
 function navigationBar(nav: Navigation) {
   return html`<nav class="sections" aria-label="Sections">
-        ${SECTIONS.filter((s) => SECTION_ROLES[s.id]?.includes(nav.role ?? '') ?? true).map(
+        ${SECTIONS.filter((s) => SECTION_ROLES[s.id]?.(nav.role) ?? true).map(
           (s) => html`<a href="${s.path}"${s.id === nav.current ? html` aria-current="page"` : ''}>${s.label}</a>`,
         )}
       </nav>

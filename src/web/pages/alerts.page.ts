@@ -1,10 +1,12 @@
+import { ALERT_SETTINGS_PATH } from '../../alerts/templates.ts';
 import { html } from '../html.ts';
 import { layout, type Navigation } from '../layout.ts';
 import { notice } from './fields.ts';
 
 export interface AlertsPageInput {
   nav: Navigation;
-  role: 'owner' | 'admin' | 'member';
+  /** An owner or admin: among the organization's alert recipients. */
+  receives: boolean;
   enabled: boolean;
   /** SMTP_URL is set: alerts are e-mailed at all. */
   sending: boolean;
@@ -14,9 +16,8 @@ export interface AlertsPageInput {
 /** The signed-in user's own alert e-mails in this organization: on or off. */
 export function alertsPage(input: AlertsPageInput) {
   const { nav } = input;
-  const receives = input.role === 'owner' || input.role === 'admin';
   const state = input.enabled ? 'on' : 'off';
-  const form = html`<form method="post" action="/ui/alerts">
+  const form = html`<form method="post" action="${ALERT_SETTINGS_PATH}">
     <input type="hidden" name="csrf" value="${nav.csrf}">
     <input type="hidden" name="enabled" value="${input.enabled ? 'false' : 'true'}">
     <p>Alert e-mails to <strong>${nav.email}</strong> for ${nav.organizationName} are <strong id="alerts-state">${state}</strong>.</p>
@@ -30,7 +31,7 @@ ${notice(input.notice)}
 <div class="card">
   <p class="lead">Owners and admins get an e-mail when a webhook receiver has been failing for a while (and when it recovers), when a subscription is disabled after days of failures, when deliveries fail for good, and when an app's connection is revoked for a security reason. Nothing is sent for what someone did on purpose.</p>
   ${input.sending ? '' : html`<p class="warning">This Switchboard has no SMTP server configured (SMTP_URL), so no alert e-mails are sent; open incidents show on the home page.</p>`}
-  ${receives ? form : html`<p class="muted">Only the organization's owners and admins get alert e-mails; you are a member.</p>`}
+  ${input.receives ? form : html`<p class="muted">Only the organization's owners and admins get alert e-mails; you are a member.</p>`}
 </div>`,
   });
 }
