@@ -194,3 +194,30 @@ describe('worker scheduler: failures and stop', () => {
     assert.deepEqual(after.actions, []);
   });
 });
+
+describe('worker scheduler: events while a claim is on its way', () => {
+  test('no free slot after a wake-up came during the claim: the round ends and the next claim starts at once', () => {
+    const woken = run(claiming(), { type: 'wake' });
+    assert.equal(woken.state.phase, 'claiming-again');
+    const full = run(woken.state, { type: 'no-free-slots', look: nothingKnown });
+    assert.equal(full.state.phase, 'claiming');
+    assert.deepEqual(full.actions, [{ type: 'set-timer', delayMs: POLL }, { type: 'claim' }]);
+  });
+
+  test('a NOTIFY during a claim claims again once it ends (a sweep asked at once when it names none); one naming only capped subscriptions does not', () => {
+    const named = run(claiming(), { type: 'notified', listsNone: false, allAtCap: false });
+    assert.deepEqual(named, { state: claiming({ phase: 'claiming-again' }), actions: [] });
+    const none = run(claiming(), { type: 'notified', listsNone: true, allAtCap: false });
+    assert.deepEqual(none, { state: claiming({ phase: 'claiming-again' }), actions: [{ type: 'sweep', soon: true }] });
+    assert.deepEqual(run(claiming(), { type: 'notified', listsNone: false, allAtCap: true }), { state: claiming(), actions: [] });
+    assert.deepEqual(run(named.state, claimed()).actions, [{ type: 'claim' }]);
+  });
+
+  test('an attempt turning slow during a claim claims again once it ends, only past the degraded share', () => {
+    const freed = run(claiming(), { type: 'attempt-turned-slow', overShare: true, dueHints: false });
+    assert.deepEqual(freed, { state: claiming({ phase: 'claiming-again' }), actions: [] });
+    assert.deepEqual(run(freed.state, claimed()).actions, [{ type: 'claim' }]);
+    const within = run(claiming(), { type: 'attempt-turned-slow', overShare: false, dueHints: true });
+    assert.deepEqual(within, { state: claiming(), actions: [] });
+  });
+});
