@@ -1,5 +1,5 @@
 // The alert rules: when owners and admins get an e-mail (docs/interface.md,
-// "Alerts"). Each rule reads what is already written, and writes its alerts
+// "Alert e-mails to owners and admins"). Each rule reads what is already written, and writes its alerts
 // into the outbox (src/alerts/outbox.queries.ts) under a key that makes a
 // second worker's finding of the same alert do nothing:
 //

@@ -1,5 +1,5 @@
 // The audit log's statements. Every event is written by the database function
-// app_audit_event (migrations/0037_audit_events.sql): here for the changes
+// app_audit_event (migrations/0038_audit_events.sql): here for the changes
 // TypeScript makes, in the triggers for those SQL functions and the delivery
 // engine make. A writer runs in the transaction of its change.
 import type { Queryable } from '../db/pool.ts';

@@ -2,7 +2,7 @@
 // (start-tracing.ts imports it dynamically), so a process that does not export
 // never loads the SDK. What is made here:
 // - a server span per HTTP request (route template, status), child of the
-//   request's traceparent (server-spans.ts);
+//   request's traceparent (serverSpans, below);
 // - a span per PostgreSQL statement under an active span, named by the
 //   statement's name, never its values (src/db/pool.ts calls `statement`);
 // - batch spans of their own, linked to the calls they served (group commit,

@@ -1,5 +1,5 @@
 // The claim's third statement, claim_next_due (claim.queries.ts runs it, in
-// its second message, beside the COMMIT; docs/delivery-engine.md, "The claim").
+// its second message, beside the COMMIT; docs/delivery-engine.md, "One round of the worker").
 import { namedStatement } from '../../db/named-statement.ts';
 
 /**

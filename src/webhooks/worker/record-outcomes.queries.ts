@@ -1,5 +1,5 @@
 // The outcome record's statement, record_outcomes (record.queries.ts runs
-// it; docs/delivery-engine.md, T3 and "Locks").
+// it; docs/delivery-engine.md, T5 and "Locks").
 import { namedStatement } from '../../db/named-statement.ts';
 
 /**

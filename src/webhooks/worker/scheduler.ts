@@ -1,7 +1,7 @@
 // When the worker's next claim runs, decided in one place: a pure function
 // from the worker's state and what just happened to its next state and what
 // the worker must do (start a claim, set or clear its timer, ask the
-// candidates for a sweep). The worker (worker.ts) only carries these out; the
+// candidates for a sweep). The claim loop (claim-loop.ts) only carries these out; the
 // states and their transitions are drawn in docs/delivery-engine.md, "One
 // round of the worker".
 //
