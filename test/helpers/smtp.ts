@@ -48,6 +48,8 @@ const PASSWORD = 'smtp-secret-p4ss';
 export interface SmtpServerOptions {
   /** Offer STARTTLS (the test CA's certificate for the loopback names) and refuse a login before it. */
   startTls?: boolean;
+  /** TLS from the first byte (an `smtps://` server, port 465's kind), with the same certificate. */
+  implicitTls?: boolean;
 }
 
 export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<TestSmtpServer> {
@@ -78,9 +80,11 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
   const create = () =>
     new SMTPServer({
       // Without startTls: plain SMTP on loopback with the login in the URL, as a relay on this machine.
-      ...(options.startTls
-        ? { ...testTlsCredentials(), allowInsecureAuth: false }
-        : { disabledCommands: ['STARTTLS'], allowInsecureAuth: true }),
+      ...(options.implicitTls
+        ? { ...testTlsCredentials(), secure: true, allowInsecureAuth: false }
+        : options.startTls
+          ? { ...testTlsCredentials(), allowInsecureAuth: false }
+          : { disabledCommands: ['STARTTLS'], allowInsecureAuth: true }),
       authOptional: false,
       logger: false,
       onAuth(auth, session, callback) {
@@ -130,7 +134,9 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
       server.server.once('error', reject);
       server.listen(port, '127.0.0.1', () => {
         state.port = (server.server.address() as AddressInfo).port;
-        state.url = `smtp://${USER}:${PASSWORD}@127.0.0.1:${state.port}${options.startTls ? '' : '?starttls=optional'}`;
+        state.url = options.implicitTls
+          ? `smtps://${USER}:${PASSWORD}@127.0.0.1:${state.port}`
+          : `smtp://${USER}:${PASSWORD}@127.0.0.1:${state.port}${options.startTls ? '' : '?starttls=optional'}`;
         resolve();
       });
     });
