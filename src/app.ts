@@ -30,7 +30,10 @@ import openapi from './openapi/openapi.plugin.ts';
 import callsRoutes from './calls/calls.route.ts';
 import webhooksRoutes from './webhooks/webhooks.route.ts';
 import auditEventsRoutes from './audit/audit-events.route.ts';
-import metricsPlugin from './metrics/metrics.plugin.ts';
+import metricsPlugin, { type GaugeSources } from './metrics/metrics.plugin.ts';
+import { countWaitingEmails } from './alerts/outbox.queries.ts';
+import { countQueuedDeliveries } from './webhooks/queued-deliveries.queries.ts';
+import { countCircuitStates } from './webhooks/subscriptions.queries.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import * as errors from './errors.ts';
 import { NO_CACHES, type Caches } from './cache/caches.ts';
@@ -129,7 +132,7 @@ export async function buildWorkerApp(
   app.decorate('liveness', liveness);
   await app.register(problemDetails);
   await app.register(healthRoutes);
-  await app.register(metricsPlugin, { metrics: options.metrics });
+  await app.register(metricsPlugin, { metrics: options.metrics, sources: gaugeSources(pool) });
   return app;
 }
 
@@ -204,9 +207,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(serviceAreasRoutes);
   await app.register(oauthPlugin, { csrf: keyed.csrf, refreshSuccessors: keyed.refreshSuccessors });
   await app.register(webPlugin, { csrf: keyed.csrf });
-  await app.register(metricsPlugin, options.metrics ? { metrics: options.metrics } : {});
+  await app.register(metricsPlugin, { ...(options.metrics ? { metrics: options.metrics } : {}), sources: gaugeSources(app.ownerDb) });
   await app.register(callsRoutes);
   await app.register(webhooksRoutes, { webhookSecrets: keyed.webhookSecrets });
   await app.register(auditEventsRoutes);
   return app;
+}
+
+/** What /metrics' gauges read at scrape time, on the owner's pool: the delivery queue, the circuits, the alert e-mails waiting. */
+function gaugeSources(ownerDb: Pool): GaugeSources {
+  return {
+    queueDepthSource: () => countQueuedDeliveries(ownerDb),
+    circuitStateSource: () => countCircuitStates(ownerDb),
+    alertsWaitingSource: () => countWaitingEmails(ownerDb),
+  };
 }

@@ -3,7 +3,7 @@
 // when, how many deliveries wait, and links to the subscription's page or the
 // connected apps page; the footer says how to turn alerts off.
 import { printableUrl } from '../http/url-characters.ts';
-import { escapeHtml } from '../web/html.ts';
+import { escapeHtml } from '../http/escape-html.ts';
 import { receiverHost, type AlertDetails, type AlertKind, type AlertSubjectType } from './alert.ts';
 
 export interface AlertMessage {

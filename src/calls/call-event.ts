@@ -6,6 +6,4 @@
 import type { Static } from '@sinclair/typebox';
 import type { CallCompletedEventSchema } from './calls.schemas.ts';
 
-export const CALL_COMPLETED = 'call.completed';
-
 export type CallCompletedEvent = Static<typeof CallCompletedEventSchema>;

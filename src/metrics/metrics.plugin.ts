@@ -1,10 +1,10 @@
 // GET /metrics: Prometheus text exposition of this instance's registry.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { countWaitingEmails } from '../alerts/outbox.queries.ts';
-import { countQueuedDeliveries } from '../webhooks/queued-deliveries.queries.ts';
-import { countCircuitStates } from '../webhooks/subscriptions.queries.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+
+/** Where the gauges read from at scrape time: the capabilities that own the rows (app.ts hands them in). */
+export type GaugeSources = Required<Pick<Metrics, 'queueDepthSource' | 'circuitStateSource' | 'alertsWaitingSource'>>;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -12,12 +12,10 @@ declare module 'fastify' {
   }
 }
 
-async function metricsPlugin(app: FastifyInstance, options: { metrics?: Metrics }) {
+async function metricsPlugin(app: FastifyInstance, options: { metrics?: Metrics; sources: GaugeSources }) {
   const metrics = options.metrics ?? createMetrics();
   app.decorate('metrics', metrics);
-  metrics.queueDepthSource = () => countQueuedDeliveries(app.ownerDb);
-  metrics.circuitStateSource = () => countCircuitStates(app.ownerDb);
-  metrics.alertsWaitingSource = () => countWaitingEmails(app.ownerDb);
+  Object.assign(metrics, options.sources);
 
   // Route templates (/locations/:id), never raw URLs, keep the label set small.
   app.addHook('onResponse', (request, reply, done) => {

@@ -1,17 +1,13 @@
 // A tagged template that escapes every interpolated value, so page code
 // cannot forget to: html`<p>${userInput}</p>`. Trusted fragments are SafeHtml
 // (the result of another html`` call); arrays are joined.
+import { escapeHtml } from '../http/escape-html.ts';
+
 export class SafeHtml {
   constructor(readonly value: string) {}
   toString(): string {
     return this.value;
   }
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
 function render(value: unknown): string {

@@ -8,7 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { actorOf } from '../audit/audit-actor.ts';
 import { actAs } from '../audit/audit-events.queries.ts';
 import type { Principal } from '../auth/principal.ts';
-import { CALL_COMPLETED } from '../calls/call-event.ts';
+import { CALL_COMPLETED } from './event-types.ts';
 import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
 import * as errors from '../errors.ts';
