@@ -15,7 +15,6 @@ export interface Supervision {
   recoveryWindowMs: number;
 }
 
-export const DEFAULT_RECOVERY_WINDOW_MS = 60_000;
 const WATCH_INTERVAL_MS = 500;
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 5000;
