@@ -41,6 +41,8 @@ export interface Config {
   webhookAllowedPorts: readonly number[] | '*';
   /** WEBHOOK_MAX_SUBSCRIPTIONS: active subscriptions an organization may have at once. */
   webhookMaxSubscriptions: number;
+  /** WEBHOOK_RATE_LIMIT: per grant (or user) on /webhooks/subscribe and the webhook management routes. */
+  webhookRateLimit: RateLimitSetting;
   rateLimit: RateLimitSetting;
   /** Per address on /oauth/token and /oauth/revoke; each client gets half of it per address. */
   tokenRateLimit: RateLimitSetting;
@@ -92,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateTargets: allowPrivate,
     webhookAllowedPorts: read('WEBHOOK_ALLOWED_PORTS') ?? (allowPrivate ? '*' : [443, 8443]),
     webhookMaxSubscriptions: read('WEBHOOK_MAX_SUBSCRIPTIONS'),
+    webhookRateLimit: read('WEBHOOK_RATE_LIMIT'),
     rateLimit: read('RATE_LIMIT'),
     tokenRateLimit: read('TOKEN_RATE_LIMIT'),
     logLevel: read('LOG_LEVEL'),

@@ -10,6 +10,7 @@ import { setNextLink } from '../http/pagination.ts';
 import { PLATFORM_SECURITY, requirePlatformToken } from '../oauth/platform-guard.ts';
 import { listAttemptsPage, redeliver } from './deliveries.service.ts';
 import { recoverFailedDeliveries } from './recovery.service.ts';
+import { webhookRateLimit } from './webhook-rate-limit.ts';
 import {
   getVisibleSubscription,
   listVisibleSubscriptions,
@@ -39,7 +40,7 @@ import {
   UnsubscribeResponse,
 } from './webhooks.schemas.ts';
 
-const authErrors = { 401: ProblemSchema, 403: ProblemSchema };
+const authErrors = { 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema };
 const security = USER_OR_PLATFORM_SECURITY;
 
 export default async function webhooksRoutes(fastify: FastifyInstance, options: { webhookSecrets: SecretBox }) {
@@ -52,6 +53,8 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
   };
   const platform = requirePlatformToken('calls:read');
   const userOrPlatform = requireUserOrPlatformToken('calls:read');
+  // After authentication: the budget is the grant's (or the user's).
+  const limit = webhookRateLimit(app);
 
   // docs/interface.md §5.1 marks Content-Type optional on the platform's requests: in
   // this scope any body (no Content-Type, text/plain, a form type) is read as
@@ -65,7 +68,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
     routes.post(
       '/webhooks/subscribe',
       {
-        preHandler: platform,
+        preHandler: [platform, limit],
         schema: {
           tags: ['webhooks'],
           summary: 'Subscribe a target URL to call.completed (201 new, 200 when it already exists)',
@@ -89,7 +92,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
     routes.delete(
       '/webhooks/subscribe',
       {
-        preHandler: platform,
+        preHandler: [platform, limit],
         schema: {
           tags: ['webhooks'],
           summary: 'Unsubscribe a target URL (idempotent)',
@@ -108,7 +111,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
   app.get(
     '/webhooks',
     {
-      preHandler: userOrPlatform,
+      preHandler: [userOrPlatform, limit],
       schema: {
         tags: ['webhooks'],
         summary: "The organization's subscriptions with their status (a platform sees its own)",
@@ -128,7 +131,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
   app.get(
     '/webhooks/:id',
     {
-      preHandler: userOrPlatform,
+      preHandler: [userOrPlatform, limit],
       schema: {
         tags: ['webhooks'],
         summary: 'One subscription',
@@ -143,7 +146,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
   app.delete(
     '/webhooks/:id',
     {
-      preHandler: userOrPlatform,
+      preHandler: [userOrPlatform, limit],
       schema: {
         tags: ['webhooks'],
         summary: 'Delete a subscription (its pending deliveries are dropped)',
@@ -161,7 +164,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
   app.post(
     '/webhooks/:id/enable',
     {
-      preHandler: userOrPlatform,
+      preHandler: [userOrPlatform, limit],
       schema: {
         tags: ['webhooks'],
         summary: 'Re-enable a disabled subscription; its paused deliveries resume',
@@ -185,7 +188,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
   app.get(
     '/webhooks/:id/deliveries',
     {
-      preHandler: userOrPlatform,
+      preHandler: [userOrPlatform, limit],
       schema: {
         tags: ['webhooks'],
         summary: 'Delivery attempts of a subscription, newest first (next page in the Link header)',
@@ -208,7 +211,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
   app.post(
     '/webhooks/:id/recover',
     {
-      preHandler: userOrPlatform,
+      preHandler: [userOrPlatform, limit],
       schema: {
         tags: ['webhooks'],
         summary: 'Send again every failed delivery created since a time (at most 1000 per call; idempotent for deliveries already queued)',
@@ -236,7 +239,7 @@ export default async function webhooksRoutes(fastify: FastifyInstance, options: 
   app.post(
     '/webhooks/deliveries/:id/redeliver',
     {
-      preHandler: userOrPlatform,
+      preHandler: [userOrPlatform, limit],
       schema: {
         tags: ['webhooks'],
         summary: 'Send a delivery again now (same X-Delivery-Id, a fresh retry schedule)',

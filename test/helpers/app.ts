@@ -62,6 +62,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     LOG_LEVEL: 'info',
     DATA_DIR: '/nonexistent',
     SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+    // Webhook tests make many requests with one grant in a few seconds; test/webhooks/webhook-rate-limit.test.ts sets its own.
+    WEBHOOK_RATE_LIMIT: '100000/min',
     ...(url ? { BASE_URL: url } : {}),
     ...options.env,
     DATABASE_URL: db.url,

@@ -12,12 +12,14 @@ import type { LeasedDelivery } from '../../src/webhooks/worker/claim.queries.ts'
 import type { Pool } from '../../src/db/pool.ts';
 import type { OutcomeRecord } from '../../src/webhooks/worker/record.queries.ts';
 
-/** Deliveries to 127.0.0.1 on any port (the receivers take random ones) allowed, retries after ~300 ms twice, attempts cut at 1.5 s. */
+/** Deliveries to 127.0.0.1 on any port (the receivers take random ones) allowed, retries after ~300 ms twice, attempts cut at 1.5 s, no practical WEBHOOK_RATE_LIMIT. */
 export const WEBHOOK_TEST_ENV = {
   WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   WEBHOOK_ALLOWED_PORTS: '*',
   WEBHOOK_RETRY_SCHEDULE: '300ms,300ms',
   WEBHOOK_TIMEOUT_MS: '1500',
+  // Tests subscribe hundreds of hooks with one grant; test/webhooks/webhook-rate-limit.test.ts sets its own.
+  WEBHOOK_RATE_LIMIT: '100000/min',
 };
 
 export function startWebhookApp(env: Record<string, string> = {}): Promise<TestApp> {

@@ -98,7 +98,7 @@ describe('OpenAPI document', () => {
     assert.deepEqual(body.required, ['since']);
     assert.equal(body.properties?.since?.format, 'date-time');
     assert.equal(body.additionalProperties, false);
-    assert.deepEqual(Object.keys(recover.responses!).sort(), ['202', '400', '401', '403', '404', '409']);
+    assert.deepEqual(Object.keys(recover.responses!).sort(), ['202', '400', '401', '403', '404', '409', '429']);
     assert.deepEqual(Object.keys(jsonSchema(recover.responses?.['202']).properties ?? {}).sort(), [
       'more',
       'requeued',

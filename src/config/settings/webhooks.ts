@@ -1,5 +1,5 @@
 import { ConfigError } from '../config-error.ts';
-import { boolean, duration, durationList, integer, type Kind } from '../kinds.ts';
+import { boolean, duration, durationList, integer, rate, type Kind } from '../kinds.ts';
 import { setting } from '../setting.ts';
 
 /** "443,8443" → [443, 8443]; "*" → any port (development and tests with loopback receivers). */
@@ -35,6 +35,12 @@ export const WEBHOOKS = {
     kind: boolean,
     default: 'false',
     meaning: '`true` lets hooks reach loopback and private addresses (development, tests; logged as a warning).',
+  }),
+  WEBHOOK_RATE_LIMIT: setting({
+    kind: rate,
+    default: '60/min',
+    meaning:
+      'Requests per OAuth grant (a platform acting for one user), or per user with an `x-user-token`, to `/webhooks/subscribe` and the webhook management routes, one budget for all of them; past it 429 `REQUEST_RATE_LIMITED` with `Retry-After`. Keeps one connected app from filling the audit log with subscribe and unsubscribe pairs.',
   }),
   WEBHOOK_MAX_SUBSCRIPTIONS: setting({
     kind: integer(1, 100_000),
