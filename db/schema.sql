@@ -349,18 +349,23 @@ GRANT DELETE, INSERT, SELECT, UPDATE ON TABLE oauth_authorization_codes TO switc
 CREATE TABLE oauth_clients (
   id uuid NOT NULL DEFAULT gen_random_uuid(),
   client_id text NOT NULL,
-  secret_hash bytea NOT NULL,
+  secret_hash bytea,
   name text NOT NULL,
   redirect_uris text[] NOT NULL,
   scopes text[] NOT NULL,
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   secret_rotated_at timestamp with time zone,
+  kind text NOT NULL DEFAULT 'platform'::text,
+  metadata_expires_at timestamp with time zone,
   CONSTRAINT oauth_clients_client_id_key UNIQUE (client_id),
+  CONSTRAINT oauth_clients_kind_check CHECK ((kind = ANY (ARRAY['platform'::text, 'metadata_document'::text, 'registered'::text]))),
+  CONSTRAINT oauth_clients_metadata_expiry_check CHECK (((kind = 'metadata_document'::text) = (metadata_expires_at IS NOT NULL))),
   CONSTRAINT oauth_clients_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200))),
   CONSTRAINT oauth_clients_pkey PRIMARY KEY (id),
   CONSTRAINT oauth_clients_redirect_uris_check CHECK ((cardinality(redirect_uris) >= 1)),
   CONSTRAINT oauth_clients_scopes_check CHECK ((cardinality(scopes) >= 1)),
-  CONSTRAINT oauth_clients_secret_hash_check CHECK ((length(secret_hash) = 32))
+  CONSTRAINT oauth_clients_secret_hash_check CHECK ((length(secret_hash) = 32)),
+  CONSTRAINT oauth_clients_secret_kind_check CHECK (((kind = 'platform'::text) = (secret_hash IS NOT NULL)))
 );
 CREATE TRIGGER oauth_clients_cache_delete AFTER DELETE ON oauth_clients REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_cache_clients_changed();
 CREATE TRIGGER oauth_clients_cache_truncate AFTER TRUNCATE ON oauth_clients FOR EACH STATEMENT EXECUTE FUNCTION app_cache_truncated('clients', 'access_tokens');
@@ -368,6 +373,7 @@ CREATE TRIGGER oauth_clients_cache_update AFTER UPDATE ON oauth_clients REFERENC
 GRANT DELETE, INSERT, SELECT, UPDATE ON TABLE oauth_clients TO switchboard_request;
 GRANT SELECT (client_id) ON TABLE oauth_clients TO switchboard_app;
 GRANT SELECT (id) ON TABLE oauth_clients TO switchboard_app;
+GRANT SELECT (kind) ON TABLE oauth_clients TO switchboard_app;
 GRANT SELECT (name) ON TABLE oauth_clients TO switchboard_app;
 
 -- Table oauth_grants
@@ -380,6 +386,7 @@ CREATE TABLE oauth_grants (
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   revoked_at timestamp with time zone,
   revoked_reason text,
+  resource text,
   CONSTRAINT oauth_grants_pkey PRIMARY KEY (id),
   CONSTRAINT oauth_grants_revoked_reason_check CHECK ((revoked_reason = ANY (ARRAY['user'::text, 'code_replay'::text, 'refresh_reuse'::text, 'client_revocation'::text]))),
   CONSTRAINT oauth_grants_client_id_fkey FOREIGN KEY (client_id) REFERENCES oauth_clients(id) ON DELETE CASCADE,
@@ -1313,7 +1320,8 @@ BEGIN
     PERFORM app_audit_event(NEW.organization_id, 'grant.created', 'user', NEW.user_id::text,
                             (SELECT u.email FROM users u WHERE u.id = NEW.user_id),
                             'client', client.client_id, NULL,
-                            jsonb_build_object('client_name', client.name, 'scopes', to_jsonb(NEW.scopes)));
+                            jsonb_build_object('client_name', client.name, 'client_kind', client.kind,
+                                               'scopes', to_jsonb(NEW.scopes)));
     RETURN NULL;
   END IF;
   IF NEW.revoked_reason = 'user' AND nullif(current_setting('app.audit_actor', true), '') IS NOT NULL THEN
@@ -1328,7 +1336,7 @@ BEGIN
                           'client', client.client_id,
                           CASE NEW.revoked_reason WHEN 'user' THEN 'disconnected' WHEN 'client_revocation' THEN 'revoked'
                                                   ELSE NEW.revoked_reason END,
-                          jsonb_build_object('client_name', client.name, 'user_id', NEW.user_id));
+                          jsonb_build_object('client_name', client.name, 'client_kind', client.kind, 'user_id', NEW.user_id));
   RETURN NULL;
 END
 $function$;

@@ -65,6 +65,14 @@ export interface Config {
   alertFailingRuleIntervalMs: number;
   /** EMBEDDED_POSTGRES_RECOVERY_WINDOW: how long a crashed embedded PostgreSQL is started again before the process gives up. */
   embeddedRecoveryWindowMs: number;
+  /** MCP_ENABLED: serve {BASE_URL}/mcp and its protected-resource metadata. */
+  mcpEnabled: boolean;
+  /** MCP_RATE_LIMIT: requests to /mcp per grant. */
+  mcpRateLimit: RateLimitSetting;
+  /** OAUTH_CLIENT_METADATA_DOCUMENTS: a client_id may be the HTTPS URL of its metadata document. */
+  oauthClientMetadataDocuments: boolean;
+  /** OAUTH_DYNAMIC_REGISTRATION: public clients may register at /oauth/register (RFC 7591). */
+  oauthDynamicRegistration: boolean;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -107,5 +115,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     alertRulesIntervalMs: read('ALERT_RULES_INTERVAL'),
     alertFailingRuleIntervalMs: read('ALERT_FAILING_RULE_INTERVAL'),
     embeddedRecoveryWindowMs: read('EMBEDDED_POSTGRES_RECOVERY_WINDOW'),
+    mcpEnabled: read('MCP_ENABLED'),
+    mcpRateLimit: read('MCP_RATE_LIMIT'),
+    oauthClientMetadataDocuments: read('OAUTH_CLIENT_METADATA_DOCUMENTS'),
+    oauthDynamicRegistration: read('OAUTH_DYNAMIC_REGISTRATION'),
   };
 }

@@ -4,7 +4,7 @@
 // Failures before the redirect URI is trusted are error pages; after it, they
 // are redirected to the client with error, error_description, state and iss.
 import formbody from '@fastify/formbody';
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorStatus } from '../http/error-status.ts';
 import { listActiveMemberships } from '../organizations/users.queries.ts';
 import type { Csrf } from '../crypto/csrf.ts';
@@ -20,7 +20,9 @@ import {
   type AuthorizationValidation,
 } from './authorize.service.ts';
 import type { RawParams } from './checks/context.ts';
-import { AccessDenied } from './oauth.errors.ts';
+import { AccessDenied, TemporarilyUnavailable } from './oauth.errors.ts';
+import { describeClient } from './public-clients/client-description.ts';
+import type { DocumentOptions } from './public-clients/metadata-documents.service.ts';
 
 const optionalText = (description: string) => ({ type: 'string', description });
 const AUTHORIZE_QUERY_DOC = {
@@ -36,8 +38,12 @@ const AUTHORIZE_QUERY_DOC = {
       'PKCE (RFC 7636), optional: BASE64URL(SHA-256(code_verifier)); with it, code_challenge_method S256 and a code_verifier at the token endpoint',
     ),
     code_challenge_method: { type: 'string', enum: ['S256'], description: 'S256 (plain is refused)' },
+    resource: optionalText('RFC 8707: for public clients {BASE_URL}/mcp (their tokens are bound to it either way); platform clients send none'),
   },
 };
+
+/** Metadata document fetches per address: each is an outbound request a stranger can cause. */
+const DOCUMENT_FETCHES_PER_MINUTE = 20;
 
 type Failure = Extract<AuthorizationValidation, { ok: false }>;
 
@@ -69,6 +75,22 @@ export default async function authorizeRoutes(app: FastifyInstance, options: { c
   await app.register(formbody, { bodyLimit: 16 * 1024 });
   const { csrf } = options;
   const issuer = app.config.baseUrl;
+  const fetchLimit = app.createRateLimit({ max: DOCUMENT_FETCHES_PER_MINUTE, timeWindow: 60_000, keyGenerator: (r) => `cimd:${r.ip}` });
+  const validationOptions = (request: FastifyRequest) => ({
+    issuer,
+    documents: app.config.oauthClientMetadataDocuments
+      ? ({
+          allowPrivate: app.config.webhookAllowPrivateTargets,
+          allowedPorts: app.config.webhookAllowedPorts,
+          beforeFetch: async () => {
+            const limit = await fetchLimit(request);
+            if (!limit.isAllowed && limit.isExceeded) {
+              throw new TemporarilyUnavailable('too many client metadata documents fetched for this address; try again in a minute');
+            }
+          },
+        } satisfies DocumentOptions)
+      : undefined,
+  });
 
   // A browser is on the other end of these routes: errors are pages, not JSON.
   app.setErrorHandler(function authorizeErrorPage(error: FastifyError, request, reply) {
@@ -90,7 +112,7 @@ export default async function authorizeRoutes(app: FastifyInstance, options: { c
       validatorCompiler: () => () => true,
     },
     async (request, reply) => {
-      const validation = await validateAuthorizationRequest(app.db, request.query);
+      const validation = await validateAuthorizationRequest(app.db, request.query, validationOptions(request));
       if (!validation.ok) return pageOrRedirect(reply, issuer, validation, 302);
       const session = await webSession(request);
       if (!session) return reply.redirect(loginUrl(request.url), 302);
@@ -100,7 +122,7 @@ export default async function authorizeRoutes(app: FastifyInstance, options: { c
         200,
         consentPage({
           csrf: csrf.token(request, reply),
-          clientName: authorization.client.name,
+          client: describeClient(authorization.client, authorization.redirectUri),
           redirectOrigin: new URL(authorization.redirectUri).origin,
           scopes: authorization.scopes,
           email: session.email,
@@ -137,7 +159,7 @@ export default async function authorizeRoutes(app: FastifyInstance, options: { c
           }),
         );
       }
-      const validation = await validateAuthorizationRequest(app.db, params);
+      const validation = await validateAuthorizationRequest(app.db, params, validationOptions(request));
       if (!validation.ok) return pageOrRedirect(reply, issuer, validation, 303);
       const { request: authorization } = validation;
       if (body.decision === 'deny') {

@@ -21,6 +21,7 @@ export const AUTHORIZATION_PARAMETERS = [
   'state',
   'code_challenge',
   'code_challenge_method',
+  'resource',
 ] as const;
 
 export interface ValidAuthorizationRequest {
@@ -29,6 +30,8 @@ export interface ValidAuthorizationRequest {
   redirectUriGiven: boolean;
   scopes: string[];
   codeChallenge: string | null;
+  /** RFC 8707: what the grant's tokens are bound to (null: the platform routes). */
+  resource: string | null;
   state: string | undefined;
   /** The request's own parameters (single text values), to carry through the consent form. */
   params: Record<string, string>;
@@ -39,9 +42,13 @@ export type AuthorizationValidation =
   /** redirectUri is set when the failure may be redirected to the client; otherwise it is shown on a page. */
   | { ok: false; error: OAuthError; redirectUri: string | undefined; state: string | undefined };
 
-export async function validateAuthorizationRequest(db: Queryable, params: RawParams): Promise<AuthorizationValidation> {
+export async function validateAuthorizationRequest(
+  db: Queryable,
+  params: RawParams,
+  options: Pick<AuthorizationContext, 'issuer' | 'documents'>,
+): Promise<AuthorizationValidation> {
   const state = typeof params.state === 'string' && params.state !== '' ? params.state : undefined;
-  const ctx: AuthorizationContext = { db, params };
+  const ctx: AuthorizationContext = { db, params, ...options };
   try {
     await runChecks(AUTHORIZATION_CHECKS, ctx);
   } catch (error) {
@@ -61,6 +68,7 @@ export async function validateAuthorizationRequest(db: Queryable, params: RawPar
       redirectUriGiven: established(ctx.redirectUriGiven, 'check-redirect-uri'),
       scopes: established(ctx.scopes, 'check-scope'),
       codeChallenge: ctx.codeChallenge ?? null,
+      resource: established(ctx.resource, 'check-resource'),
       state,
       params: carried,
     },
@@ -81,6 +89,7 @@ export async function issueAuthorizationCode(
       userId: principal.userId,
       organizationId: principal.organizationId,
       scopes: request.scopes,
+      resource: request.resource,
     });
     await insertAuthorizationCode(tx, {
       codeHash: hashToken(code),

@@ -1,6 +1,14 @@
 import type { Pool, PoolClient, Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/transaction.ts';
 
+/**
+ * Who registered the client (docs/interface.md §10): an operator (`platform`,
+ * with a secret), or the client itself, by a Client ID Metadata Document
+ * (`metadata_document`) or RFC 7591 registration (`registered`); those two
+ * are public clients, without a secret.
+ */
+export type ClientKind = 'platform' | 'metadata_document' | 'registered';
+
 export interface OAuthClient {
   id: string;
   client_id: string;
@@ -9,13 +17,17 @@ export interface OAuthClient {
   scopes: string[];
   created_at: Date;
   secret_rotated_at: Date | null;
+  kind: ClientKind;
+  /** A metadata document's row: when the document must be fetched again. */
+  metadata_expires_at: Date | null;
 }
 
 export interface OAuthClientWithSecret extends OAuthClient {
-  secret_hash: Buffer;
+  /** Null exactly for public clients (a CHECK in SQL). */
+  secret_hash: Buffer | null;
 }
 
-const COLUMNS = 'id, client_id, name, redirect_uris, scopes, created_at, secret_rotated_at';
+const COLUMNS = 'id, client_id, name, redirect_uris, scopes, created_at, secret_rotated_at, kind, metadata_expires_at';
 
 export async function insertClient(
   db: Queryable,
@@ -29,8 +41,36 @@ export async function insertClient(
   return rows[0]!;
 }
 
+/** A public client: RFC 7591 registration (no expiry) or a metadata document (cached until `metadataExpiresAt`). */
+export async function upsertPublicClient(
+  db: Queryable,
+  client: { clientId: string; kind: 'metadata_document' | 'registered'; name: string; redirectUris: string[]; scopes: string[]; metadataExpiresAt: Date | null },
+): Promise<OAuthClientWithSecret> {
+  const { rows } = await db.query<OAuthClientWithSecret>(
+    `INSERT INTO oauth_clients (client_id, kind, secret_hash, name, redirect_uris, scopes, metadata_expires_at)
+     VALUES ($1, $2, NULL, $3, $4, $5, $6)
+     ON CONFLICT (client_id) DO UPDATE
+       SET name = EXCLUDED.name, redirect_uris = EXCLUDED.redirect_uris, metadata_expires_at = EXCLUDED.metadata_expires_at
+       WHERE oauth_clients.kind = EXCLUDED.kind
+     RETURNING ${COLUMNS}, secret_hash`,
+    [client.clientId, client.kind, client.name, client.redirectUris, client.scopes, client.metadataExpiresAt],
+  );
+  if (!rows[0]) throw new Error(`client ${client.clientId} exists with another kind`);
+  return rows[0];
+}
+
+/** Housekeeping: self-registered clients never used to sign in, `olderThan` (RFC 7591 registrations are free to make). */
+export async function deleteUnusedRegistrations(db: Queryable, olderThan: Date): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM oauth_clients c WHERE c.kind = 'registered' AND c.created_at < $1
+        AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.id)`,
+    [olderThan],
+  );
+  return rowCount ?? 0;
+}
+
 export async function listClients(db: Queryable): Promise<OAuthClient[]> {
-  const { rows } = await db.query<OAuthClient>(`SELECT ${COLUMNS} FROM oauth_clients ORDER BY created_at, id`);
+  const { rows } = await db.query<OAuthClient>(`SELECT ${COLUMNS} FROM oauth_clients WHERE kind = 'platform' ORDER BY created_at, id`);
   return rows;
 }
 
@@ -93,7 +133,7 @@ export async function lockClientShared(tx: PoolClient, clientId: string): Promis
 
 export async function updateClientSecret(db: Queryable, clientId: string, secretHash: Buffer): Promise<OAuthClient | undefined> {
   const { rows } = await db.query<OAuthClient>(
-    `UPDATE oauth_clients SET secret_hash = $2, secret_rotated_at = now() WHERE client_id = $1 RETURNING ${COLUMNS}`,
+    `UPDATE oauth_clients SET secret_hash = $2, secret_rotated_at = now() WHERE client_id = $1 AND kind = 'platform' RETURNING ${COLUMNS}`,
     [clientId, secretHash],
   );
   return rows[0];

@@ -47,7 +47,7 @@ export function toClientView(client: OAuthClient): ClientView {
 }
 
 /** A public identifier: 128 random bits, hex so it needs no escaping anywhere (Basic auth, URLs, headers). */
-function generateClientId(): string {
+export function generateClientId(): string {
   return randomBytes(16).toString('hex');
 }
 
@@ -128,9 +128,22 @@ export async function authenticateClient(
     () => findClient(db, clientId),
     (found) => [tags.client(found.client_id)],
   );
-  // Hash even for an unknown client so both failures take the same time.
+  // Hash even for an unknown or public client so every failure takes the same time.
   const ok = secretMatches(client?.secret_hash ?? Buffer.alloc(32), clientSecret);
-  return client && ok ? client : undefined;
+  return client?.secret_hash && ok ? client : undefined;
+}
+
+/** A public client (no secret: token_endpoint_auth_method none), or undefined. */
+export async function findPublicClient(db: Queryable, caches: Caches, clientId: string): Promise<OAuthClientWithSecret | undefined> {
+  if (clientId.length > CLIENT_ID_MAX_LENGTH) return undefined;
+  const client = await readThrough(
+    caches,
+    CLIENTS,
+    clientId,
+    () => findClient(db, clientId),
+    (found) => [tags.client(found.client_id)],
+  );
+  return client && client.secret_hash === null ? client : undefined;
 }
 
 export { findClient };

@@ -17,13 +17,13 @@ export interface Grant {
 
 export async function insertGrant(
   db: Queryable,
-  grant: { clientId: string; userId: string; organizationId: string; scopes: string[] },
+  grant: { clientId: string; userId: string; organizationId: string; scopes: string[]; resource: string | null },
 ): Promise<Grant> {
   const { rows } = await db.query<Grant>(
-    `INSERT INTO oauth_grants (client_id, user_id, organization_id, scopes)
-     VALUES ($1, $2, $3, $4)
+    `INSERT INTO oauth_grants (client_id, user_id, organization_id, scopes, resource)
+     VALUES ($1, $2, $3, $4, $5)
      RETURNING id, client_id, user_id, organization_id, scopes, created_at, revoked_at`,
-    [grant.clientId, grant.userId, grant.organizationId, grant.scopes],
+    [grant.clientId, grant.userId, grant.organizationId, grant.scopes, grant.resource],
   );
   return rows[0]!;
 }

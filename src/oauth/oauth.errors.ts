@@ -78,3 +78,18 @@ export class ServerError extends OAuthError {
   readonly error = 'server_error';
   override readonly statusCode = 500;
 }
+
+/** RFC 8707 §2: the requested resource is invalid, unknown, or not one this client may ask for. */
+export class InvalidTarget extends OAuthError {
+  readonly error = 'invalid_target';
+}
+
+/** RFC 7591 §3.2.2: a redirect URI a client cannot register. */
+export class InvalidRedirectUri extends OAuthError {
+  readonly error = 'invalid_redirect_uri';
+}
+
+/** RFC 7591 §3.2.2: other client metadata this server does not accept. */
+export class InvalidClientMetadata extends OAuthError {
+  readonly error = 'invalid_client_metadata';
+}

@@ -3,7 +3,9 @@
 // recognisable as a replay).
 import type { Pool } from '../db/pool.ts';
 import { HOURLY_MS, type PeriodicJob } from '../tasks/task.ts';
+import { deleteUnusedRegistrations } from './clients.queries.ts';
 import { deleteExpiredAuthorizationCodes } from './grants.queries.ts';
+import { REGISTRATION_UNUSED_DAYS } from './public-clients/registration.service.ts';
 import { deleteExpiredAccessTokens, deleteExpiredRefreshTokens, forgetSealedSuccessors } from './tokens.queries.ts';
 
 const KEEP_MS = 24 * 3600_000;
@@ -19,7 +21,8 @@ export async function purgeExpiredOAuthRows(pool: Pool, graceSeconds = 3600): Pr
     (await forgetSealedSuccessors(pool, graceSeconds)) +
     (await deleteExpiredAuthorizationCodes(pool, before)) +
     (await deleteExpiredAccessTokens(pool, before)) +
-    (await deleteExpiredRefreshTokens(pool, before))
+    (await deleteExpiredRefreshTokens(pool, before)) +
+    (await deleteUnusedRegistrations(pool, new Date(Date.now() - REGISTRATION_UNUSED_DAYS * KEEP_MS)))
   );
 }
 

@@ -9,6 +9,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import authorizeRoutes from './authorize.route.ts';
 import metadataRoutes from './metadata.route.ts';
 import { installOAuthErrorHandler } from './oauth-errors.plugin.ts';
+import registerRoutes from './public-clients/register.route.ts';
 import revokeRoutes from './revoke.route.ts';
 import tokenRoutes from './token.route.ts';
 import userinfoRoutes from './userinfo.route.ts';
@@ -19,6 +20,7 @@ async function oauthJsonEndpoints(app: FastifyInstance, options: { refreshSucces
   await app.register(tokenRoutes, options);
   await app.register(revokeRoutes);
   await app.register(userinfoRoutes);
+  if (app.config.oauthDynamicRegistration) await app.register(registerRoutes);
 }
 
 export default async function oauthPlugin(app: FastifyInstance, options: { csrf: Csrf; refreshSuccessors: SecretBox }) {

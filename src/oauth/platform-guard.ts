@@ -16,6 +16,7 @@ import { CLIENT_SECRET_MAX_LENGTH } from '../auth/tokens.ts';
 import * as errors from '../errors.ts';
 import { secretMatches } from './clients.service.ts';
 import { errorDescription } from './oauth.errors.ts';
+import { isMcpToken } from './public-clients/audience.ts';
 import type { ActiveAccessToken } from './tokens.queries.ts';
 import { resolveAccessToken } from './tokens.service.ts';
 
@@ -104,9 +105,10 @@ export function checkPlatformAccess<P extends ActiveAccessToken>(
   credentials: PlatformCredentials,
   scope: string,
 ): PlatformAccess<P> {
-  if (!active) return { ok: false, refusal: 'token_invalid' };
-  const secretOk =
-    credentials.clientSecret.length <= CLIENT_SECRET_MAX_LENGTH && secretMatches(active.client_secret_hash, credentials.clientSecret);
+  // RFC 8707: a public client's token is bound to /mcp; here it is another audience's, not a valid token.
+  if (!active || isMcpToken(active)) return { ok: false, refusal: 'token_invalid' };
+  const secretHash = active.client_secret_hash ?? Buffer.alloc(32);
+  const secretOk = credentials.clientSecret.length <= CLIENT_SECRET_MAX_LENGTH && secretMatches(secretHash, credentials.clientSecret);
   if (active.client_id !== credentials.clientId || !secretOk) return { ok: false, refusal: 'client_invalid' };
   if (!active.scopes.includes(scope)) return { ok: false, refusal: 'insufficient_scope' };
   return { ok: true, active };

@@ -8,6 +8,16 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export const MAX_REDIRECT_URI_LENGTH = 2000;
 
+/** A plain-http redirect to the machine itself (RFC 8252 §7.3), the kind native apps use. */
+export function isLoopbackRedirect(uri: string): boolean {
+  try {
+    const url = new URL(uri);
+    return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
 /** Why a redirect URI cannot be registered, or undefined when it can. */
 export function redirectUriProblem(uri: string): string | undefined {
   if (uri.length > MAX_REDIRECT_URI_LENGTH) return `is longer than ${MAX_REDIRECT_URI_LENGTH} characters`;

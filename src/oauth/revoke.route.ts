@@ -26,7 +26,7 @@ export default async function revokeRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      await revokeToken(app.db, paramsOf(request), request.headers.authorization, app.caches);
+      await revokeToken(app.db, paramsOf(request), request.headers.authorization, app.caches, app.config.baseUrl);
       return reply.code(200).header('cache-control', 'no-store').send();
     },
   );

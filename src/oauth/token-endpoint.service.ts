@@ -24,7 +24,7 @@ export async function exchangeToken(
   authorization: string | undefined,
   caches: Caches,
 ): Promise<TokenResponse> {
-  const ctx: TokenRequestContext = { db: pool, params, authorization, caches };
+  const ctx: TokenRequestContext = { db: pool, params, authorization, caches, issuer: config.baseUrl };
   await runChecks(TOKEN_REQUEST_CHECKS, ctx);
   const grant = GRANTS[params.grant_type as GrantType];
   return grant(pool, config, established(ctx.client, 'check-client-authentication'), params, {
@@ -39,8 +39,14 @@ export async function exchangeToken(
  * token revokes that token; revoking a refresh token revokes its whole grant,
  * and so every access token issued under it (RFC 7009 §2.1 "SHOULD").
  */
-export async function revokeToken(pool: Pool, params: RawParams, authorization: string | undefined, caches: Caches): Promise<void> {
-  const ctx: TokenRequestContext = { db: pool, params, authorization, caches };
+export async function revokeToken(
+  pool: Pool,
+  params: RawParams,
+  authorization: string | undefined,
+  caches: Caches,
+  issuer: string,
+): Promise<void> {
+  const ctx: TokenRequestContext = { db: pool, params, authorization, caches, issuer };
   await runChecks(REVOCATION_REQUEST_CHECKS, ctx);
   const token = stringParam(params, 'token');
   if (token === undefined) throw new InvalidRequest('token is required (RFC 7009 §2.1)');

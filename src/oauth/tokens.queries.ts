@@ -40,7 +40,8 @@ export interface ActiveAccessToken extends UserInOrganization {
   scopes: string[];
   expires_at: Date;
   client_id: string;
-  client_secret_hash: Buffer;
+  /** Null for a public client's token: it is bound to /mcp (public-clients/audience.ts isMcpToken). */
+  client_secret_hash: Buffer | null;
 }
 
 /**

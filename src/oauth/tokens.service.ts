@@ -63,13 +63,14 @@ export async function issueAccessToken(
 /** A grant: the family every code and token of one approval belongs to. */
 export function createGrant(
   db: Queryable,
-  input: { clientUuid: string; userId: string; organizationId: string; scopes: readonly string[] },
+  input: { clientUuid: string; userId: string; organizationId: string; scopes: readonly string[]; resource?: string | null },
 ): Promise<Grant> {
   return insertGrant(db, {
     clientId: input.clientUuid,
     userId: input.userId,
     organizationId: input.organizationId,
     scopes: normalizeScopes(input.scopes),
+    resource: input.resource ?? null,
   });
 }
 

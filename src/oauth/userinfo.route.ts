@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { InvalidToken } from './oauth.errors.ts';
 import { OAuthErrorSchema, UserinfoSchema } from './oauth.schemas.ts';
 import { bearerChallenge, bearerToken } from './platform-guard.ts';
+import { isMcpToken } from './public-clients/audience.ts';
 import { resolveAccessToken } from './tokens.service.ts';
 
 export default async function userinfoRoutes(app: FastifyInstance) {
@@ -26,6 +27,7 @@ export default async function userinfoRoutes(app: FastifyInstance) {
       const active = await resolveAccessToken(app.db, app.caches, token);
       if (!active)
         throw new InvalidToken('the access token is invalid, expired or revoked, or its user or organization is inactive (RFC 6750 §3.1)');
+      if (isMcpToken(active)) throw new InvalidToken('the access token is bound to another resource, {BASE_URL}/mcp (RFC 8707 §2)');
       return reply.header('cache-control', 'no-store').send({
         sub: active.user_id,
         email: active.email,

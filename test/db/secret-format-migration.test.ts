@@ -9,7 +9,6 @@ import { createSecretBox } from '../../src/crypto/secret-box.ts';
 import { MIGRATIONS_DIR, migrate } from '../../src/db/migrate.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createMember } from '../helpers/fixtures.ts';
-import { createClient, issueTokens } from '../helpers/oauth.ts';
 
 const MIGRATION = '0037_secret_format.sql';
 
@@ -31,9 +30,21 @@ describe('migration 0037: the signing rule of subscriptions made before it', () 
   test("rows with a secret, a whsec_-looking one included, and rows without become 'plain'; no other rule can be stored", async () => {
     await migrate(db.pool, before0037);
     const member = await createMember(db.pool);
-    const client = await createClient(db.pool);
-    await issueTokens(db.pool, { client, userId: member.user.id, organizationId: member.org.id });
-    const grant = (await db.pool.query<{ id: string }>('SELECT id FROM oauth_grants WHERE organization_id = $1', [member.org.id])).rows[0]!;
+    // The client and its grant as rows of the schema before 0037 (today's services write columns added since).
+    const client = (
+      await db.pool.query<{ id: string; client_id: string }>(
+        `INSERT INTO oauth_clients (client_id, secret_hash, name, redirect_uris, scopes)
+         VALUES ('secret-format-client', $1, 'Test Platform', ARRAY['https://platform.example.com/cb'], ARRAY['calls:read'])
+         RETURNING id, client_id`,
+        [Buffer.alloc(32, 3)],
+      )
+    ).rows[0]!;
+    const grant = (
+      await db.pool.query<{ id: string }>(
+        `INSERT INTO oauth_grants (client_id, user_id, organization_id, scopes) VALUES ($1, $2, $3, ARRAY['calls:read']) RETURNING id`,
+        [client.id, member.user.id, member.org.id],
+      )
+    ).rows[0]!;
     const box = createSecretBox(Buffer.alloc(32, 7));
     const insert = (url: string, secret: string | null) =>
       db.pool.query(

@@ -6,6 +6,7 @@ import { ConfigError } from '../config-error.ts';
 import type { Setting, SettingGroup } from '../setting.ts';
 import { ALERTS } from './alerts.ts';
 import { LIMITS } from './limits.ts';
+import { MCP } from './mcp.ts';
 import { OAUTH } from './oauth.ts';
 import { OPERATIONS } from './operations.ts';
 import { SECRETS } from './secrets.ts';
@@ -18,6 +19,7 @@ export const SETTING_GROUPS: readonly SettingGroup[] = [
   { title: 'Database', settings: DATABASE },
   { title: 'Secrets', settings: SECRETS },
   { title: 'OAuth', settings: OAUTH },
+  { title: 'MCP', settings: MCP },
   { title: 'Webhooks and delivery', settings: WEBHOOKS },
   { title: 'Rate limits, Redis and caches', settings: LIMITS },
   { title: 'Alert e-mails', settings: ALERTS },
@@ -35,6 +37,7 @@ export const SETTINGS = {
   ...DATABASE,
   ...SECRETS,
   ...OAUTH,
+  ...MCP,
   ...WEBHOOKS,
   ...LIMITS,
   ...ALERTS,

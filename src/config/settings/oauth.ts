@@ -1,4 +1,4 @@
-import { duration, rate } from '../kinds.ts';
+import { boolean, duration, rate } from '../kinds.ts';
 import { setting } from '../setting.ts';
 
 const DAY = 86_400_000;
@@ -38,5 +38,16 @@ export const OAUTH = {
     kind: rate,
     default: '600/min',
     meaning: 'Requests to `/oauth/token` and `/oauth/revoke` per address; each client gets half of it per address.',
+  }),
+  OAUTH_CLIENT_METADATA_DOCUMENTS: setting({
+    kind: boolean,
+    default: 'true',
+    meaning:
+      'A `client_id` may be the `https` URL of the client’s metadata document, fetched under the webhooks’ outbound rules ([mcp.md](mcp.md)); `false`: such client ids are unknown.',
+  }),
+  OAUTH_DYNAMIC_REGISTRATION: setting({
+    kind: boolean,
+    default: 'true',
+    meaning: 'Public clients may register at `POST /oauth/register` (RFC 7591); `false`: the route and `registration_endpoint` are gone.',
   }),
 };

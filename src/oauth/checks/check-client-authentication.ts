@@ -8,8 +8,10 @@
 // with another scheme (Zapier's OAuth2 template adds `Bearer <access token>` to
 // every request, the refresh call included) carries nothing this endpoint uses,
 // so it is ignored and the body credentials decide.
+// A public client (RFC 6749 §2.1; token_endpoint_auth_method none, RFC 7591
+// §2) sends its client_id alone: it has no secret, and PKCE stands in for it.
 import { secretsEqual } from '../../auth/tokens.ts';
-import { authenticateClient } from '../clients.service.ts';
+import { authenticateClient, findPublicClient } from '../clients.service.ts';
 import { InvalidClient, InvalidRequest } from '../oauth.errors.ts';
 import { stringParam, type TokenRequestCheck } from './context.ts';
 
@@ -61,6 +63,16 @@ export const checkClientAuthentication: TokenRequestCheck = async function check
     }
     credentials = basic;
   } else {
+    if (bodyId !== undefined && bodySecret === undefined) {
+      const client = await findPublicClient(ctx.db, ctx.caches, bodyId);
+      if (!client) {
+        throw new InvalidClient(
+          'client authentication failed: a client without a secret must be a public client (token_endpoint_auth_method none, RFC 7591 §2; RFC 6749 §2.3.1)',
+        );
+      }
+      ctx.client = client;
+      return;
+    }
     if (bodyId === undefined || bodySecret === undefined) {
       throw new InvalidClient(
         'client authentication is required: HTTP Basic, or client_id and client_secret in the body (RFC 6749 §2.3.1)',

@@ -3,6 +3,7 @@
 import type { Caches } from '../../cache/caches.ts';
 import type { Queryable } from '../../db/pool.ts';
 import type { OAuthClientWithSecret } from '../clients.queries.ts';
+import type { DocumentOptions } from '../public-clients/metadata-documents.service.ts';
 import type { AuthorizationCode } from '../grants.queries.ts';
 import type { RefreshTokenRecord } from '../tokens.queries.ts';
 
@@ -28,7 +29,13 @@ export function established<T>(value: T | undefined, setBy: string): T {
 export interface AuthorizationContext {
   db: Queryable;
   params: RawParams;
+  /** BASE_URL: the issuer, and the root of the one protected resource, `{issuer}/mcp`. */
+  issuer: string;
+  /** How metadata documents are fetched; undefined when OAUTH_CLIENT_METADATA_DOCUMENTS is off. */
+  documents: DocumentOptions | undefined;
   client?: OAuthClientWithSecret;
+  /** Set by check-resource: what the grant's tokens will be bound to (null: the platform routes). */
+  resource?: string | null;
   /** Set once the redirect URI is known to be registered: from then on errors are redirected to it. */
   redirectUri?: string;
   redirectUriGiven?: boolean;
@@ -45,6 +52,8 @@ export interface TokenRequestContext {
   authorization: string | undefined;
   /** Where registered clients are looked up first (clients.service.ts CLIENTS). */
   caches: Caches;
+  /** BASE_URL (check-token-resource). */
+  issuer: string;
   client?: OAuthClientWithSecret;
 }
 

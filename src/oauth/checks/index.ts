@@ -11,13 +11,16 @@ import { checkGrantActive } from './check-grant-active.ts';
 import { checkGrantType } from './check-grant-type.ts';
 import { checkPkce } from './check-pkce.ts';
 import { checkPkceVerifier } from './check-pkce-verifier.ts';
+import { checkPublicClientPkce } from './check-public-client-pkce.ts';
 import { checkRedirectUri } from './check-redirect-uri.ts';
 import { checkRefreshScope } from './check-refresh-scope.ts';
 import { checkRefreshTokenClient } from './check-refresh-token-client.ts';
 import { checkRefreshTokenExpiry } from './check-refresh-token-expiry.ts';
 import { checkRefreshTokenReuse } from './check-refresh-token-reuse.ts';
+import { checkResource } from './check-resource.ts';
 import { checkResponseType } from './check-response-type.ts';
 import { checkScope } from './check-scope.ts';
+import { checkTokenResource } from './check-token-resource.ts';
 import type { AuthorizationCheck, CodeExchangeCheck, RefreshCheck, TokenRequestCheck } from './context.ts';
 import { rejectDuplicateParameters } from './reject-duplicate-parameters.ts';
 
@@ -32,10 +35,17 @@ export const AUTHORIZATION_CHECKS: readonly AuthorizationCheck[] = [
   checkResponseType,
   checkScope,
   checkPkce,
+  checkPublicClientPkce,
+  checkResource,
 ];
 
 /** POST /oauth/token, before the grant type's own checks. */
-export const TOKEN_REQUEST_CHECKS: readonly TokenRequestCheck[] = [rejectDuplicateParameters, checkGrantType, checkClientAuthentication];
+export const TOKEN_REQUEST_CHECKS: readonly TokenRequestCheck[] = [
+  rejectDuplicateParameters,
+  checkGrantType,
+  checkClientAuthentication,
+  checkTokenResource,
+];
 
 /** POST /oauth/revoke (RFC 7009 §2.1: the client authenticates first). */
 export const REVOCATION_REQUEST_CHECKS: readonly TokenRequestCheck[] = [rejectDuplicateParameters, checkClientAuthentication];

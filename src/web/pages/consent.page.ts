@@ -3,9 +3,18 @@ import { SCOPE_DESCRIPTIONS, type Scope } from '../../oauth/scopes.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';
 
+/** Who is asking, in the words the page uses (oauth/public-clients/client-description.ts). */
+export interface ClientDescription {
+  name: string;
+  /** Where the client's document or redirect lives: a host, or "an app on this computer" for a loopback redirect. */
+  from: string;
+  /** Self-registered (a metadata document or RFC 7591): nobody has vetted it. */
+  verified: boolean;
+}
+
 export interface ConsentInput {
   csrf: string;
-  clientName: string;
+  client: ClientDescription;
   redirectOrigin: string;
   scopes: string[];
   email: string;
@@ -26,11 +35,12 @@ export function consentPage(input: ConsentInput) {
       : html`<p>Organization: <strong>${selected.name}</strong></p>
     <input type="hidden" name="organization_id" value="${selected.id}">`;
   return layout({
-    title: `Connect ${input.clientName}`,
+    title: `Connect ${input.client.name}`,
     session: { email: input.email, organizationName: selected.name, csrf: input.csrf },
     body: html`<div class="card">
-  <h1><span class="client-name">${input.clientName}</span> wants to connect to your Switchboard account</h1>
-  <p class="lead">Signed in as ${input.email}. If you allow it, ${input.clientName} will be able to:</p>
+  <h1><span class="client-name">${input.client.name}</span> wants to connect to your Switchboard account</h1>
+  <p class="client-origin">From ${input.client.from}${input.client.verified ? '' : html` · <strong>not verified</strong>: it registered itself, so Switchboard cannot vouch for who made it`}</p>
+  <p class="lead">Signed in as ${input.email}. If you allow it, ${input.client.name} will be able to:</p>
   <ul class="scopes">
     ${input.scopes.map((s) => html`<li>${SCOPE_DESCRIPTIONS[s as Scope] ?? s} <code>${s}</code></li>`)}
   </ul>
