@@ -34,6 +34,7 @@ import metricsPlugin, { type GaugeSources } from './metrics/metrics.plugin.ts';
 import { countWaitingEmails } from './alerts/outbox.queries.ts';
 import { countQueuedDeliveries } from './webhooks/queued-deliveries.queries.ts';
 import { countCircuitStates } from './webhooks/subscriptions.queries.ts';
+import mcpPlugin from './mcp/mcp.plugin.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import * as errors from './errors.ts';
 import { NO_CACHES, type Caches } from './cache/caches.ts';
@@ -211,6 +212,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(callsRoutes);
   await app.register(webhooksRoutes, { webhookSecrets: keyed.webhookSecrets });
   await app.register(auditEventsRoutes);
+  await app.register(mcpPlugin);
   return app;
 }
 

@@ -26,3 +26,8 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
   return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
+
+/** A body-style validator (no coercion) for JSON that is not a request body: MCP tool arguments. */
+export function compileStrict(schema: object) {
+  return bodyAjv.compile(schema);
+}

@@ -18,6 +18,8 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route'>;
   /** Where the queue-depth gauge reads from at scrape time (set by the HTTP app, which has the database). */
   queueDepthSource?: () => Promise<{ pending: number; in_flight: number }>;
+  /** MCP tool calls, by tool and outcome (ok, error: a tool error result, failed: an unexpected error). */
+  mcpToolCalls: Counter<'tool' | 'outcome'>;
   /** Alert e-mails the SMTP server accepted. */
   alertsSent: Counter;
   /** Alert e-mail sends that failed (each attempt: retried later, or given up). */
@@ -62,6 +64,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       help: 'Time to answer an HTTP request, by method and route template',
       labelNames: ['method', 'route'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    mcpToolCalls: new Counter({
+      name: 'switchboard_mcp_tool_calls_total',
+      help: 'MCP tool calls at /mcp, by tool and outcome (ok; error: the tool answered isError; failed: an unexpected error)',
+      labelNames: ['tool', 'outcome'],
       registers: [registry],
     }),
     alertsSent: new Counter({

@@ -38,7 +38,9 @@ const AUTHORIZE_QUERY_DOC = {
       'PKCE (RFC 7636), optional: BASE64URL(SHA-256(code_verifier)); with it, code_challenge_method S256 and a code_verifier at the token endpoint',
     ),
     code_challenge_method: { type: 'string', enum: ['S256'], description: 'S256 (plain is refused)' },
-    resource: optionalText('RFC 8707: for public clients {BASE_URL}/mcp (their tokens are bound to it either way); platform clients send none'),
+    resource: optionalText(
+      'RFC 8707: for public clients {BASE_URL}/mcp (their tokens are bound to it either way); platform clients send none',
+    ),
   },
 };
 

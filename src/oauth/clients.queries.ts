@@ -44,7 +44,14 @@ export async function insertClient(
 /** A public client: RFC 7591 registration (no expiry) or a metadata document (cached until `metadataExpiresAt`). */
 export async function upsertPublicClient(
   db: Queryable,
-  client: { clientId: string; kind: 'metadata_document' | 'registered'; name: string; redirectUris: string[]; scopes: string[]; metadataExpiresAt: Date | null },
+  client: {
+    clientId: string;
+    kind: 'metadata_document' | 'registered';
+    name: string;
+    redirectUris: string[];
+    scopes: string[];
+    metadataExpiresAt: Date | null;
+  },
 ): Promise<OAuthClientWithSecret> {
   const { rows } = await db.query<OAuthClientWithSecret>(
     `INSERT INTO oauth_clients (client_id, kind, secret_hash, name, redirect_uris, scopes, metadata_expires_at)

@@ -2,6 +2,7 @@
 // start them. System queries: run by the owner role before any organization
 // is known, except the connected-apps ones, which run inside withOrg.
 import type { Queryable } from '../db/pool.ts';
+import type { ClientKind } from './clients.queries.ts';
 
 export type RevokedReason = 'user' | 'code_replay' | 'refresh_reuse' | 'client_revocation';
 
@@ -99,6 +100,7 @@ export async function deleteExpiredAuthorizationCodes(db: Queryable, olderThan: 
 export interface ConnectedApp {
   client_id: string;
   client_name: string;
+  client_kind: ClientKind;
   scopes: string[];
   connected_at: Date;
   grants: number;
@@ -107,13 +109,13 @@ export interface ConnectedApp {
 /** Tenant query (withOrg): the clients holding live grants in the current organization. */
 export async function listConnectedApps(db: Queryable): Promise<ConnectedApp[]> {
   const { rows } = await db.query<ConnectedApp>(
-    `SELECT c.client_id, c.name AS client_name,
+    `SELECT c.client_id, c.name AS client_name, c.kind AS client_kind,
             array(SELECT DISTINCT s FROM oauth_grants g2 CROSS JOIN unnest(g2.scopes) s
                    WHERE g2.client_id = c.id AND g2.revoked_at IS NULL ORDER BY 1) AS scopes,
             min(g.created_at) AS connected_at, count(*)::int AS grants
        FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
       WHERE g.revoked_at IS NULL
-      GROUP BY c.id, c.client_id, c.name
+      GROUP BY c.id, c.client_id, c.name, c.kind
       ORDER BY c.name, c.client_id`,
   );
   return rows;

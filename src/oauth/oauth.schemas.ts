@@ -55,7 +55,9 @@ export const MetadataSchema = Type.Object(
     token_endpoint: Type.String(),
     userinfo_endpoint: Type.String(),
     revocation_endpoint: Type.String(),
-    registration_endpoint: Type.Optional(Type.String({ description: 'RFC 7591 dynamic registration (absent when OAUTH_DYNAMIC_REGISTRATION=false)' })),
+    registration_endpoint: Type.Optional(
+      Type.String({ description: 'RFC 7591 dynamic registration (absent when OAUTH_DYNAMIC_REGISTRATION=false)' }),
+    ),
     client_id_metadata_document_supported: Type.Boolean({
       description: 'a client_id may be the https URL of a Client ID Metadata Document (OAUTH_CLIENT_METADATA_DOCUMENTS)',
     }),

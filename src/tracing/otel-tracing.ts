@@ -95,6 +95,19 @@ export function otelTracing(provider: NodeTracerProvider): Tracing {
         throw error;
       }
     },
+    async child(name, attributes, fn) {
+      const parent = context.active();
+      const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: definedAttributes(attributes) }, parent);
+      const spanHandle = handle(span, parent);
+      try {
+        const result = await spanHandle.run(() => fn(spanHandle));
+        span.end();
+        return result;
+      } catch (error) {
+        spanHandle.end(errorType(error));
+        throw error;
+      }
+    },
     startClient(name, parent, attributes) {
       const parentContext = trace.setSpanContext(ROOT_CONTEXT, spanContextOf(parent));
       const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes: definedAttributes(attributes) }, parentContext);

@@ -36,6 +36,8 @@ export interface Tracing {
   within<T>(captured: Captured, fn: () => T): T;
   /** A span of its own (a new trace), for work done for many: linked to each captured context it served. */
   batch<T>(name: string, served: Captured[], fn: (span: SpanHandle) => Promise<T>): Promise<T>;
+  /** An internal span, a child of the active span (one MCP tool call); `fn` runs with it active. */
+  child<T>(name: string, attributes: Attributes, fn: (span: SpanHandle) => Promise<T>): Promise<T>;
   /** A client span in the stored trace, a child of the stored span: one delivery attempt. */
   startClient(name: string, parent: StoredTraceContext, attributes: Attributes): SpanHandle;
   /** A PostgreSQL statement's span, a child of the active span; none outside one. */

@@ -129,3 +129,23 @@ export async function countFailedDeliveries(db: Queryable, input: { subscription
   );
   return rows[0]!.count;
 }
+
+export interface SubscriptionOutcomeSummary {
+  subscription_id: string;
+  last_success_at: Date | null;
+  failures_24h: number;
+}
+
+/** Tenant query (withOrg): per subscription of the organization, its last successful attempt and its failed attempts of the last 24 hours. */
+export async function summarizeSubscriptionOutcomes(db: Queryable): Promise<SubscriptionOutcomeSummary[]> {
+  const { rows } = await db.query<SubscriptionOutcomeSummary>(
+    `SELECT s.id AS subscription_id,
+            (SELECT max(a.attempted_at) FROM webhook_attempts a
+              WHERE a.subscription_id = s.id AND a.outcome = 'succeeded') AS last_success_at,
+            (SELECT count(*)::int FROM webhook_attempts a
+              WHERE a.subscription_id = s.id AND a.outcome IN ('retrying', 'failed')
+                AND a.attempted_at > now() - interval '24 hours') AS failures_24h
+       FROM webhook_subscriptions s`,
+  );
+  return rows;
+}

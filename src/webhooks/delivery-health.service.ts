@@ -16,7 +16,10 @@ import {
   type FailedAttempt,
   type HourOutcomes,
   type LatencyPercentiles,
+  summarizeSubscriptionOutcomes,
 } from './delivery-health.queries.ts';
+import { listSubscriptions } from './subscriptions.queries.ts';
+import { subscriptionView, type SubscriptionView } from './subscriptions.service.ts';
 import { RECOVER_BATCH, RECOVER_WINDOW_MS } from './recovery.service.ts';
 import { visibleSubscription } from './visible-subscription.ts';
 
@@ -143,5 +146,24 @@ export async function deliveryHealth(pool: Pool, principal: Principal, subscript
         : null,
       failedDeliveries,
     };
+  });
+}
+
+/** Every subscription of the organization (every client's) with its last success and its failed attempts of the last 24 hours. */
+export async function organizationDeliveryHealth(
+  pool: Pool,
+  organizationId: string,
+): Promise<{ subscription: SubscriptionView; lastSuccessAt: Date | null; failures24h: number }[]> {
+  return withOrg(pool, organizationId, async (db) => {
+    const subscriptions = await listSubscriptions(db, undefined);
+    const outcomes = new Map((await summarizeSubscriptionOutcomes(db)).map((o) => [o.subscription_id, o]));
+    return subscriptions.map((row) => {
+      const outcome = outcomes.get(row.id);
+      return {
+        subscription: subscriptionView(row),
+        lastSuccessAt: outcome?.last_success_at ?? null,
+        failures24h: outcome?.failures_24h ?? 0,
+      };
+    });
   });
 }

@@ -4,11 +4,18 @@ import { html } from '../html.ts';
 import { layout, type Navigation } from '../layout.ts';
 import { notice } from './fields.ts';
 
+/** What kind of app it is: an MCP assistant that registered itself is said to be one, and not verified. */
+const KIND_WORDS = {
+  platform: 'automation platform',
+  metadata_document: 'AI assistant (MCP), from its own document, not verified',
+  registered: 'AI assistant (MCP), self-registered, not verified',
+} as const;
+
 export function connectedAppsPage(input: { nav: Navigation; apps: ConnectedApp[]; notice?: string }) {
   const { csrf } = input.nav;
   const rows = input.apps.map(
     (app) => html`<tr>
-      <td><strong>${app.client_name}</strong><br><span class="muted">connected ${app.connected_at.toISOString().slice(0, 10)}</span></td>
+      <td><strong>${app.client_name}</strong><br><span class="muted">${KIND_WORDS[app.client_kind]} · connected ${app.connected_at.toISOString().slice(0, 10)}</span></td>
       <td data-label="Access">${app.scopes.map((s) => html`<div title="${SCOPE_DESCRIPTIONS[s as Scope] ?? s}"><code>${s}</code></div>`)}</td>
       <td class="row-actions">
         <form method="post" action="/connected-apps/revoke" class="inline">
