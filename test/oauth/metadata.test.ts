@@ -22,7 +22,9 @@ describe('GET /.well-known/oauth-authorization-server (RFC 8414)', () => {
     assert.equal(metadata.authorization_response_iss_parameter_supported, true);
     assert.deepEqual(metadata.response_types_supported, ['code']);
     assert.deepEqual(metadata.grant_types_supported, ['authorization_code', 'refresh_token']);
-    assert.deepEqual(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post']);
+    assert.deepEqual(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post', 'none']);
+    assert.equal(metadata.registration_endpoint, 'https://switchboard.example/oauth/register');
+    assert.equal(metadata.client_id_metadata_document_supported, true);
     assert.deepEqual(metadata.scopes_supported, [
       'calls:read',
       'calls:write',

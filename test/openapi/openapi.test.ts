@@ -150,7 +150,16 @@ describe('OpenAPI document', () => {
 
   test('the authorize endpoint documents its query parameters but still answers errors by redirect', async () => {
     const names = paths['/oauth/authorize']!.get!.parameters!.map((p) => p.name).sort();
-    assert.deepEqual(names, ['client_id', 'code_challenge', 'code_challenge_method', 'redirect_uri', 'response_type', 'scope', 'state']);
+    assert.deepEqual(names, [
+      'client_id',
+      'code_challenge',
+      'code_challenge_method',
+      'redirect_uri',
+      'resource',
+      'response_type',
+      'scope',
+      'state',
+    ]);
     const res = await t.app.inject({ url: '/oauth/authorize?response_type=token' });
     assert.equal(res.statusCode, 400);
     assert.match(String(res.headers['content-type']), /^text\/html/);
