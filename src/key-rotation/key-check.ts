@@ -23,7 +23,7 @@ export function keyCheckTask({ pool, keys, log }: { pool: Pool; keys: KeyRing; l
             { unreadable: use.unreadable },
             `${unreadable} sealed values open under neither SECRET_KEY nor SECRET_KEY_PREVIOUS (was SECRET_KEY changed, or DATA_DIR/secret.key lost?): ` +
               'signed deliveries of those webhook subscriptions fail until the key they were sealed under is in SECRET_KEY_PREVIOUS ' +
-              '(README, "Rotating SECRET_KEY")',
+              '(docs/operations.md, "Rotating SECRET_KEY")',
           );
         }
         if (previous > 0) {

@@ -25,7 +25,7 @@ const SKIP = REDIS_URL
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const SUBSCRIPTIONS = 2;
 
-// The production topology (README "Running in production"): two
+// The production topology (docs/operations.md, "Running in production"): two
 // `serve --no-worker` API processes and two `worker` processes on one
 // PostgreSQL and one Redis. Calls are ingested through both APIs while one
 // worker and one API process are killed with SIGKILL and started again.

@@ -25,7 +25,7 @@ function assertSigned(request: RecordedRequest, secret: string) {
   assert.doesNotThrow(() => verifier.verify(request.body, headers), 'the signature verifies with the standardwebhooks package');
 }
 
-// SECRET_KEY rotated as the README's "Rotating SECRET_KEY" says, with real
+// SECRET_KEY rotated as docs/operations.md's "Rotating SECRET_KEY" says, with real
 // `switchboard serve` and `switchboard rekey` processes on one database.
 describe('rotating SECRET_KEY: SECRET_KEY_PREVIOUS, then switchboard rekey, then the old key goes', () => {
   let db: TestDatabase;

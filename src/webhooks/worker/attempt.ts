@@ -51,7 +51,7 @@ async function send(deps: AttemptDeps, claimed: LeasedDelivery, signal: AbortSig
       error: 'internal',
       message:
         'the subscription secret opens under neither SECRET_KEY nor SECRET_KEY_PREVIOUS (was SECRET_KEY changed, or DATA_DIR/secret.key lost?): ' +
-        'put the key it was sealed under in SECRET_KEY_PREVIOUS (README, "Rotating SECRET_KEY")',
+        'put the key it was sealed under in SECRET_KEY_PREVIOUS (docs/operations.md, "Rotating SECRET_KEY")',
       latencyMs: 0,
     };
   }
