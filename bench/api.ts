@@ -13,6 +13,8 @@
 //   POST /oauth/token    grant_type=refresh_token with rotation and reuse detection (REFRESH_REUSE_GRACE default):
 //                        every request presents the refresh token the previous answer returned
 //   POST /calls          x-user-token, a completed call, one active subscription (its outbox row in the same statement)
+//   POST /mcp            tools/call list_recent_calls, its CPU per request against GET /calls/recent's (row mcp,
+//                        both on the server, interleaved: bench/mcp-row.ts)
 //   POST /calls + key    the same with a new Idempotency-Key on every request (row calls-post-idem, only when named;
 //                        calls-post-unique, the same request with another header in its place, is its control)
 // Each row runs interleaved with the baseline (B R, R B, B R, R B, B R: see
@@ -49,6 +51,7 @@ import { createUser } from '../src/organizations/organizations.service.ts';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { subscribe } from '../src/webhooks/subscriptions.service.ts';
 import { benchDatabase } from './bench-database.ts';
+import { mcpBenchToken, mcpBudgetVerdict, mcpRowOptions } from './mcp-row.ts';
 import { NO_CACHES } from '../src/cache/caches.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -355,6 +358,7 @@ async function main() {
       // One address sends everything here; the default budgets are per address or token.
       RATE_LIMIT: '100000000/min',
       TOKEN_RATE_LIMIT: '100000000/min',
+      MCP_RATE_LIMIT: '100000000/min',
       // Trace export, when the bench is run with it (docs/performance.md, "Traces").
       ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_'))),
     };
@@ -510,6 +514,17 @@ async function main() {
       process.stdout.write(`${line(spec.name, paired.row, 'server', spec.unit, rate)}   ${ratio.toFixed(2)}× bare\n`);
       process.stdout.write(`${line('  GET / (bare Fastify, same slices)', paired.baseline, 'bare')}\n`);
       ratios.push(spec.goal(paired, ratio));
+    }
+    if (!only || only.includes('mcp')) {
+      const token = await mcpBenchToken(pool, TTLS, { baseUrl: server.url, userId: user.id, organizationId: org.id });
+      const recent = { url: `${server.url}/calls/recent`, connections: CONNECTIONS, headers: platform };
+      const paired = await measurePaired(mcpRowOptions(server.url, token, CONNECTIONS), recent, {
+        ...processes,
+        barePid: processes.serverPid,
+      });
+      process.stdout.write(`${line('POST /mcp tools/call list_recent_calls', paired.row, 'server')}\n`);
+      process.stdout.write(`${line('  GET /calls/recent (same server, same slices)', paired.baseline, 'server')}\n`);
+      ratios.push(mcpBudgetVerdict(paired.row.cpu!.nodeUs, paired.baseline.cpu!.nodeUs));
     }
     const memory = await fetch(`${server.url}/metrics`)
       .then((r) => r.text())
