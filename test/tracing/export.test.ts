@@ -2,6 +2,7 @@
 // to an OTLP receiver in this process, over http/json and http/protobuf, and
 // no export at all when it is off (docs/operations.md, "Traces").
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { fleetEnv, seedTenant, startServe, stopProcess, type Served, type Tenant } from '../helpers/fleet.ts';
@@ -145,7 +146,10 @@ describe('trace export over OTLP http/json', () => {
   });
 
   test('log lines written while a span is active carry its trace_id and span_id', async () => {
-    const spans = await callSpans(rig.receiver, INCOMING_TRACE);
+    // A call of its own, so that the test passes alone.
+    const traceId = randomBytes(16).toString('hex');
+    await tracedCall(rig, `00-${traceId}-${randomBytes(8).toString('hex')}-01`);
+    const spans = await callSpans(rig.receiver, traceId);
     const server = spans.find((span) => span.name === 'POST /calls')!;
     const attempt = spans.find((span) => span.name === 'deliver call.completed')!;
     const lines = await waitFor('the attempt log line', async () => {
@@ -154,12 +158,12 @@ describe('trace export over OTLP http/json', () => {
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, unknown>);
-      return parsed.some((line) => line.msg === 'webhook delivery attempt' && line.trace_id === INCOMING_TRACE) && parsed;
+      return parsed.some((line) => line.msg === 'webhook delivery attempt' && line.trace_id === traceId) && parsed;
     });
-    const request = lines.find((line) => line.msg === 'request completed' && line.trace_id === INCOMING_TRACE);
+    const request = lines.find((line) => line.msg === 'request completed' && line.trace_id === traceId);
     assert.ok(request, 'the request line');
     assert.equal(request.span_id, server.spanId);
-    const attemptLine = lines.find((line) => line.msg === 'webhook delivery attempt' && line.trace_id === INCOMING_TRACE);
+    const attemptLine = lines.find((line) => line.msg === 'webhook delivery attempt' && line.trace_id === traceId);
     assert.equal(attemptLine!.span_id, attempt.spanId);
   });
 
