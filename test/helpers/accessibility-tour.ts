@@ -1,9 +1,9 @@
 // The accessibility tour: every page, signed in and out, with and without
 // data, at one screen size: axe-core finds no serious or critical violation,
 // no page scrolls sideways, and every link, button and field lies on screen
-// (or in a table that scrolls by itself). One test file per size
-// (test/web/accessibility.*.browser.test.ts): each size visits every page,
-// ~50 s, and the two together came near the test runner's 120 s per file.
+// (or in a table that scrolls by itself). Every size shares one seeded tour
+// and one Chromium (test/web/accessibility.browser.test.ts): seeding and
+// starting the browser cost as much as a size's visit to every page.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -68,12 +68,12 @@ function unreachableControls(page: Page): Promise<string[]> {
   return page.evaluate(UNREACHABLE_CONTROLS) as Promise<string[]>;
 }
 
-export function accessibilityTourAt(size: ScreenSize): void {
-  describe(`accessibility and small screens, every page: ${size.label}`, { skip: SKIP_WITHOUT_BROWSER }, () => {
+/** One test per size, all of them on one seeded tour in one Chromium (each size in browser profiles of its own). */
+export function accessibilityTour(sizes: ScreenSize[]): void {
+  describe('accessibility and small screens, every page', { skip: SKIP_WITHOUT_BROWSER }, () => {
     let rig: DeliveryRig;
     let browser: Browser;
     let tour: Tour;
-    const contexts = new Map<Visitor, BrowserContext>();
 
     before(async () => {
       rig = await startDeliveryRig({ listen: true });
@@ -85,31 +85,42 @@ export function accessibilityTourAt(size: ScreenSize): void {
       await rig?.close();
     });
 
-    async function pageFor(who: Visitor): Promise<Page> {
-      let context = contexts.get(who);
-      if (!context) {
-        const member = who === 'data' ? tour.data : who === 'empty' ? tour.empty : undefined;
-        context = await tourContext(browser, rig.t.url, member, { width: size.width, height: size.height, javaScript: true });
-        contexts.set(who, context);
-      }
-      return context.pages()[0] ?? context.newPage();
+    for (const size of sizes) {
+      test(`${size.label} (${size.width} × ${size.height})`, async () => {
+        const contexts = new Map<Visitor, BrowserContext>();
+        const pageFor = async (who: Visitor): Promise<Page> => {
+          let context = contexts.get(who);
+          if (!context) {
+            const member = who === 'data' ? tour.data : who === 'empty' ? tour.empty : undefined;
+            context = await tourContext(browser, rig.t.url, member, { width: size.width, height: size.height, javaScript: true });
+            contexts.set(who, context);
+          }
+          return context.pages()[0] ?? context.newPage();
+        };
+        try {
+          assert.deepEqual(await problemsOfTour(tour, rig.t.url, pageFor), []);
+        } finally {
+          for (const context of contexts.values()) await context.close();
+        }
+      });
     }
-
-    test(`${size.label} (${size.width} × ${size.height})`, async () => {
-      const problems: string[] = [];
-      for (const stop of tour.stops) {
-        const page = await pageFor(stop.who);
-        const response = await page.goto(`${rig.t.url}${stop.path}`);
-        assert.equal(response?.status(), stop.status, `${stop.name}: ${stop.path}`);
-        for (const violation of await seriousViolations(page)) problems.push(`${stop.name}: ${violation}`);
-        const [scrollWidth, innerWidth] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [
-          number,
-          number,
-        ];
-        if (scrollWidth > innerWidth) problems.push(`${stop.name}: scrolls sideways (${scrollWidth} > ${innerWidth})`);
-        for (const control of await unreachableControls(page)) problems.push(`${stop.name}: off screen: ${control}`);
-      }
-      assert.deepEqual(problems, []);
-    });
   });
+}
+
+/** Every stop of the tour visited: what axe-core, the page's width and its controls' places show wrong. */
+async function problemsOfTour(tour: Tour, baseUrl: string, pageFor: (who: Visitor) => Promise<Page>): Promise<string[]> {
+  const problems: string[] = [];
+  for (const stop of tour.stops) {
+    const page = await pageFor(stop.who);
+    const response = await page.goto(`${baseUrl}${stop.path}`);
+    assert.equal(response?.status(), stop.status, `${stop.name}: ${stop.path}`);
+    for (const violation of await seriousViolations(page)) problems.push(`${stop.name}: ${violation}`);
+    const [scrollWidth, innerWidth] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [
+      number,
+      number,
+    ];
+    if (scrollWidth > innerWidth) problems.push(`${stop.name}: scrolls sideways (${scrollWidth} > ${innerWidth})`);
+    for (const control of await unreachableControls(page)) problems.push(`${stop.name}: off screen: ${control}`);
+  }
+  return problems;
 }
