@@ -6,7 +6,10 @@
 // (SB_TEST_SERIAL=1 tells them they are alone).
 // It compiles dist/ first: tests import the sources through tsx, but the
 // processes they spawn (bin/switchboard.js serve, worker, the CLI) run the
-// compiled build, so that build is tested and never stale.
+// compiled build, so that build is tested and never stale. The build is
+// incremental (`tsc -b`, its build info in dist/, so removing dist/ rebuilds
+// it all): when dist/ is up to date with src/ (npm ci's prepare just built
+// it, or CI's first pass did), nothing is compiled again.
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
@@ -48,7 +51,7 @@ async function adminQuery(serverUrl: string, sql: string): Promise<pg.QueryResul
 function build(): void {
   const tsc = path.join(path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin/tsc');
   const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
     process.stderr.write('tests: npm run build failed\n');
     process.exit(1);

@@ -8,9 +8,9 @@
 // still there and works: tokens, webhook secrets, the waiting delivery, new calls.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, rename, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -52,23 +52,41 @@ function previousRelease(): { ref: string; version: string } | undefined {
 
 const PREVIOUS = previousRelease();
 
-/** The release's tree, as `git archive` gives it, with this checkout's node_modules, compiled into its dist/. */
-async function extractRelease(tag: string): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), `switchboard-${tag}-`));
+/**
+ * The release's tree, as `git archive` gives it, with this checkout's
+ * node_modules, compiled into its dist/. Built once and kept outside the
+ * repository, keyed by the release's commit and this checkout's path (its
+ * node_modules), so that CI's second pass and later runs reuse it instead of
+ * compiling the release again: a directory appears under its key only once
+ * complete (built beside it, then renamed).
+ */
+async function extractRelease(ref: string): Promise<string> {
+  const commit = execFileSync('git', ['rev-parse', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const checkout = createHash('sha256').update(ROOT).digest('hex').slice(0, 12);
+  const cached = path.join(os.tmpdir(), `switchboard-release-${commit}-${checkout}`);
+  if (existsSync(cached)) return cached;
+  const dir = await mkdtemp(`${cached}-building-`);
   await new Promise<void>((resolve, reject) => {
-    const archive = spawn('git', ['archive', '--format=tar', tag], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const archive = spawn('git', ['archive', '--format=tar', commit], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     const untar = spawn('tar', ['-x', '-C', dir], { stdio: ['pipe', 'inherit', 'inherit'] });
     archive.stdout.pipe(untar.stdin);
-    untar.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git archive ${tag} | tar -x: ${code}`))));
+    untar.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git archive ${ref} | tar -x: ${code}`))));
   });
   // Its dependencies must be among this checkout's: it runs on them.
   const { dependencies } = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
   for (const name of Object.keys(dependencies)) {
-    assert.ok(existsSync(path.join(ROOT, 'node_modules', name)), `${tag} depends on ${name}, which this checkout does not install`);
+    assert.ok(existsSync(path.join(ROOT, 'node_modules', name)), `${ref} depends on ${name}, which this checkout does not install`);
   }
   await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: dir });
-  return dir;
+  try {
+    await rename(dir, cached);
+  } catch (error) {
+    // Another run finished the same build first: use its copy.
+    await rm(dir, { recursive: true, force: true });
+    if (!existsSync(cached)) throw error;
+  }
+  return cached;
 }
 
 async function stop(served: Served): Promise<number | null> {
@@ -116,7 +134,6 @@ describe(`upgrading from the previous release (${PREVIOUS ? `${PREVIOUS.version}
     await ok?.close();
     await flaky?.close();
     await db?.drop();
-    if (oldDir) await rm(oldDir, { recursive: true, force: true });
   });
 
   test('data made by the previous release survives migrate and a rolling restart, and both releases serve side by side meanwhile', async () => {
