@@ -1,5 +1,6 @@
 // The application factory: builds a Fastify instance from its dependencies
 // without listening, so tests and the server start it the same way.
+import { setBaseUrlSetting } from './db/with-org.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
@@ -28,6 +29,7 @@ import oauthPlugin from './oauth/oauth.plugin.ts';
 import webPlugin from './web/web.plugin.ts';
 import openapi from './openapi/openapi.plugin.ts';
 import callsRoutes from './calls/calls.route.ts';
+import agentsRoutes from './calls/agents.route.ts';
 import webhooksRoutes from './webhooks/webhooks.route.ts';
 import auditEventsRoutes from './audit/audit-events.route.ts';
 import metricsPlugin, { type GaugeSources } from './metrics/metrics.plugin.ts';
@@ -139,6 +141,7 @@ export async function buildWorkerApp(
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, pool } = options;
+  setBaseUrlSetting(config.baseUrl);
   const keyed = options.keyed ?? (await buildKeyed(config));
   const liveness = options.liveness ?? {};
   const app = Fastify({
@@ -210,6 +213,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(webPlugin, { csrf: keyed.csrf });
   await app.register(metricsPlugin, { ...(options.metrics ? { metrics: options.metrics } : {}), sources: gaugeSources(app.ownerDb) });
   await app.register(callsRoutes);
+  await app.register(agentsRoutes);
   await app.register(webhooksRoutes, { webhookSecrets: keyed.webhookSecrets });
   await app.register(auditEventsRoutes);
   await app.register(mcpPlugin);

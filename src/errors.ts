@@ -55,6 +55,12 @@ export const OAUTH_INSUFFICIENT_SCOPE = createError('OAUTH_INSUFFICIENT_SCOPE', 
 // Calls
 export const CALL_NOT_FOUND = createError('CALL_NOT_FOUND', 'Call %s does not exist', 404);
 export const CALL_ALREADY_COMPLETED = createError('CALL_ALREADY_COMPLETED', 'Call %s is already completed', 409);
+export const AGENT_NOT_FOUND = createError('AGENT_NOT_FOUND', 'Agent %s does not exist', 404);
+export const AGENTS_FORBIDDEN_ROLE = createError(
+  'AGENTS_FORBIDDEN_ROLE',
+  "Agents are created and renamed by the organization's owners and admins; this user is a %s",
+  403,
+);
 // (Idempotency-Key on POST /calls and POST /calls/{id}/complete; a malformed key is REQUEST_VALIDATION naming the header)
 export const IDEMPOTENCY_KEY_REUSED = createError(
   'IDEMPOTENCY_KEY_REUSED',

@@ -64,14 +64,14 @@ export function parseTypes(value: string | undefined): AuditEventType[] | undefi
   return [...new Set(types as AuditEventType[])];
 }
 
-/** `since` as given: an ISO 8601 date-time (with its offset, or a plain date as UTC midnight); else a 400 naming the field. */
-export function parseSince(value: string | undefined): Date | undefined {
+/** `since` (or another instant named `field`) as given: an ISO 8601 date-time (with its offset, or a plain date as UTC midnight); else a 400 naming the field. */
+export function parseSince(value: string | undefined, field = 'since'): Date | undefined {
   if (value === undefined) return undefined;
   const iso = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
   const since = new Date(value);
   // Year 0 is a JavaScript date but no PostgreSQL one.
   if (!iso.test(value) || Number.isNaN(since.getTime()) || since.getUTCFullYear() < 1) {
-    throw new ValidationProblem([{ field: 'since', message: 'must be an ISO 8601 date-time, such as 2026-01-31T00:00:00Z' }]);
+    throw new ValidationProblem([{ field, message: 'must be an ISO 8601 date-time, such as 2026-01-31T00:00:00Z' }]);
   }
   return since;
 }

@@ -22,3 +22,12 @@ export async function listAgents(db: Queryable): Promise<Agent[]> {
   const { rows } = await db.query<Agent>('SELECT id, organization_id, name, created_at FROM agents ORDER BY name, id');
   return rows;
 }
+
+/** Renames an agent of the current organization (inside withOrg); undefined when there is none of that id. */
+export async function renameAgent(db: Queryable, id: string, name: string): Promise<Agent | undefined> {
+  const { rows } = await db.query<Agent>('UPDATE agents SET name = $2 WHERE id = $1 RETURNING id, organization_id, name, created_at', [
+    id,
+    name,
+  ]);
+  return rows[0];
+}

@@ -11,6 +11,17 @@ export interface Call {
   completed_at: Date | null;
   duration_seconds: number | null;
   summary: string | null;
+  direction: 'inbound' | 'outbound' | null;
+  from_number: string | null;
+  to_number: string | null;
+  agent_name: string | null;
+  location_id: string | null;
+  location_name: string | null;
+  recording_url: string | null;
+  transcript: string | null;
+  metadata: Record<string, string>;
+  /** The call's page in the web UI (app_call_url). */
+  url: string;
 }
 
 export interface CompletedCall extends Call {

@@ -13,25 +13,105 @@ import type { ActiveAccessToken } from '../oauth/tokens.queries.ts';
 import type { Call, CallStatus } from './call.ts';
 import { reservedKeys, KeyHeld, type KeyReservation } from './idempotency.queries.ts';
 import type { StoredTraceContext } from '../tracing/trace-context.ts';
+import type { CallDetails } from './call-details.ts';
 
-/** A call's columns, as every statement of calls returns them. */
-export const COLUMNS = 'id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary';
+/** A subscription's filters (app_filters_match): the keys of FiltersSchema. */
+export interface CallFiltersObject {
+  direction?: 'inbound' | 'outbound' | undefined;
+  location_id?: string | undefined;
+  agent_id?: string | undefined;
+  min_duration_seconds?: number | undefined;
+}
+
+const CALL_COLUMNS = [
+  'id',
+  'organization_id',
+  'agent_id',
+  'status',
+  'created_at',
+  'completed_at',
+  'duration_seconds',
+  'summary',
+  'direction',
+  'from_number',
+  'to_number',
+  'agent_name',
+  'location_id',
+  'location_name',
+  'recording_url',
+  'transcript',
+  'metadata',
+];
+
+/** A call's columns (of the table aliased `alias`), as every statement of calls returns them. */
+export function callColumns(alias = ''): string {
+  const of = alias ? `${alias}.` : '';
+  return `${CALL_COLUMNS.map((column) => of + column).join(', ')}, app_call_url(${of}id) AS url`;
+}
+
+export const COLUMNS = callColumns();
+
+/**
+ * The details of a new call from $N (JSON text, call-details.ts: read as
+ * jsonb, but metadata as json, which keeps the request's compact spelling), as
+ * the values of these columns, in this order: the agent's and location's names
+ * are read with them.
+ */
+export const DETAIL_COLUMNS =
+  'direction, from_number, to_number, location_id, recording_url, transcript, metadata, agent_name, location_name';
+
+export function detailValues(text: string, agentId: string): string {
+  const details = `${text}::jsonb`;
+  const location = `(${details}->>'location_id')::uuid`;
+  return `${details}->>'direction', ${details}->>'from_number', ${details}->>'to_number', ${location},
+          ${details}->>'recording_url', ${details}->>'transcript', coalesce(${text}::json->'metadata', '{}'::json),
+          (SELECT a.name FROM agents a WHERE a.id = ${agentId}), (SELECT l.name FROM locations l WHERE l.id = ${location})`;
+}
 
 /** An in-progress call. Throws KeyHeld when `idempotency` names a key its caller already holds (nothing written). */
 export async function insertCall(
   db: Queryable,
-  input: { agentId: string | null; traceContext: StoredTraceContext; idempotency?: KeyReservation | null },
+  input: {
+    agentId: string | null;
+    details?: CallDetails | undefined;
+    traceContext: StoredTraceContext;
+    idempotency?: KeyReservation | null;
+  },
 ): Promise<Call> {
   const id = randomUUID();
   const { rows } = await db.query<Call>(
     `WITH ${reservedKeys('SELECT app_current_org(), $6::text, $3::text, $4::bytea, $1::uuid, $5::smallint WHERE $3::text IS NOT NULL')}
-     INSERT INTO calls (id, organization_id, agent_id, trace_context)
-     SELECT $1::uuid, app_current_org(), $2::uuid, $7::bytea WHERE $3::text IS NULL OR EXISTS (SELECT 1 FROM reserved)
+     INSERT INTO calls (id, organization_id, agent_id, trace_context, ${DETAIL_COLUMNS})
+     SELECT $1::uuid, app_current_org(), $2::uuid, $7::bytea, ${detailValues('$8::text', '$2::uuid')}
+      WHERE $3::text IS NULL OR EXISTS (SELECT 1 FROM reserved)
      RETURNING ${COLUMNS}`,
-    [id, input.agentId, ...keyParameters(input.idempotency), input.traceContext],
+    [id, input.agentId, ...keyParameters(input.idempotency), input.traceContext, JSON.stringify(input.details ?? {})],
   );
   if (!rows[0]) throw new KeyHeld();
   return rows[0];
+}
+
+/**
+ * The SET list of a completion: each detail in $N (jsonb) replaces the stored
+ * one, a detail left out keeps it; the names are read again, as they are now.
+ */
+export function completionDetailAssignments(text: string): string {
+  const details = `${text}::jsonb`;
+  const replaced = (column: string, value: string) =>
+    `${column} = CASE WHEN ${details} ? '${column}' THEN ${value} ELSE calls.${column} END`;
+  const asText = (column: string) => replaced(column, `${details}->>'${column}'`);
+  const location = replaced('location_id', `(${details}->>'location_id')::uuid`);
+  return [
+    asText('direction'),
+    asText('from_number'),
+    asText('to_number'),
+    location,
+    asText('recording_url'),
+    asText('transcript'),
+    replaced('metadata', `${text}::json->'metadata'`),
+    'agent_name = (SELECT a.name FROM agents a WHERE a.id = calls.agent_id)',
+    `location_name = (SELECT l.name FROM locations l WHERE l.id = ${location.slice('location_id = '.length)})`,
+  ].join(',\n');
 }
 
 /** A reservation's key, fingerprint, answer status and caller as parameters (nulls without one). */
@@ -46,12 +126,18 @@ export async function findCall(db: Queryable, id: string): Promise<Call | undefi
   return rows[0];
 }
 
-/** Narrowing of a calls list: status, agent, and a creation-time range [from, before). */
+/** Narrowing of a calls list: status, agent, and a creation-time range [from, before), and the search of GET /calls. */
 export interface CallFilters {
-  status?: CallStatus;
-  agentId?: string;
-  from?: Date;
-  before?: Date;
+  status?: CallStatus | undefined;
+  agentId?: string | undefined;
+  from?: Date | undefined;
+  before?: Date | undefined;
+  /** E.164; either side. */
+  number?: string | undefined;
+  fromNumber?: string | undefined;
+  toNumber?: string | undefined;
+  direction?: string | undefined;
+  locationId?: string | undefined;
 }
 
 /**
@@ -69,11 +155,40 @@ export async function listCalls(db: Queryable, input: { limit: number; afterId?:
         AND ($4::uuid IS NULL OR agent_id = $4)
         AND ($5::timestamptz IS NULL OR created_at >= $5)
         AND ($6::timestamptz IS NULL OR created_at < $6)
+        AND ($7::text IS NULL OR from_number = $7 OR to_number = $7)
+        AND ($8::text IS NULL OR from_number = $8)
+        AND ($9::text IS NULL OR to_number = $9)
+        AND ($10::text IS NULL OR direction = $10)
+        AND ($11::uuid IS NULL OR location_id = $11)
       ORDER BY created_at DESC, id DESC
       LIMIT $3`,
-    [input.status ?? null, input.afterId ?? null, input.limit, input.agentId ?? null, input.from ?? null, input.before ?? null],
+    [
+      input.status ?? null,
+      input.afterId ?? null,
+      input.limit,
+      input.agentId ?? null,
+      input.from ?? null,
+      input.before ?? null,
+      input.number ?? null,
+      input.fromNumber ?? null,
+      input.toNumber ?? null,
+      input.direction ?? null,
+      input.locationId ?? null,
+    ],
   );
   return rows;
+}
+
+/** Whether a location and an agent of these ids are the current organization's (row-level security hides others'). */
+export async function findReferences(
+  db: Queryable,
+  input: { locationId: unknown; agentId: unknown },
+): Promise<{ location: boolean; agent: boolean }> {
+  const { rows } = await db.query<{ location: boolean; agent: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM locations WHERE id = $1::uuid) AS location, EXISTS (SELECT 1 FROM agents WHERE id = $2::uuid) AS agent`,
+    [input.locationId ?? null, input.agentId ?? null],
+  );
+  return rows[0]!;
 }
 
 /**
@@ -87,12 +202,12 @@ export async function listCalls(db: Queryable, input: { limit: number; afterId?:
 export async function readRecentCallsForToken(
   db: Queryable,
   tokenHash: Buffer,
-  limit: number,
+  input: { limit: number; filters: CallFiltersObject; baseUrl: string },
 ): Promise<(ActiveAccessToken & { body: string }) | undefined> {
   const { rows } = await db.query<ActiveAccessToken & { body: string }>({
     name: 'calls_recent_for_token',
-    text: 'SELECT * FROM app_recent_calls_for_token($1, $2)',
-    values: [tokenHash, limit],
+    text: 'SELECT * FROM app_recent_calls_for_token($1, $2, $3, $4)',
+    values: [tokenHash, input.limit, input.filters, input.baseUrl],
   });
   return rows[0];
 }

@@ -23,7 +23,12 @@ import {
 } from './calls.schemas.ts';
 import { completeCall, getCall, listCallsPage, recentCallsForPlatform, recordCall } from './calls.service.ts';
 import { keyCaller, keyFromHeader, type Answer, type CallerKey } from './idempotency.ts';
+import { parseSince } from '../audit/audit-events.service.ts';
+import { numberFromQuery } from './call-details.ts';
 import { completionTraceContext, requestTraceContext } from '../tracing/request-context.ts';
+
+/** A transcript of 50,000 characters fits (docs/interface.md §8); other routes keep BODY_LIMIT. */
+export const CALLS_BODY_LIMIT = 256 * 1024;
 
 const errorsFor = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema };
 const security = USER_OR_PLATFORM_SECURITY;
@@ -61,7 +66,13 @@ export default async function callsRoutes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       const scope = 'calls:read';
-      const result = await recentCallsForPlatform(app.db, app.caches, platformCredentials(request, reply), scope, request.query.limit);
+      const { limit, direction, location_id, agent_id, min_duration_seconds } = request.query;
+      const filters = { direction, location_id, agent_id, min_duration_seconds };
+      const result = await recentCallsForPlatform(app.db, app.caches, platformCredentials(request, reply), scope, {
+        limit,
+        filters,
+        baseUrl: app.config.baseUrl,
+      });
       if (result.outcome !== 'ok') return refusePlatform(reply, result.outcome, scope);
       request.principal = platformPrincipal(result.active);
       return sendJsonText(reply, result.active.body);
@@ -72,6 +83,7 @@ export default async function callsRoutes(fastify: FastifyInstance) {
     '/calls',
     {
       preHandler: canWrite,
+      bodyLimit: CALLS_BODY_LIMIT,
       // Every field is optional (docs/interface.md §12: POST /calls {agent_id?}), so no body at all means an empty one.
       preValidation: async (request) => {
         request.body ??= {};
@@ -104,6 +116,7 @@ export default async function callsRoutes(fastify: FastifyInstance) {
     '/calls/:id/complete',
     {
       preHandler: canWrite,
+      bodyLimit: CALLS_BODY_LIMIT,
       schema: {
         tags: ['calls'],
         summary: 'Complete a call; fires call.completed',
@@ -153,11 +166,19 @@ export default async function callsRoutes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       // Named fields only: what reaches the query is what the schema declared and checked.
-      const { limit, cursor, status } = request.query;
+      const { limit, cursor, status, direction, since, until } = request.query;
       const { calls, nextCursor } = await listCallsPage(app.db, requirePrincipal(request.principal).organizationId, {
         limit,
         cursor,
         status,
+        direction,
+        agentId: request.query.agent_id,
+        locationId: request.query.location_id,
+        number: numberFromQuery('number', request.query.number),
+        fromNumber: numberFromQuery('from_number', request.query.from_number),
+        toNumber: numberFromQuery('to_number', request.query.to_number),
+        from: parseSince(since),
+        before: parseSince(until, 'until'),
       });
       setNextLink(request, reply, app.config.baseUrl, nextCursor);
       return calls;

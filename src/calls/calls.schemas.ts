@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { IdParams, PageCursor, ProblemSchema, Uuid } from '../http/schemas.ts';
 import { DURATION_MAX_SECONDS, SUMMARY_MAX_LENGTH } from './calls.service.ts';
+import { CallDetailsOutput, CallDetailsProperties, FilterProperties } from './call-details.schemas.ts';
 import { KEY_HEADER_PATTERN, KEY_MAX_LENGTH, KEY_RULE } from './idempotency.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
@@ -16,6 +17,7 @@ export const CallSchema = Type.Object({
   completed_at: Type.Union([Timestamp, Type.Null()]),
   duration_seconds: Type.Union([Type.Integer(), Type.Null()]),
   summary: Type.Union([Type.String(), Type.Null()]),
+  ...CallDetailsOutput,
 });
 
 /** Interface §2.3: the call.completed webhook body, and each /calls/recent element. */
@@ -27,6 +29,7 @@ export const CallCompletedEventSchema = Type.Object(
     summary: Type.String(),
     duration_seconds: Type.Integer(),
     agent_id: Type.Union([Uuid, Type.Null()]),
+    ...CallDetailsOutput,
   },
   { description: 'A completed call, exactly as the call.completed webhook delivers it' },
 );
@@ -36,11 +39,15 @@ export const CreateCallBody = Type.Object(
     agent_id: Type.Optional(Type.Union([Uuid, Type.Null()])),
     summary: Type.Optional(Summary),
     duration_seconds: Type.Optional(Duration),
+    ...CallDetailsProperties,
   },
   { additionalProperties: false, description: 'Give summary and duration_seconds together to record a call that has already completed.' },
 );
 
-export const CompleteCallBody = Type.Object({ summary: Summary, duration_seconds: Duration }, { additionalProperties: false });
+export const CompleteCallBody = Type.Object(
+  { summary: Summary, duration_seconds: Duration, ...CallDetailsProperties },
+  { additionalProperties: false, description: 'A detail given here replaces the one given when the call was created.' },
+);
 
 /** The Idempotency-Key request header of the two calls writes (src/calls/idempotency.ts). */
 export const IdempotencyHeaders = Type.Object({
@@ -87,14 +94,32 @@ export const KeyReusedProblem = Type.Object(ProblemSchema.properties, {
   description: 'IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was already used with a different request body (or on another endpoint)',
 });
 
+const NumberQuery = (description: string) =>
+  Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description: `${description}: a phone number with its country code in any spelling, matched in E.164 (send + as %2B; a leading space is read as +)`,
+    }),
+  );
+const Instant = (description: string) => Type.Optional(Type.String({ maxLength: 64, description }));
+
 export const ListCallsQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   cursor: Type.Optional(PageCursor),
   status: Type.Optional(Type.Union([Type.Literal('in_progress'), Type.Literal('completed')])),
+  number: NumberQuery('calls from or to this number'),
+  from_number: NumberQuery('calls from this number'),
+  to_number: NumberQuery('calls to this number'),
+  direction: FilterProperties.direction,
+  agent_id: FilterProperties.agent_id,
+  location_id: FilterProperties.location_id,
+  since: Instant('ISO 8601 date-time: calls created at or after it'),
+  until: Instant('ISO 8601 date-time: calls created before it (exclusive)'),
 });
 
 export const RecentCallsQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+  ...FilterProperties,
 });
 
 export { IdParams, ProblemSchema };

@@ -3,7 +3,6 @@
 // completed call without its deliveries, or the reverse, cannot exist.
 import * as errors from '../errors.ts';
 import { hashToken, OAUTH_TOKEN_MAX_LENGTH } from '../auth/tokens.ts';
-import { NAME_MAX_LENGTH } from '../http/schemas.ts';
 import type { Pool } from '../db/pool.ts';
 import { FOREIGN_KEY_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
 import { withOrg } from '../db/with-org.ts';
@@ -13,27 +12,21 @@ import { checkPlatformAccess, type PlatformCredentials, type PlatformRefusal } f
 import type { ActiveAccessToken } from '../oauth/tokens.queries.ts';
 import { ACCESS_TOKENS, accessTokenTags } from '../oauth/tokens.service.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
-import { insertAgent, listAgents as listAgentRows, type Agent } from './agents.queries.ts';
 import { writeCompletedCall } from './completed-call-batches.ts';
 import { idempotently, type Answer, type CallerKey } from './idempotency.ts';
 import { KeyHeld } from './idempotency.queries.ts';
-import { findCall, insertCall, listCalls, readRecentCallsForToken, type CallFilters } from './calls.queries.ts';
+import { findCall, insertCall, listCalls, readRecentCallsForToken, type CallFilters, type CallFiltersObject } from './calls.queries.ts';
+import { callDetails, type CallDetails, type CallDetailsInput } from './call-details.ts';
 import { completeInProgressCall, type CompletionTraceContext } from './completed-calls.queries.ts';
 import { newTraceContext, type StoredTraceContext } from '../tracing/trace-context.ts';
-import type { Call, CallStatus } from './call.ts';
+import type { Call } from './call.ts';
 
 export const SUMMARY_MAX_LENGTH = 10_000;
 export const DURATION_MAX_SECONDS = 2_147_483_647;
 
-export interface CallView {
-  id: string;
-  organization_id: string;
-  agent_id: string | null;
-  status: CallStatus;
+export interface CallView extends Omit<Call, 'created_at' | 'completed_at'> {
   created_at: string;
   completed_at: string | null;
-  duration_seconds: number | null;
-  summary: string | null;
 }
 
 export function callView(call: Call): CallView {
@@ -46,6 +39,16 @@ export function callView(call: Call): CallView {
     completed_at: call.completed_at?.toISOString() ?? null,
     duration_seconds: call.duration_seconds,
     summary: call.summary,
+    direction: call.direction,
+    from_number: call.from_number,
+    to_number: call.to_number,
+    agent_name: call.agent_name,
+    location_id: call.location_id,
+    location_name: call.location_name,
+    recording_url: call.recording_url,
+    transcript: call.transcript,
+    metadata: call.metadata,
+    url: call.url,
   };
 }
 
@@ -78,13 +81,22 @@ export function checkCompletion(input: { summary: unknown; duration_seconds: unk
 }
 
 function unknownAgent(error: unknown): never {
-  if (violatedConstraint(error, FOREIGN_KEY_VIOLATION) === 'calls_agent_fkey') {
+  const constraint = violatedConstraint(error, FOREIGN_KEY_VIOLATION);
+  if (constraint === 'calls_agent_fkey') {
     throw new ValidationProblem([{ field: 'agent_id', message: 'is not an agent of this organization' }]);
+  }
+  if (constraint === 'calls_location_fkey') {
+    throw new ValidationProblem([{ field: 'location_id', message: 'is not a location of this organization' }]);
   }
   throw error;
 }
 
-type NewCall = { agent_id?: string | null; summary?: string; duration_seconds?: number };
+type NewCall = { agent_id?: string | null; summary?: string; duration_seconds?: number } & CallDetailsInput;
+
+/** A request's fields for its fingerprint: the details only when it gave some, so older requests keep theirs. */
+function fingerprintFields(fields: unknown[], details: CallDetails | undefined): unknown[] {
+  return details === undefined ? fields : [...fields, details];
+}
 
 /** recordCall without an Idempotency-Key, outside a serve process (no caches): the call (the CLI's demo, tests), in a new trace. */
 export async function createCall(pool: Pool, organizationId: string, input: NewCall): Promise<CallView> {
@@ -116,10 +128,11 @@ export async function recordCall(
     ]);
   }
   const completion = hasSummary ? checkCompletion(input as Completion) : null;
+  const details = callDetails(input);
   const request = {
     key: idempotencyKey,
     endpoint: 'POST /calls',
-    fields: [agentId, completion?.summary ?? null, completion?.duration_seconds ?? null],
+    fields: fingerprintFields([agentId, completion?.summary ?? null, completion?.duration_seconds ?? null], details),
     status: 201,
     // A completed call never changes: the call as it is now is the first answer.
     rebuild: completion ? callView : asCreatedInProgress,
@@ -127,7 +140,7 @@ export async function recordCall(
   return idempotently(pool, organizationId, request, async (reservation) => {
     if (!completion) {
       return withOrg(pool, organizationId, async (db) =>
-        callView(await insertCall(db, { agentId, traceContext, idempotency: reservation })),
+        callView(await insertCall(db, { agentId, details, traceContext, idempotency: reservation })),
       ).catch(unknownAgent);
     }
     const call = callView(
@@ -135,6 +148,7 @@ export async function recordCall(
         agentId,
         summary: completion.summary,
         durationSeconds: completion.duration_seconds,
+        details,
         traceContext,
         idempotency: reservation,
       }).catch(unknownAgent),
@@ -157,15 +171,16 @@ export async function completeCall(
   caches: Caches,
   organizationId: string,
   callId: string,
-  input: Completion,
+  input: Completion & CallDetailsInput,
   idempotencyKey: CallerKey | undefined,
   traceContext: CompletionTraceContext,
 ): Promise<Answer<CallView>> {
   const completion = checkCompletion(input);
+  const details = callDetails(input);
   const request = {
     key: idempotencyKey,
     endpoint: `POST /calls/${callId.toLowerCase()}/complete`,
-    fields: [completion.summary, completion.duration_seconds],
+    fields: fingerprintFields([completion.summary, completion.duration_seconds], details),
     status: 200,
     rebuild: callView,
   };
@@ -175,6 +190,7 @@ export async function completeCall(
         id: callId,
         summary: completion.summary,
         durationSeconds: completion.duration_seconds,
+        details,
         traceContext,
         idempotency: reservation,
       });
@@ -190,7 +206,7 @@ export async function completeCall(
         throw refusal ?? new errors.CALL_ALREADY_COMPLETED(callId);
       }
       return callView(call);
-    });
+    }).catch(unknownAgent);
     caches.evict([tags.calls(organizationId)]);
     return completed;
   });
@@ -209,8 +225,8 @@ export async function getCall(pool: Pool, organizationId: string, callId: string
  * nothing but a filter may reach listCalls.
  */
 function namedFilters(input: CallFilters): CallFilters {
-  const { status, agentId, from, before } = input;
-  return { status, agentId, from, before };
+  const { status, agentId, from, before, number, fromNumber, toNumber, direction, locationId } = input;
+  return { status, agentId, from, before, number, fromNumber, toNumber, direction, locationId };
 }
 
 export async function listCallsPage(
@@ -246,11 +262,20 @@ export async function* streamCalls(pool: Pool, organizationId: string, filters: 
   }
 }
 
-/** /calls/recent bodies in the process caches, by organization and limit: what that organization's row-level-security-bound read wrote. */
-function recentCallsBody(limit: number): OrganizationBody {
+/** /calls/recent's query: the limit and the trigger's filters. */
+export interface RecentCallsRequest {
+  limit: number;
+  filters: CallFiltersObject;
+  baseUrl: string;
+}
+
+/** /calls/recent bodies in the process caches, by organization, limit and filters: what that organization's row-level-security-bound read wrote. */
+function recentCallsBody(request: RecentCallsRequest): OrganizationBody {
+  const { direction, location_id, agent_id, min_duration_seconds } = request.filters;
+  const filters = [direction, location_id, agent_id, min_duration_seconds].map((f) => f ?? '').join(':');
   return {
     slot: { cache: 'reads' },
-    key: (organizationId) => `recent:${organizationId}:${limit}`,
+    key: (organizationId) => `recent:${organizationId}:${request.limit}:${filters}`,
     tags: (organizationId) => [tags.calls(organizationId), tags.org(organizationId)],
   };
 }
@@ -261,9 +286,14 @@ type PrincipalAndCalls = ActiveAccessToken & { body: string };
 export type RecentCallsAnswer = { outcome: 'ok'; active: PrincipalAndCalls } | { outcome: PlatformRefusal };
 
 /** The token's principal and its organization's body (readPrincipalAndBody, over readRecentCallsForToken). */
-function principalAndCalls(pool: Pool, caches: Caches, tokenHash: Buffer, limit: number): Promise<PrincipalAndCalls | undefined> {
+function principalAndCalls(
+  pool: Pool,
+  caches: Caches,
+  tokenHash: Buffer,
+  request: RecentCallsRequest,
+): Promise<PrincipalAndCalls | undefined> {
   const principal = { slot: ACCESS_TOKENS, key: tokenHash.toString('hex'), tags: accessTokenTags };
-  return readPrincipalAndBody(caches, principal, recentCallsBody(limit), () => readRecentCallsForToken(pool, tokenHash, limit));
+  return readPrincipalAndBody(caches, principal, recentCallsBody(request), () => readRecentCallsForToken(pool, tokenHash, request));
 }
 
 /**
@@ -276,22 +306,10 @@ export async function recentCallsForPlatform(
   caches: Caches,
   credentials: PlatformCredentials,
   scope: string,
-  limit: number,
+  request: RecentCallsRequest,
 ): Promise<RecentCallsAnswer> {
   if (credentials.token.length > OAUTH_TOKEN_MAX_LENGTH) return { outcome: 'token_invalid' };
-  const found = await principalAndCalls(pool, caches, hashToken(credentials.token), limit);
+  const found = await principalAndCalls(pool, caches, hashToken(credentials.token), request);
   const access = checkPlatformAccess(found, credentials, scope);
   return access.ok ? { outcome: 'ok', active: access.active } : { outcome: access.refusal };
-}
-
-export async function createAgent(pool: Pool, organizationId: string, name: string): Promise<Agent> {
-  const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > NAME_MAX_LENGTH) {
-    throw new ValidationProblem([{ field: 'name', message: `must be 1 to ${NAME_MAX_LENGTH} characters` }]);
-  }
-  return withOrg(pool, organizationId, (db) => insertAgent(db, trimmed));
-}
-
-export function listAgents(pool: Pool, organizationId: string): Promise<Agent[]> {
-  return withOrg(pool, organizationId, (db) => listAgentRows(db));
 }

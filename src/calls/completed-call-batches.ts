@@ -22,6 +22,7 @@ import { withOrgOneStatement } from '../db/with-org.ts';
 import type { CompletedCall } from './call.ts';
 import { insertCompletedCall, insertCompletedCalls } from './completed-calls.queries.ts';
 import type { KeyReservation } from './idempotency.queries.ts';
+import type { CallDetails } from './call-details.ts';
 import { newTraceContext, type StoredTraceContext } from '../tracing/trace-context.ts';
 
 /** One statement's worth; more wait for the next batch. */
@@ -40,6 +41,7 @@ export interface NewCompletedCall {
   agentId: string | null;
   summary: string;
   durationSeconds: number;
+  details?: CallDetails | undefined;
   /** The trace context kept with the call (src/tracing/trace-context.ts); unset: a new trace. */
   traceContext?: StoredTraceContext;
   /** The request's Idempotency-Key, stored in the same statement (a call whose key is already held is left out). */
@@ -68,6 +70,7 @@ function createCompletedCallWriter(pool: Pool) {
               fingerprints: calls.map((call) => call.idempotency?.fingerprint ?? null),
               statuses: calls.map((call) => call.idempotency?.status ?? null),
               traceContexts: calls.map((call) => call.traceContext ?? newTraceContext()),
+              details: calls.map((call) => call.details ?? {}),
             }),
           { genericPlan: true },
         );

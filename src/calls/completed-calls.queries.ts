@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import { DELIVERIES_CHANNEL, payloadNaming } from '../webhooks/deliveries-channel.queries.ts';
 import type { CompletedCall } from './call.ts';
-import { COLUMNS, keyParameters } from './calls.queries.ts';
+import { COLUMNS, completionDetailAssignments, DETAIL_COLUMNS, detailValues, keyParameters } from './calls.queries.ts';
+import type { CallDetails } from './call-details.ts';
 import { reservedKeys, KeyHeld, type KeyReservation } from './idempotency.queries.ts';
 import { newTraceContext, type StoredTraceContext } from '../tracing/trace-context.ts';
 
@@ -24,12 +25,11 @@ export interface CompletionTraceContext {
 }
 
 /**
- * The call.completed body of the `call` row, written by PostgreSQL
- * (app_call_completed_event: the same event /calls/recent
- * lists), so the call and its deliveries are written by one statement.
+ * The call.completed body of a call, written by PostgreSQL (app_call_event,
+ * the same event /calls/recent lists) in the statement that writes the call,
+ * so the call and its deliveries are written by one statement.
  */
-const CALL_COMPLETED_BODY =
-  'app_call_completed_event(call.id, call.organization_id, call.created_at, call.summary, call.duration_seconds, call.agent_id)';
+const RETURNING = `RETURNING ${COLUMNS}, trace_context, app_call_event(calls) AS event`;
 
 /**
  * The transactional outbox (docs/interface.md §6.4) in one statement: `callStatement`
@@ -53,6 +53,8 @@ const CALL_COMPLETED_BODY =
  * `before`: CTEs (`name AS (…)`, comma-separated) that `callStatement` may
  * read, such as the idempotency key reservation in idempotency.queries.ts.
  */
+const MATCHES = 'app_filters_match(s.filters, call.direction, call.location_id, call.agent_id, call.duration_seconds)';
+
 function withCallCompletedOutbox(callStatement: string, before = ''): string {
   return `WITH ${
     before
@@ -76,10 +78,13 @@ function withCallCompletedOutbox(callStatement: string, before = ''): string {
      -- skip a row updated since this statement's snapshot whose newest version
      -- is locked, it waits, and a client's deletion (FOR UPDATE in id order)
      -- waiting meanwhile for a row this statement locked out of order deadlocked.
+     -- Only subscriptions whose filters let one of the calls through are read
+     -- (and locked): a hundred filtered subscriptions cost about what the few
+     -- that match do. app_filters_match is the rule's one home.
      subscriber AS MATERIALIZED (
-       SELECT s.organization_id, s.id, s.event
+       SELECT s.organization_id, s.id, s.event, s.filters
          FROM webhook_subscriptions s
-        WHERE s.organization_id IN (SELECT call.organization_id FROM call)
+        WHERE EXISTS (SELECT 1 FROM call WHERE call.organization_id = s.organization_id AND ${MATCHES})
           AND s.event = 'call.completed' AND s.status = 'active'
           AND s.grant_id IN (SELECT live_grant.grant_id FROM live_grant)
         ORDER BY s.id
@@ -87,8 +92,8 @@ function withCallCompletedOutbox(callStatement: string, before = ''): string {
      ),
      deliveries AS (
        INSERT INTO webhook_deliveries (organization_id, subscription_id, call_id, event, body, trace_context)
-       SELECT s.organization_id, s.id, call.id, s.event, ${CALL_COMPLETED_BODY}, call.trace_context
-         FROM call JOIN subscriber s ON s.organization_id = call.organization_id
+       SELECT s.organization_id, s.id, call.id, s.event, call.event, call.trace_context
+         FROM call JOIN subscriber s ON s.organization_id = call.organization_id AND ${MATCHES}
        ON CONFLICT ON CONSTRAINT webhook_deliveries_subscription_call_key DO NOTHING
        RETURNING subscription_id
      ),
@@ -115,6 +120,7 @@ export async function insertCompletedCall(
     agentId: string | null;
     summary: string;
     durationSeconds: number;
+    details?: CallDetails | undefined;
     /** Unset: a new trace. */
     traceContext?: StoredTraceContext | undefined;
     idempotency?: KeyReservation | null;
@@ -122,10 +128,12 @@ export async function insertCompletedCall(
 ): Promise<CompletedCall> {
   const { rows } = await db.query<CompletedCall>(
     withCallCompletedOutbox(
-      `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds, trace_context)
-     SELECT $1::uuid, app_current_org(), $2::uuid, 'completed', now(), $3::text, $4::int, $9::bytea
+      `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds, trace_context,
+                          ${DETAIL_COLUMNS})
+     SELECT $1::uuid, app_current_org(), $2::uuid, 'completed', now(), $3::text, $4::int, $9::bytea,
+            ${detailValues('$10::text', '$2::uuid')}
       WHERE $5::text IS NULL OR EXISTS (SELECT 1 FROM reserved)
-     RETURNING ${COLUMNS}, trace_context`,
+     ${RETURNING}`,
       reservedKeys('SELECT app_current_org(), $8::text, $5::text, $6::bytea, $1::uuid, $7::smallint WHERE $5::text IS NOT NULL'),
     ),
     [
@@ -135,6 +143,7 @@ export async function insertCompletedCall(
       input.durationSeconds,
       ...keyParameters(input.idempotency),
       input.traceContext ?? newTraceContext(),
+      JSON.stringify(input.details ?? {}),
     ],
   );
   if (!rows[0]) throw new KeyHeld();
@@ -163,20 +172,27 @@ export async function insertCompletedCalls(
     fingerprints: (Buffer | null)[];
     statuses: (number | null)[];
     traceContexts: StoredTraceContext[];
+    details: CallDetails[];
   },
 ): Promise<CompletedCall[]> {
   const { rows } = await db.query<CompletedCall>(
     withCallCompletedOutbox(
-      `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds, trace_context)
-     SELECT i.id, app_current_org(), i.agent_id, 'completed', now(), i.summary, i.duration_seconds, i.trace_context
+      `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds, trace_context,
+                          ${DETAIL_COLUMNS})
+     SELECT i.id, app_current_org(), i.agent_id, 'completed', now(), i.summary, i.duration_seconds, i.trace_context,
+            ${detailValues('i.details', 'i.agent_id')}
        FROM input i
       WHERE i.key IS NULL OR i.id IN (SELECT call_id FROM reserved)
-     RETURNING ${COLUMNS}, trace_context`,
+     ${RETURNING}`,
       `input AS (
-       SELECT i.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[], $6::bytea[], $7::smallint[], $8::text[], $9::bytea[])
-                    AS i(id, agent_id, summary, duration_seconds, key, fingerprint, response_status, caller, trace_context)
-        WHERE i.agent_id IS NULL
-           OR EXISTS (SELECT 1 FROM agents a WHERE a.organization_id = app_current_org() AND a.id = i.agent_id)
+       SELECT i.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[], $6::bytea[], $7::smallint[], $8::text[], $9::bytea[],
+                              $10::text[])
+                    AS i(id, agent_id, summary, duration_seconds, key, fingerprint, response_status, caller, trace_context, details)
+        WHERE (i.agent_id IS NULL
+               OR EXISTS (SELECT 1 FROM agents a WHERE a.organization_id = app_current_org() AND a.id = i.agent_id))
+          AND (i.details::jsonb->>'location_id' IS NULL
+               OR EXISTS (SELECT 1 FROM locations l WHERE l.organization_id = app_current_org()
+                                                     AND l.id = (i.details::jsonb->>'location_id')::uuid))
      ),
      ${reservedKeys('SELECT app_current_org(), i.caller, i.key, i.fingerprint, i.id, i.response_status FROM input i WHERE i.key IS NOT NULL')}`,
     ),
@@ -190,6 +206,7 @@ export async function insertCompletedCalls(
       input.statuses,
       input.callers,
       input.traceContexts,
+      input.details.map((details) => JSON.stringify(details)),
     ],
   );
   return rows.map(completedCall);
@@ -211,6 +228,8 @@ export async function completeInProgressCall(
     id: string;
     summary: string;
     durationSeconds: number;
+    /** Each detail given replaces the stored one. */
+    details?: CallDetails | undefined;
     traceContext: CompletionTraceContext;
     idempotency?: KeyReservation | null;
   },
@@ -218,9 +237,10 @@ export async function completeInProgressCall(
   const { rows } = await db.query<CompletedCall>(
     withCallCompletedOutbox(
       `UPDATE calls SET status = 'completed', completed_at = now(), summary = $2::text, duration_seconds = $3::int,
-                        trace_context = coalesce($8::bytea, trace_context, $9::bytea)
+                        trace_context = coalesce($8::bytea, trace_context, $9::bytea),
+                        ${completionDetailAssignments('$10::text')}
       WHERE id = $1::uuid AND status = 'in_progress' AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM reserved))
-     RETURNING ${COLUMNS}, trace_context`,
+     ${RETURNING}`,
       reservedKeys('SELECT app_current_org(), $7::text, $4::text, $5::bytea, $1::uuid, $6::smallint WHERE $4::text IS NOT NULL'),
     ),
     [
@@ -230,13 +250,16 @@ export async function completeInProgressCall(
       ...keyParameters(input.idempotency),
       input.traceContext.received ?? null,
       input.traceContext.fresh,
+      JSON.stringify(input.details ?? {}),
     ],
   );
   return rows[0] && completedCall(rows[0]);
 }
 
+type OutboxRow = CompletedCall & { trace_context?: unknown; event?: unknown; deliveries_enqueued?: unknown; notified?: unknown };
+
 /** Only the call's own columns (the outbox statement returns more). */
-function completedCall(row: CompletedCall): CompletedCall {
-  const { id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary } = row;
-  return { id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary };
+function completedCall(row: OutboxRow): CompletedCall {
+  const { trace_context: _t, event: _e, deliveries_enqueued: _d, notified: _n, ...call } = row;
+  return call;
 }

@@ -4,6 +4,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { UNIQUE_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
 import type { Call } from './call.ts';
+import { callColumns } from './calls.queries.ts';
 
 /** How long a key is remembered; a row older than this is expired (removed by housekeeping, or by the next request with its key). */
 const KEY_LIFETIME = "interval '24 hours'";
@@ -68,8 +69,7 @@ export interface StoredRequest {
 /** An unexpired key of a caller of the current organization, with its call. */
 export async function findStoredRequest(db: Queryable, caller: string, key: string): Promise<StoredRequest | undefined> {
   const { rows } = await db.query<Omit<StoredRequest, 'call'> & Call>(
-    `SELECT k.fingerprint, k.response_status,
-            c.id, c.organization_id, c.agent_id, c.status, c.created_at, c.completed_at, c.duration_seconds, c.summary
+    `SELECT k.fingerprint, k.response_status, ${callColumns('c')}
        FROM idempotency_keys k JOIN calls c ON c.organization_id = k.organization_id AND c.id = k.call_id
       WHERE k.organization_id = app_current_org() AND k.caller = $1 AND k.key = $2 AND k.created_at > now() - ${KEY_LIFETIME}`,
     [caller, key],

@@ -1,6 +1,7 @@
 // What every one-shot CLI command needs: the configuration, a migrated
 // database (the running server's embedded one when there is one), and a way
 // to print either a human line or exactly one JSON object.
+import { setBaseUrlSetting } from '../db/with-org.ts';
 import type { Config } from '../config/config.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
@@ -16,6 +17,7 @@ export interface CommandContext {
 }
 
 export async function withDatabase<T>(config: Config, fn: (pool: Pool) => Promise<T>): Promise<T> {
+  setBaseUrlSetting(config.baseUrl);
   let pool: Pool | undefined;
   const database = await openDatabase(config, {
     prepare: async (url) => {

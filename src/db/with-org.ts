@@ -13,13 +13,28 @@ export const APP_ROLE = 'switchboard_app';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * BASE_URL of this process, for what PostgreSQL writes with it (a call's
+ * page, app_call_url): set once by whoever loads the configuration (buildApp,
+ * the CLI), inlined in every BEGIN so it costs no round trip.
+ */
+let baseUrlSetting = '';
+
+export function setBaseUrlSetting(baseUrl: string): void {
+  baseUrlSetting = baseUrl.replace(/\/+$/, '');
+}
+
+function quoted(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
 function beginFor(organizationId: string, options: OneStatementOptions = {}): string {
   // The id is inlined so that BEGIN, the role and the setting cost one round
   // trip instead of three (a multi-statement query cannot take parameters);
   // only a well-formed UUID is ever inlined.
   if (!UUID.test(organizationId)) throw new TypeError(`withOrg: "${organizationId}" is not an organization id`);
   const genericPlan = options.genericPlan ? '; SET LOCAL plan_cache_mode = force_generic_plan' : '';
-  return `BEGIN; SET LOCAL ROLE ${APP_ROLE}; SELECT set_config('app.organization_id', '${organizationId}', true)${genericPlan}`;
+  return `BEGIN; SET LOCAL ROLE ${APP_ROLE}; SELECT set_config('app.organization_id', '${organizationId}', true), set_config('app.base_url', ${quoted(baseUrlSetting)}, true)${genericPlan}`;
 }
 
 export interface OneStatementOptions {

@@ -7,7 +7,9 @@ import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { stdSerializers } from 'pino';
 import { activeTracing } from '../tracing/tracing.ts';
 
-const SECRET_QUERY_PARAMS = /([?&](?:code|code_verifier|access_token|refresh_token|token|client_secret|password)=)[^&#]*/gi;
+// Phone numbers (GET /calls?number=…) are personal data, masked like secrets.
+const SECRET_QUERY_PARAMS =
+  /([?&](?:code|code_verifier|access_token|refresh_token|token|client_secret|password|number|from_number|to_number)=)[^&#]*/gi;
 
 export function maskUrl(url: string): string {
   // Most URLs carry no parameter at all: skip the expression.
@@ -117,11 +119,24 @@ export function loggerOptions(level: string, stream?: NodeJS.WritableStream): Fa
         return { method: request.method, url: maskUrl(request.url), remoteAddress: request.ip };
       },
       err(error) {
-        return censor(stdSerializers.err(error)) as ReturnType<typeof stdSerializers.err>;
+        return censor(withoutRowValues(stdSerializers.err(error))) as ReturnType<typeof stdSerializers.err>;
       },
     },
   };
 }
+
+/**
+ * A PostgreSQL error's `detail` and `where` may quote the row it refused
+ * ("Failing row contains (…)": phone numbers, a transcript): never logged.
+ * Its message, code and constraint name say what failed.
+ */
+function withoutRowValues<T extends object>(serialized: T): T {
+  if (!('routine' in serialized) || !('detail' in serialized || 'where' in serialized)) return serialized;
+  const { detail: _detail, where: _where, ...rest } = serialized as T & { detail?: unknown; where?: unknown };
+  return rest as T;
+}
+
+const noFields = {};
 
 /**
  * While traces are exported, each line written with a span active carries

@@ -6,6 +6,7 @@ import type { Queryable } from '../db/pool.ts';
 import { lockSql } from '../db/advisory-locks.ts';
 import { waitClaimLock } from './claim-lock.ts';
 import type { SecretFormat } from './signing-secret.ts';
+import type { CallFiltersObject } from '../calls/calls.queries.ts';
 import type { AuditActor } from '../audit/audit-actor.ts';
 import { actorArguments } from '../audit/audit-events.queries.ts';
 
@@ -46,13 +47,15 @@ export interface Subscription {
   consecutive_failures: number;
   /** NULL: no limit of its own (the worker's cap). */
   concurrency_limit: number | null;
+  /** Which calls it is sent (app_filters_match); {} for every call. */
+  filters: CallFiltersObject;
 }
 
 const COLUMNS = `id, organization_id, client_id, event, callback_url, secret_ciphertext IS NOT NULL AS has_secret,
   CASE WHEN secret_ciphertext IS NOT NULL THEN secret_format END AS secret_format, status, failing_since, disabled_at,
   CASE WHEN status = 'disabled' THEN coalesce(disabled_reason, 'delivery_failures') END AS disabled_reason, created_at, updated_at,
   app_circuit_shown(circuit_state, circuit_retry_at) AS circuit_shown, circuit_changed_at, circuit_retry_at,
-  consecutive_failures, concurrency_limit`;
+  consecutive_failures, concurrency_limit, filters`;
 
 // A fresh start for the endpoint's health (the columns app_endpoint_health_after moves) when the subscription
 // is asked for again: the circuit closed, the failure run forgotten, and one
@@ -91,20 +94,31 @@ export async function upsertSubscription(
     event: string;
     callbackUrl: string;
     secret: { ciphertext: Buffer; format: SecretFormat } | null;
+    /** Undefined: a new subscription has none, an existing one keeps its own. */
+    filters: CallFiltersObject | undefined;
   },
 ): Promise<Subscription & { inserted: boolean }> {
   const { rows } = await db.query<Subscription & { inserted: boolean }>(
-    `INSERT INTO webhook_subscriptions (organization_id, client_id, grant_id, event, callback_url, secret_ciphertext, secret_format)
-     VALUES (app_current_org(), $1, $2, $3, $4, $5, $6)
+    `INSERT INTO webhook_subscriptions (organization_id, client_id, grant_id, event, callback_url, secret_ciphertext, secret_format, filters)
+     VALUES (app_current_org(), $1, $2, $3, $4, $5, $6, coalesce($7::jsonb, '{}'))
      ON CONFLICT (organization_id, client_id, event, md5(callback_url)) DO UPDATE
         SET secret_ciphertext = COALESCE(EXCLUDED.secret_ciphertext, webhook_subscriptions.secret_ciphertext),
             secret_format = CASE WHEN EXCLUDED.secret_ciphertext IS NULL THEN webhook_subscriptions.secret_format
                                  ELSE EXCLUDED.secret_format END,
             grant_id = EXCLUDED.grant_id,
+            filters = coalesce($7::jsonb, webhook_subscriptions.filters),
             status = 'active', disabled_at = NULL, disabled_reason = NULL, failing_since = NULL, updated_at = now(),
             ${endpointHealthReset()}
      RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
-    [input.clientId, input.grantId, input.event, input.callbackUrl, input.secret?.ciphertext ?? null, input.secret?.format ?? 'plain'],
+    [
+      input.clientId,
+      input.grantId,
+      input.event,
+      input.callbackUrl,
+      input.secret?.ciphertext ?? null,
+      input.secret?.format ?? 'plain',
+      input.filters === undefined ? null : JSON.stringify(input.filters),
+    ],
   );
   return rows[0]!;
 }

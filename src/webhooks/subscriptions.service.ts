@@ -9,7 +9,8 @@ import { actorOf } from '../audit/audit-actor.ts';
 import { actAs } from '../audit/audit-events.queries.ts';
 import type { Principal } from '../auth/principal.ts';
 import { CALL_COMPLETED } from './event-types.ts';
-import type { Pool } from '../db/pool.ts';
+import type { Pool, Queryable } from '../db/pool.ts';
+import { findReferences, type CallFiltersObject } from '../calls/calls.queries.ts';
 import { withOrg } from '../db/with-org.ts';
 import * as errors from '../errors.ts';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
@@ -41,6 +42,7 @@ export interface SubscriptionSummary {
   id: string;
   event: string;
   callback_url: string;
+  filters: CallFiltersObject;
 }
 
 /** The endpoint's health as the delivery workers see it (webhooks.schemas.ts, CircuitSchema, says what each means). */
@@ -84,6 +86,7 @@ export function subscriptionView(row: Subscription): SubscriptionView {
     id: row.id,
     event: row.event,
     callback_url: row.callback_url,
+    filters: row.filters,
     client_id: row.client_id,
     status: row.status,
     has_secret: row.has_secret,
@@ -144,10 +147,23 @@ function secretFormat(secret: string): SecretFormat {
   return check.format;
 }
 
+/** A filter's location and agent must be the organization's (read under its row-level security): else a 400 naming the filter. */
+async function checkFilterReferences(db: Queryable, filters: CallFiltersObject | undefined): Promise<void> {
+  if (filters?.location_id === undefined && filters?.agent_id === undefined) return;
+  const found = await findReferences(db, { locationId: filters.location_id, agentId: filters.agent_id });
+  const problems = [];
+  if (filters.location_id !== undefined && !found.location) {
+    problems.push({ field: 'filters.location_id', message: 'is not a location of this organization' });
+  }
+  if (filters.agent_id !== undefined && !found.agent)
+    problems.push({ field: 'filters.agent_id', message: 'is not an agent of this organization' });
+  if (problems.length) throw new ValidationProblem(problems);
+}
+
 export async function subscribe(
   deps: SubscribeDeps,
   principal: Principal,
-  input: { hookUrl: string; event?: string; secret?: string },
+  input: { hookUrl: string; event?: string; secret?: string; filters?: CallFiltersObject },
 ): Promise<{ subscription: SubscriptionSummary; created: boolean }> {
   const clientId = platformClient(principal);
   const grantId = platformGrant(principal);
@@ -170,13 +186,17 @@ export async function subscribe(
       throw new errors.WEBHOOK_SUBSCRIPTION_LIMIT(deps.maxSubscriptions);
     }
     const stored = input.secret === undefined ? undefined : await lockSubscriptionSecret(db, hook);
-    const upserted = await upsertSubscription(db, { ...hook, grantId, secret });
+    await checkFilterReferences(db, input.filters);
+    const upserted = await upsertSubscription(db, { ...hook, grantId, secret, filters: input.filters });
     if (stored && input.secret !== undefined && !sameSecret(deps.secretBox, principal.organizationId, stored.sealed, input.secret)) {
       await recordSecretChanged(db, { id: upserted.id, actor: actorOf(principal) });
     }
     return upserted;
   });
-  return { subscription: { id: row.id, event: row.event, callback_url: row.callback_url }, created: row.inserted };
+  return {
+    subscription: { id: row.id, event: row.event, callback_url: row.callback_url, filters: row.filters },
+    created: row.inserted,
+  };
 }
 
 /**

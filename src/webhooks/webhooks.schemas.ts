@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { IdParams, PageCursor, ProblemSchema, Uuid } from '../http/schemas.ts';
+import { FilterProperties, FiltersSchema } from '../calls/call-details.schemas.ts';
 import { HOOK_URL_MAX_LENGTH } from './ssrf/check-hook-url.ts';
 import { BREAKER_THRESHOLD, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from './worker/endpoint-health.ts';
 
@@ -17,6 +18,14 @@ export const SubscribeBody = Type.Object(
       description: `public https URL that receives deliveries (at most ${HOOK_URL_MAX_LENGTH} characters)`,
     }),
     event: Type.Optional(Type.Literal('call.completed', { description: 'defaults to call.completed' })),
+    filters: Type.Optional(
+      Type.Object(FilterProperties, {
+        additionalProperties: false,
+        description:
+          'only calls that match every filter given are delivered. Subscribing the URL again with filters replaces them, ' +
+          'without filters keeps them, with {} clears them',
+      }),
+    ),
     secret: Type.Optional(
       Type.String({
         pattern: SECRET_PATTERN,
@@ -42,6 +51,7 @@ export const SubscriptionSummarySchema = Type.Object({
   id: Uuid,
   event: Type.String(),
   callback_url: Type.String(),
+  filters: FiltersSchema,
 });
 
 export const CircuitSchema = Type.Object(
@@ -72,6 +82,7 @@ export const SubscriptionSchema = Type.Object({
   id: Uuid,
   event: Type.String(),
   callback_url: Type.String(),
+  filters: FiltersSchema,
   client_id: Type.String({ description: 'the OAuth client (platform) that subscribed' }),
   status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
   has_secret: Type.Boolean(),

@@ -20,13 +20,23 @@ describe('calls ingest and reading', () => {
     const call = created.json();
     assert.deepEqual(Object.keys(call).sort(), [
       'agent_id',
+      'agent_name',
       'completed_at',
       'created_at',
+      'direction',
       'duration_seconds',
+      'from_number',
       'id',
+      'location_id',
+      'location_name',
+      'metadata',
       'organization_id',
+      'recording_url',
       'status',
       'summary',
+      'to_number',
+      'transcript',
+      'url',
     ]);
     assert.equal(call.status, 'in_progress');
     assert.equal(call.organization_id, member.org.id);
@@ -106,6 +116,7 @@ describe('calls ingest and reading', () => {
     });
     const { rows } = await t.db.pool.query('SELECT body FROM webhook_deliveries WHERE call_id = $1', [inProgress.id]);
     assert.equal(rows.length, 2);
+    // The seed's six fields first, as they always were; then the details (docs/interface.md §2.3).
     assert.deepEqual(Object.keys(JSON.parse(rows[0].body)), [
       'id',
       'organization_id',
@@ -113,6 +124,16 @@ describe('calls ingest and reading', () => {
       'summary',
       'duration_seconds',
       'agent_id',
+      'direction',
+      'from_number',
+      'to_number',
+      'agent_name',
+      'location_id',
+      'location_name',
+      'recording_url',
+      'transcript',
+      'metadata',
+      'url',
     ]);
   });
 

@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { connectPlatform, startWebhookApp, subscribeHook, type Connection } from '../helpers/webhooks.ts';
-import { callCompletedEvent, writingTransactions } from '../helpers/calls.ts';
-import type { CompletedCall } from '../../src/calls/call.ts';
-import { createCall, createAgent } from '../../src/calls/calls.service.ts';
+import { callCompletedEvent, storedCall, writingTransactions } from '../helpers/calls.ts';
+import { createCall } from '../../src/calls/calls.service.ts';
+import { createAgent } from '../../src/calls/agents.service.ts';
 import { writeCompletedCall, type NewCompletedCall } from '../../src/calls/completed-call-batches.ts';
 import { ValidationProblem } from '../../src/http/problem-details.plugin.ts';
 import { createPool } from '../../src/db/pool.ts';
@@ -57,9 +57,7 @@ describe('completed calls committed together', () => {
     assert.equal(batch.size, 1, 'the nine that waited share one transaction');
     assert.ok(!batch.has(firstBy), 'the first went alone');
     for (const call of written) {
-      const {
-        rows: [stored],
-      } = await t.db.pool.query<CompletedCall>('SELECT * FROM calls WHERE id = $1', [call.id]);
+      const stored = await storedCall(t.db.pool, call.id);
       assert.deepEqual(await deliveryBody(call.id), [JSON.stringify(callCompletedEvent(stored!))]);
     }
   });

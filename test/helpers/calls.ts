@@ -7,15 +7,27 @@ import type { CompletedCall } from '../../src/calls/call.ts';
 import { CallCompletedEventSchema } from '../../src/calls/calls.schemas.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { withOrg } from '../../src/db/with-org.ts';
+import { COLUMNS } from '../../src/calls/calls.queries.ts';
 
 /**
  * The event of a stored call, built in TypeScript: the schema's fields in the
  * schema's order (CallCompletedEventSchema is the one description of the
- * shape), so JSON.stringify of it is the body app_call_completed_event writes.
+ * shape), so JSON.stringify of it is the body app_call_event writes.
  */
 export function callCompletedEvent(call: CompletedCall): CallCompletedEvent {
   const values: Record<string, unknown> = { ...call, created_at: call.created_at.toISOString() };
   return Object.fromEntries(Object.keys(CallCompletedEventSchema.properties).map((key) => [key, values[key]])) as CallCompletedEvent;
+}
+
+/** A stored call as the product reads it (with its url), or undefined. */
+export async function storedCall(pool: Pool, id: string): Promise<CompletedCall | undefined> {
+  const { rows } = await pool.query<{ organization_id: string }>('SELECT organization_id FROM calls WHERE id = $1', [id]);
+  if (!rows[0]) return undefined;
+  return withOrg(
+    pool,
+    rows[0].organization_id,
+    async (db) => (await db.query<CompletedCall>(`SELECT ${COLUMNS} FROM calls WHERE id = $1`, [id])).rows[0],
+  );
 }
 
 /** The organization's completed calls, newest first, as call.completed events. */
@@ -26,8 +38,7 @@ export async function recentCalls(pool: Pool, organizationId: string, limit: num
     async (db) =>
       (
         await db.query<CompletedCall>(
-          `SELECT id, organization_id, agent_id, status, created_at, completed_at, duration_seconds, summary
-       FROM calls WHERE status = 'completed' ORDER BY created_at DESC, id DESC LIMIT $1`,
+          `SELECT ${COLUMNS} FROM calls WHERE status = 'completed' ORDER BY created_at DESC, id DESC LIMIT $1`,
           [limit],
         )
       ).rows,

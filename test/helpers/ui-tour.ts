@@ -3,7 +3,7 @@
 // days, real deliveries, a failing subscription, a connected app, locations),
 // one empty organization, and a visitor who is not signed in.
 import type { Browser, BrowserContext } from 'playwright-core';
-import { createAgent } from '../../src/calls/calls.service.ts';
+import { createAgent } from '../../src/calls/agents.service.ts';
 import { createLocation } from '../../src/locations/locations.service.ts';
 import { createServiceArea } from '../../src/service-areas/service-areas.service.ts';
 import { createMember, PASSWORD, type Member } from './fixtures.ts';

@@ -197,8 +197,8 @@ describe('query parameters of every route', () => {
     assert.deepEqual(
       declared.map((r) => `${r.label} ${r.declared.join(',')}`),
       [
-        'GET /calls/recent limit',
-        'GET /calls limit,cursor,status',
+        'GET /calls/recent limit,direction,location_id,agent_id,min_duration_seconds',
+        'GET /calls limit,cursor,status,number,from_number,to_number,direction,agent_id,location_id,since,until',
         'GET /webhooks/{id}/deliveries limit,cursor',
         'GET /audit-events limit,cursor,type,since',
       ],

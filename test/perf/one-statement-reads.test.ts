@@ -110,14 +110,18 @@ describe('one-statement reads', () => {
     try {
       // With the organization forced to another one, the policy hides every row: the statement reads as switchboard_app.
       await client.query(`CREATE FUNCTION pg_temp.noop() RETURNS void LANGUAGE sql AS 'SELECT 1'`);
-      const result = await readRecentCallsForToken(client, hashToken(org.accessToken), 10);
+      const result = await readRecentCallsForToken(client, hashToken(org.accessToken), { limit: 10, filters: {}, baseUrl: '' });
       assert.ok(result);
       assert.equal(result.organization_id, org.member.org.id);
       assert.equal(JSON.parse(result.body).length, 1);
       const after_ = await client.query(`SELECT current_user AS role, current_setting('app.organization_id', true) AS org`);
       assert.notEqual(after_.rows[0].role, 'switchboard_app');
       assert.ok(!after_.rows[0].org, 'the organization setting ends with the statement');
-      assert.equal(await readRecentCallsForToken(client, hashToken('sba_unknown'), 10), undefined, 'no active token, no row');
+      assert.equal(
+        await readRecentCallsForToken(client, hashToken('sba_unknown'), { limit: 10, filters: {}, baseUrl: '' }),
+        undefined,
+        'no active token, no row',
+      );
     } finally {
       await client.end();
     }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { createAgent } from '../../src/calls/calls.service.ts';
+import { createAgent } from '../../src/calls/agents.service.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { launchChromium, screenshot, signedInBrowser, SKIP_WITHOUT_BROWSER } from '../helpers/browser.ts';
 import type { HttpsTarget } from '../helpers/https-target.ts';

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from '../helpers/app.ts';
 import { completeCall, connectPlatform, startWebhookApp, subscribeHook } from '../helpers/webhooks.ts';
-import { callCompletedEvent } from '../helpers/calls.ts';
-import type { CompletedCall } from '../../src/calls/call.ts';
+import { callCompletedEvent, storedCall } from '../helpers/calls.ts';
 
 // The outbox statement builds the delivery body in SQL (one round trip for the
 // call and its deliveries); it must be the exact bytes the JavaScript event gives.
@@ -30,9 +29,7 @@ describe('the call.completed outbox', () => {
       subscriptionId,
       callId,
     ]);
-    const {
-      rows: [call],
-    } = await t.db.pool.query<CompletedCall>('SELECT * FROM calls WHERE id = $1', [callId]);
+    const call = await storedCall(t.db.pool, callId);
     return { stored: delivery!.body, expected: JSON.stringify(callCompletedEvent(call!)) };
   }
 

@@ -1,5 +1,6 @@
 import { NO_CACHES } from '../../cache/caches.ts';
-import { createAgent, recordCall } from '../../calls/calls.service.ts';
+import { recordCall } from '../../calls/calls.service.ts';
+import { createAgent } from '../../calls/agents.service.ts';
 import { CLI_CALLER } from '../../calls/idempotency.ts';
 import * as errors from '../../errors.ts';
 import type { Pool } from '../../db/pool.ts';

@@ -3,7 +3,8 @@
 // few completed calls (so /calls/recent has samples). Every run makes a new set.
 import { randomBytes } from 'node:crypto';
 import { issueSession } from '../../auth/sessions.service.ts';
-import { createAgent, createCall } from '../../calls/calls.service.ts';
+import { createCall } from '../../calls/calls.service.ts';
+import { createAgent } from '../../calls/agents.service.ts';
 import { createClient } from '../../oauth/clients.service.ts';
 import { insertOrganization } from '../../organizations/organizations.queries.ts';
 import { createUser } from '../../organizations/organizations.service.ts';
