@@ -136,8 +136,6 @@ function withoutRowValues<T extends object>(serialized: T): T {
   return rest as T;
 }
 
-const noFields = {};
-
 /**
  * While traces are exported, each line written with a span active carries
  * its `trace_id` and `span_id` (pino's mixin). Export off: no mixin at all,
