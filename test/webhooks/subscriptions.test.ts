@@ -15,13 +15,14 @@ describe('POST and DELETE /webhooks/subscribe, GET and DELETE /webhooks', () => 
   const unsubscribe = (headers: Record<string, string>, payload: object) =>
     t.app.inject({ method: 'DELETE', url: '/webhooks/subscribe', headers, payload });
 
-  test('subscribing returns 201 {id, event, callback_url}; the same URL again returns 200 and the same id', async () => {
+  test('subscribing returns 201 {id, event, callback_url, filters}; the same URL again returns 200 and the same id', async () => {
     const org = await connectPlatform(t);
     const hookUrl = 'https://127.0.0.1:9/hooks/catch/123/abc?x=1';
     const created = await subscribe(org.headers, { hookUrl });
     assert.equal(created.statusCode, 201);
     const body = created.json();
-    assert.deepEqual(Object.keys(body).sort(), ['callback_url', 'event', 'id']);
+    assert.deepEqual(Object.keys(body).sort(), ['callback_url', 'event', 'filters', 'id']);
+    assert.deepEqual(body.filters, {});
     assert.match(body.id, /^[0-9a-f-]{36}$/);
     assert.equal(body.event, 'call.completed');
     assert.equal(body.callback_url, hookUrl);
