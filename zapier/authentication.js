@@ -77,7 +77,7 @@ module.exports = {
         state: '{{bundle.inputData.state}}',
         redirect_uri: '{{bundle.inputData.redirect_uri}}',
         response_type: 'code',
-        scope: 'calls:read',
+        scope: 'calls:read locations:read',
       },
     },
     getAccessToken,

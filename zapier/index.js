@@ -3,6 +3,8 @@
 const authentication = require('./authentication');
 const middleware = require('./middleware');
 const callCompleted = require('./triggers/call-completed');
+const { agentList, locationList } = require('./triggers/lists');
+const findCall = require('./searches/find-call');
 
 module.exports = {
   version: require('./package.json').version,
@@ -14,8 +16,12 @@ module.exports = {
 
   triggers: {
     [callCompleted.key]: callCompleted,
+    [locationList.key]: locationList,
+    [agentList.key]: agentList,
   },
-  searches: {},
+  searches: {
+    [findCall.key]: findCall,
+  },
   creates: {},
   resources: {},
 };

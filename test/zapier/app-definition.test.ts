@@ -1,3 +1,4 @@
+import { CallCompletedEventSchema } from '../../src/calls/calls.schemas.ts';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
@@ -41,28 +42,32 @@ describe('Zapier app definition', () => {
     assert.equal(auth.connectionLabel, '{{json.email}}');
   });
 
-  test('renders the authorize URL from BASE_URL and CLIENT_ID with state, redirect_uri, code and calls:read', async () => {
+  test('renders the authorize URL from BASE_URL and CLIENT_ID with state, redirect_uri, code and calls:read locations:read', async () => {
     useSwitchboard('https://switchboard.example.com', { client_id: 'sbc_client', client_secret: 'sbs_secret' });
     const url = await invoke<string>(App.authentication.oauth2Config.authorizeUrl, {
       inputData: { state: 'st-4444', redirect_uri: 'https://zapier.com/dashboard/auth/oauth/return/App1CLIAPI/' },
     });
     assert.equal(
       url,
-      'https://switchboard.example.com/oauth/authorize?client_id=sbc_client&state=st-4444&redirect_uri=https%3A%2F%2Fzapier.com%2Fdashboard%2Fauth%2Foauth%2Freturn%2FApp1CLIAPI%2F&response_type=code&scope=calls%3Aread',
+      'https://switchboard.example.com/oauth/authorize?client_id=sbc_client&state=st-4444&redirect_uri=https%3A%2F%2Fzapier.com%2Fdashboard%2Fauth%2Foauth%2Freturn%2FApp1CLIAPI%2F&response_type=code&scope=calls%3Aread%20locations%3Aread',
     );
   });
 
   test('has one instant trigger, call_completed, whose sample and output fields are the delivery body', () => {
-    assert.deepEqual(Object.keys(App.triggers), ['call_completed']);
+    assert.deepEqual(Object.keys(App.triggers), ['call_completed', 'location_list', 'agent_list']);
     const trigger = App.triggers.call_completed;
     assert.equal(trigger.key, 'call_completed');
     const op = trigger.operation;
     assert.equal(op.type, 'hook');
     for (const name of ['perform', 'performList', 'performSubscribe', 'performUnsubscribe'] as const)
       assert.equal(typeof op[name], 'function', name);
-    const fields = ['id', 'organization_id', 'created_at', 'summary', 'duration_seconds', 'agent_id'];
-    assert.deepEqual(Object.keys(op.sample).sort(), [...fields].sort());
-    assert.deepEqual(op.outputFields.map((f) => f.key).sort(), [...fields].sort());
+    const fields = Object.keys(CallCompletedEventSchema.properties);
+    assert.deepEqual(Object.keys(op.sample), fields);
+    assert.deepEqual(
+      op.outputFields.map((f) => f.key),
+      fields,
+    );
+    for (const field of op.outputFields as { key: string; label?: string }[]) assert.ok(field.label, `${field.key} has a label`);
     assert.equal(Number.isInteger(op.sample.duration_seconds), true);
     assert.equal(new Date(op.sample.created_at).toISOString(), op.sample.created_at);
   });

@@ -76,6 +76,16 @@ describe('Zapier Call Completed trigger against Switchboard', () => {
       summary: 'Quote for a new boiler',
       duration_seconds: 95,
       agent_id: agentId,
+      direction: null,
+      from_number: null,
+      to_number: null,
+      agent_name: 'Front desk',
+      location_id: null,
+      location_name: null,
+      recording_url: null,
+      transcript: null,
+      metadata: {},
+      url: `${t.url}/ui/calls/${first.id}`,
     });
   });
 
@@ -84,7 +94,7 @@ describe('Zapier Call Completed trigger against Switchboard', () => {
     const targetUrl = hookUrl();
 
     const subscribeData = await invoke<Subscription>(trigger.performSubscribe, { authData, targetUrl });
-    assert.deepEqual(Object.keys(subscribeData).sort(), ['callback_url', 'event', 'id']);
+    assert.deepEqual(Object.keys(subscribeData).sort(), ['callback_url', 'event', 'filters', 'id']);
     assert.equal(subscribeData.event, 'call.completed');
     assert.equal(subscribeData.callback_url, targetUrl);
     assert.deepEqual(
@@ -107,6 +117,16 @@ describe('Zapier Call Completed trigger against Switchboard', () => {
       summary: 'Booked a visit for Tuesday',
       duration_seconds: 73,
       agent_id: agentId,
+      direction: null,
+      from_number: null,
+      to_number: null,
+      agent_name: 'Front desk',
+      location_id: null,
+      location_name: null,
+      recording_url: null,
+      transcript: null,
+      metadata: {},
+      url: `${t.url}/ui/calls/${call.id}`,
     };
     assert.deepEqual(body, expected);
 

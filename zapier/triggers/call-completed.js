@@ -1,17 +1,19 @@
 'use strict';
 
 const { apiUrl } = require('../base-url');
+const { filterFields, filtersFrom, outputFields, sample } = require('../call-fields');
 
 const EVENT = 'call.completed';
 
-// Interface §4.2; the answer (id, event, callback_url) becomes
-// bundle.subscribeData for performUnsubscribe.
+// Interface §4.2; the answer (id, event, callback_url, filters) becomes
+// bundle.subscribeData for performUnsubscribe. Each Zap has its own target
+// URL, so Zaps on this trigger never overwrite each other's filters.
 const performSubscribe = async (z, bundle) => {
   const response = await z.request({
     url: apiUrl('/webhooks/subscribe'),
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: { hookUrl: bundle.targetUrl, event: EVENT },
+    body: { hookUrl: bundle.targetUrl, event: EVENT, filters: filtersFrom(bundle.inputData) },
   });
   return response.data;
 };
@@ -40,9 +42,14 @@ const perform = async (_z, bundle) => {
 };
 
 // Sample data while the Zap is set up: the organization's most recent
-// completed calls, in the same shape as a live delivery.
-const performList = async (z) => {
-  const response = await z.request({ url: apiUrl('/calls/recent'), headers: { accept: 'application/json' } });
+// completed calls that the Zap's filters let through, in the same shape as a
+// live delivery.
+const performList = async (z, bundle) => {
+  const response = await z.request({
+    url: apiUrl('/calls/recent'),
+    params: filtersFrom(bundle.inputData),
+    headers: { accept: 'application/json' },
+  });
   if (!Array.isArray(response.data)) {
     throw new z.errors.Error('Switchboard /calls/recent did not answer with an array.', 'unexpected_response', response.status);
   }
@@ -54,7 +61,8 @@ module.exports = {
   noun: 'Call',
   display: {
     label: 'Call Completed',
-    description: 'Triggers when a call has finished and its summary is available.',
+    description:
+      'Triggers when a call has finished and its summary is available, optionally only for a direction, location, agent or minimum length.',
   },
   operation: {
     type: 'hook',
@@ -62,21 +70,8 @@ module.exports = {
     performUnsubscribe,
     perform,
     performList,
-    sample: {
-      id: '7f1c5a52-3a51-4c4e-9b77-0c1d2e3f4a5b',
-      organization_id: '0b6c2d1e-8f4a-4e39-a1d2-5c6b7a8f9e0d',
-      created_at: '2026-01-15T14:32:05.000Z',
-      summary: 'Customer asked to reschedule the boiler service to Friday morning; confirmed 9:00.',
-      duration_seconds: 184,
-      agent_id: '3d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a',
-    },
-    outputFields: [
-      { key: 'id', label: 'Call ID', type: 'string' },
-      { key: 'organization_id', label: 'Organization ID', type: 'string' },
-      { key: 'created_at', label: 'Created At', type: 'datetime' },
-      { key: 'summary', label: 'Summary', type: 'string' },
-      { key: 'duration_seconds', label: 'Duration (Seconds)', type: 'integer' },
-      { key: 'agent_id', label: 'Agent ID', type: 'string' },
-    ],
+    inputFields: filterFields,
+    sample,
+    outputFields,
   },
 };
