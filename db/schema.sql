@@ -11,14 +11,24 @@ GRANT USAGE ON SCHEMA public TO PUBLIC;
 GRANT USAGE ON SCHEMA public TO switchboard_app;
 GRANT USAGE ON SCHEMA public TO switchboard_request;
 
--- Type app_call_completed_fields
-CREATE TYPE app_call_completed_fields AS (
+-- Type app_call_event_fields
+CREATE TYPE app_call_event_fields AS (
   id uuid,
   organization_id uuid,
   created_at text,
   summary text,
   duration_seconds integer,
-  agent_id uuid
+  agent_id uuid,
+  direction text,
+  from_number text,
+  to_number text,
+  agent_name text,
+  location_id uuid,
+  location_name text,
+  recording_url text,
+  transcript text,
+  metadata json,
+  url text
 );
 
 -- Table agents
@@ -37,6 +47,7 @@ ALTER TABLE agents FORCE ROW LEVEL SECURITY;
 CREATE POLICY agents_owner ON agents TO CURRENT_USER USING (true) WITH CHECK (true);
 CREATE POLICY agents_tenant ON agents USING ((organization_id = app_current_org())) WITH CHECK ((organization_id = app_current_org()));
 GRANT INSERT, SELECT ON TABLE agents TO switchboard_app;
+GRANT UPDATE (name) ON TABLE agents TO switchboard_app;
 
 -- Table alert_emails
 CREATE TABLE alert_emails (
@@ -170,20 +181,39 @@ CREATE TABLE calls (
   duration_seconds integer,
   summary text,
   trace_context bytea,
+  direction text,
+  from_number text,
+  to_number text,
+  location_id uuid,
+  recording_url text,
+  transcript text,
+  metadata json NOT NULL DEFAULT '{}'::json,
+  agent_name text,
+  location_name text,
   CONSTRAINT calls_completed_check CHECK (((status = 'completed'::text) = ((completed_at IS NOT NULL) AND (summary IS NOT NULL) AND (duration_seconds IS NOT NULL)))),
+  CONSTRAINT calls_direction_check CHECK ((direction = ANY (ARRAY['inbound'::text, 'outbound'::text]))),
   CONSTRAINT calls_duration_seconds_check CHECK ((duration_seconds >= 0)),
+  CONSTRAINT calls_from_number_check CHECK ((from_number ~ '^\+[1-9][0-9]{1,14}$'::text)),
+  CONSTRAINT calls_metadata_check CHECK ((json_typeof(metadata) = 'object'::text)),
   CONSTRAINT calls_organization_id_id_key UNIQUE (organization_id, id),
   CONSTRAINT calls_pkey PRIMARY KEY (id),
+  CONSTRAINT calls_recording_url_check CHECK (((length(recording_url) <= 2048) AND (recording_url ~~ 'https://%'::text))),
   CONSTRAINT calls_status_check CHECK ((status = ANY (ARRAY['in_progress'::text, 'completed'::text]))),
   CONSTRAINT calls_summary_check CHECK (((length(summary) >= 1) AND (length(summary) <= 10000))),
+  CONSTRAINT calls_to_number_check CHECK ((to_number ~ '^\+[1-9][0-9]{1,14}$'::text)),
+  CONSTRAINT calls_transcript_check CHECK ((length(transcript) <= 50000)),
   CONSTRAINT calls_agent_fkey FOREIGN KEY (organization_id, agent_id) REFERENCES agents(organization_id, id),
+  CONSTRAINT calls_location_fkey FOREIGN KEY (organization_id, location_id) REFERENCES locations(organization_id, id) ON DELETE SET NULL (location_id),
   CONSTRAINT calls_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE
 );
 ALTER TABLE calls ENABLE ROW LEVEL SECURITY;
 ALTER TABLE calls FORCE ROW LEVEL SECURITY;
+CREATE INDEX calls_from_number_idx ON calls USING btree (organization_id, from_number, created_at DESC) WHERE (from_number IS NOT NULL);
+CREATE INDEX calls_location_idx ON calls USING btree (organization_id, location_id) WHERE (location_id IS NOT NULL);
 CREATE INDEX calls_organization_agent_created_idx ON calls USING btree (organization_id, agent_id, created_at DESC, id DESC) WHERE (agent_id IS NOT NULL);
 CREATE INDEX calls_organization_completed_idx ON calls USING btree (organization_id, created_at DESC, id DESC) WHERE (status = 'completed'::text);
 CREATE INDEX calls_organization_created_idx ON calls USING btree (organization_id, created_at DESC, id DESC);
+CREATE INDEX calls_to_number_idx ON calls USING btree (organization_id, to_number, created_at DESC) WHERE (to_number IS NOT NULL);
 CREATE POLICY calls_owner ON calls TO CURRENT_USER USING (true) WITH CHECK (true);
 CREATE POLICY calls_tenant ON calls USING ((organization_id = app_current_org())) WITH CHECK ((organization_id = app_current_org()));
 CREATE TRIGGER calls_cache_delete AFTER DELETE ON calls REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION app_cache_calls_deleted();
@@ -658,6 +688,7 @@ CREATE TABLE webhook_subscriptions (
   circuit_opens integer NOT NULL DEFAULT 0,
   answered boolean NOT NULL DEFAULT false,
   secret_format text NOT NULL DEFAULT 'plain'::text,
+  filters jsonb NOT NULL DEFAULT '{}'::jsonb,
   CONSTRAINT webhook_subscriptions_callback_url_check CHECK (((length(callback_url) >= 1) AND (length(callback_url) <= 2048))),
   CONSTRAINT webhook_subscriptions_circuit_check CHECK (((circuit_state = 'open'::text) = (circuit_retry_at IS NOT NULL))),
   CONSTRAINT webhook_subscriptions_circuit_opens_check CHECK ((circuit_opens >= 0)),
@@ -668,6 +699,7 @@ CREATE TABLE webhook_subscriptions (
   CONSTRAINT webhook_subscriptions_disabled_reason_check CHECK ((disabled_reason = ANY (ARRAY['delivery_failures'::text, 'grant_revoked'::text, 'user_deactivated'::text, 'organization_deactivated'::text, 'membership_removed'::text, 'invalid_url'::text]))),
   CONSTRAINT webhook_subscriptions_disabled_reason_only_check CHECK (((disabled_reason IS NULL) OR (status = 'disabled'::text))),
   CONSTRAINT webhook_subscriptions_event_check CHECK ((event = 'call.completed'::text)),
+  CONSTRAINT webhook_subscriptions_filters_check CHECK ((jsonb_typeof(filters) = 'object'::text)),
   CONSTRAINT webhook_subscriptions_grant_check CHECK (((grant_id IS NOT NULL) OR (status = 'disabled'::text))),
   CONSTRAINT webhook_subscriptions_organization_id_id_key UNIQUE (organization_id, id),
   CONSTRAINT webhook_subscriptions_pkey PRIMARY KEY (id),
@@ -943,15 +975,23 @@ BEGIN
 END
 $function$;
 
--- Function app_call_completed_event(uuid,uuid,timestamp with time zone,text,integer,uuid)
-CREATE OR REPLACE FUNCTION public.app_call_completed_event(p_id uuid, p_organization_id uuid, p_created_at timestamp with time zone, p_summary text, p_duration_seconds integer, p_agent_id uuid)
+-- Function app_call_event(calls)
+CREATE OR REPLACE FUNCTION public.app_call_event(c calls)
  RETURNS text
  LANGUAGE sql
  STABLE PARALLEL SAFE
 AS $function$
-SELECT row_to_json(ROW(p_id, p_organization_id, app_iso_time(p_created_at), p_summary, p_duration_seconds, p_agent_id)
-                   ::app_call_completed_fields)::text
+SELECT row_to_json(ROW(c.id, c.organization_id, app_iso_time(c.created_at), c.summary, c.duration_seconds, c.agent_id,
+                       c.direction, c.from_number, c.to_number, c.agent_name, c.location_id, c.location_name,
+                       c.recording_url, c.transcript, c.metadata, app_call_url(c.id))::app_call_event_fields)::text
 $function$;
+
+-- Function app_call_url(uuid)
+CREATE OR REPLACE FUNCTION public.app_call_url(p_id uuid)
+ RETURNS text
+ LANGUAGE sql
+ STABLE PARALLEL SAFE
+AS $function$ SELECT coalesce(current_setting('app.base_url', true), '') || '/ui/calls/' || p_id $function$;
 
 -- Function app_circuit_shown(text,timestamp with time zone)
 CREATE OR REPLACE FUNCTION public.app_circuit_shown(state text, retry_at timestamp with time zone)
@@ -1013,6 +1053,18 @@ BEGIN
     PERFORM set_config('role', 'switchboard_app', true);
   END IF;
 END
+$function$;
+
+-- Function app_filters_match(jsonb,text,uuid,uuid,integer)
+CREATE OR REPLACE FUNCTION public.app_filters_match(f jsonb, p_direction text, p_location_id uuid, p_agent_id uuid, p_duration integer)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+SELECT coalesce((f->>'direction' IS NULL OR f->>'direction' = p_direction)
+            AND (f->>'location_id' IS NULL OR (f->>'location_id')::uuid = p_location_id)
+            AND (f->>'agent_id' IS NULL OR (f->>'agent_id')::uuid = p_agent_id)
+            AND (f->>'min_duration_seconds' IS NULL OR p_duration >= (f->>'min_duration_seconds')::integer), false)
 $function$;
 
 -- Function app_grant_is_live(uuid)
@@ -1155,8 +1207,8 @@ BEGIN
 END
 $function$;
 
--- Function app_org_recent_calls(uuid,integer)
-CREATE OR REPLACE FUNCTION public.app_org_recent_calls(p_organization_id uuid, p_limit integer)
+-- Function app_org_recent_calls(uuid,integer,jsonb,text)
+CREATE OR REPLACE FUNCTION public.app_org_recent_calls(p_organization_id uuid, p_limit integer, p_filters jsonb, p_base_url text)
  RETURNS text
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
@@ -1165,20 +1217,21 @@ DECLARE
   body text;
 BEGIN
   PERFORM app_enter_organization(p_organization_id);
+  PERFORM set_config('app.base_url', p_base_url, true);
   SELECT '[' || coalesce(string_agg(r.event, ',' ORDER BY r.created_at DESC, r.id DESC), '') || ']'
     INTO body
-    FROM (SELECT c.created_at, c.id,
-                 app_call_completed_event(c.id, c.organization_id, c.created_at, c.summary, c.duration_seconds, c.agent_id) AS event
+    FROM (SELECT c.created_at, c.id, app_call_event(c) AS event
             FROM calls c
            WHERE c.status = 'completed'
+             AND app_filters_match(p_filters, c.direction, c.location_id, c.agent_id, c.duration_seconds)
            ORDER BY c.created_at DESC, c.id DESC
            LIMIT p_limit) r;
   RETURN body;
 END
 $function$;
 
--- Function app_recent_calls_for_token(bytea,integer)
-CREATE OR REPLACE FUNCTION public.app_recent_calls_for_token(p_token_hash bytea, p_limit integer)
+-- Function app_recent_calls_for_token(bytea,integer,jsonb,text)
+CREATE OR REPLACE FUNCTION public.app_recent_calls_for_token(p_token_hash bytea, p_limit integer, p_filters jsonb, p_base_url text)
  RETURNS TABLE(grant_id uuid, scopes text[], expires_at timestamp with time zone, user_id uuid, email text, user_name text, organization_id uuid, organization_name text, client_id text, client_secret_hash bytea, body text)
  LANGUAGE plpgsql
 AS $function$
@@ -1189,7 +1242,7 @@ BEGIN
   IF FOUND THEN
     RETURN QUERY SELECT p.grant_id, p.scopes, p.expires_at, p.user_id, p.email, p.user_name,
                         p.organization_id, p.organization_name, p.client_id, p.client_secret_hash,
-                        app_org_recent_calls(p.organization_id, p_limit);
+                        app_org_recent_calls(p.organization_id, p_limit, p_filters, p_base_url);
   END IF;
 END
 $function$;
