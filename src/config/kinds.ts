@@ -2,6 +2,7 @@
 // is spelled the same way in every variable. Each kind carries the sentence
 // that says what it accepts: docs/configuration.md, `--help` and the error of
 // a bad value all quote it, so they cannot disagree with the parser.
+import { urlCharacterProblem } from '../http/url-characters.ts';
 import { ConfigError } from './config-error.ts';
 
 export interface Kind<T> {
@@ -175,7 +176,7 @@ export function choice<T extends string>(words: readonly T[]): Kind<T> {
 export function url(protocols: readonly string[], example: string): Kind<string> {
   const names = protocols.map((protocol) => `\`${protocol}//\``).join(' or ');
   return {
-    accepts: `an absolute ${names} URL (\`${example}\`)`,
+    accepts: `an absolute ${names} URL (\`${example}\`) of printable ASCII without spaces (percent-encode anything else)`,
     parse(raw, name) {
       let parsed: URL;
       try {
@@ -183,6 +184,9 @@ export function url(protocols: readonly string[], example: string): Kind<string>
       } catch {
         throw new ConfigError(name, 'must be an absolute URL');
       }
+      // Parsing dropped any CR, LF and TAB: BASE_URL is written into e-mails and pages as given.
+      const characters = urlCharacterProblem(raw);
+      if (characters) throw new ConfigError(name, characters);
       if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
       return raw;
     },

@@ -53,6 +53,11 @@ describe('configuration from the environment', () => {
     ['SMTP_URL', 'not a url', /^SMTP_URL: must be an absolute URL/],
     ['SMTP_URL', 'smtp://:pw@mail.example.com', /^SMTP_URL: has a password but no user$/],
     ['SMTP_URL', 'smtp://mail.example.com/path', /^SMTP_URL: must not have a path$/],
+    // Issue 37: a URL an operator gives follows the character rule of every URL given to us.
+    ['SMTP_URL', 'smtp://alerts:pw@mail.exa\r\nmple.com:587', /^SMTP_URL: must not contain a control character \(U\+000D/],
+    ['BASE_URL', 'https://switchboard.example.com/\r\nX-Injected: 1', /^BASE_URL: must not contain a control character \(U\+000D/],
+    ['BASE_URL', 'https://switchboard.example.com/a b', /^BASE_URL: must not contain a space/],
+    ['BASE_URL', 'https://switchböard.example.com/', /^BASE_URL: must not contain a non-ASCII character/],
     ['ALERT_FROM', 'Ops <ops@example.org>', /^ALERT_FROM: must be an e-mail address/],
     ['ALERT_FROM', 'nobody', /^ALERT_FROM: must be an e-mail address/],
     ['ALERT_AFTER', 'soon', /^ALERT_AFTER: must be a duration from `?0s`? to `?30d`?/],

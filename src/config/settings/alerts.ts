@@ -1,3 +1,4 @@
+import { urlCharacterProblem } from '../../http/url-characters.ts';
 import { ConfigError } from '../config-error.ts';
 import { duration, type Kind } from '../kinds.ts';
 import { setting } from '../setting.ts';
@@ -31,7 +32,7 @@ function checkSmtpQuery(parsed: URL, name: string): void {
 /** The message names what is wrong, never the password the URL holds. */
 const smtpUrl: Kind<string> = {
   accepts:
-    'an absolute `smtp://` or `smtps://` URL without a path (`smtp://user:password@mail.example.com:587`); the one query parameter is `?starttls=optional`, for a relay on the loopback only',
+    'an absolute `smtp://` or `smtps://` URL without a path (`smtp://user:password@mail.example.com:587`) of printable ASCII without spaces; the one query parameter is `?starttls=optional`, for a relay on the loopback only',
   parse(raw, name) {
     let parsed: URL;
     try {
@@ -39,6 +40,9 @@ const smtpUrl: Kind<string> = {
     } catch {
       throw new ConfigError(name, 'must be an absolute URL like smtp://user:password@mail.example.com:587');
     }
+    // Parsing dropped any CR, LF and TAB; the URL is used as given.
+    const characters = urlCharacterProblem(raw);
+    if (characters) throw new ConfigError(name, characters);
     if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') throw new ConfigError(name, 'must use smtp: or smtps:');
     if (!parsed.hostname) throw new ConfigError(name, 'must name the SMTP server (smtp://host:port)');
     if (parsed.pathname !== '' && parsed.pathname !== '/') throw new ConfigError(name, 'must not have a path');
