@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { upsertPublicClient } from '../../src/oauth/clients.queries.ts';
 import { purgeExpiredOAuthRows } from '../../src/oauth/oauth.maintenance.ts';
+import { createGrant } from '../../src/oauth/tokens.service.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createMember } from '../helpers/fixtures.ts';
 import { createClient, issueTokens } from '../helpers/oauth.ts';
@@ -26,5 +28,32 @@ describe('OAuth housekeeping', () => {
     const { rows } = await db.pool.query(`SELECT grant_id FROM oauth_access_tokens UNION ALL SELECT grant_id FROM oauth_refresh_tokens`);
     const left = rows.map((r) => r.grant_id).sort();
     assert.deepEqual(left, [recent.grant_id, recent.grant_id, live.grant_id, live.grant_id].sort());
+  });
+
+  test('a self-registered client nobody signed in with is deleted after 30 days; a used or younger one stays', async () => {
+    const member = await createMember(db.pool);
+    const register = (clientId: string) =>
+      upsertPublicClient(db.pool, {
+        clientId,
+        kind: 'registered',
+        name: clientId,
+        redirectUris: ['http://127.0.0.1/cb'],
+        scopes: ['calls:read'],
+        metadataExpiresAt: null,
+      });
+    const unused = await register('unused-31-days');
+    const used = await register('used-31-days');
+    await register('unused-29-days');
+    await createGrant(db.pool, { clientUuid: used.id, userId: member.user.id, organizationId: member.org.id, scopes: ['calls:read'] });
+    await db.pool.query(`UPDATE oauth_clients SET created_at = now() - interval '31 days' WHERE id = ANY($1)`, [[unused.id, used.id]]);
+    await db.pool.query(`UPDATE oauth_clients SET created_at = now() - interval '29 days' WHERE client_id = 'unused-29-days'`);
+    await purgeExpiredOAuthRows(db.pool);
+    const { rows } = await db.pool.query<{ client_id: string }>(
+      "SELECT client_id FROM oauth_clients WHERE kind = 'registered' ORDER BY client_id",
+    );
+    assert.deepEqual(
+      rows.map((r) => r.client_id),
+      ['unused-29-days', 'used-31-days'],
+    );
   });
 });
