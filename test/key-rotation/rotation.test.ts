@@ -162,7 +162,7 @@ describe('rotating SECRET_KEY: SECRET_KEY_PREVIOUS, then switchboard rekey, then
     assert.doesNotMatch(served!.output(), /SECRET_KEY/, 'nothing to say about keys');
   });
 
-  test('a key nobody kept (no SECRET_KEY_PREVIOUS, no rekey): the failure is clear, at start, on each attempt and from rekey', async () => {
+  test('a key nobody kept (no SECRET_KEY_PREVIOUS, no rekey): the failure is clear, at start, on each attempt and from rekey, which succeeds once run again with that key', async () => {
     const running = await serveWith({ SECRET_KEY: LOST });
     await waitFor('the start-up line about the keys', async () => /open under neither SECRET_KEY/.test(running.output()), 60_000);
     const line = running
@@ -208,5 +208,13 @@ describe('rotating SECRET_KEY: SECRET_KEY_PREVIOUS, then switchboard rekey, then
       /^switchboard: error: 3 sealed values open under neither SECRET_KEY nor SECRET_KEY_PREVIOUS \(webhook_secrets 2, refresh_token_successors 1\) and were left as they are; add the key they were sealed under to SECRET_KEY_PREVIOUS/,
     );
     assert.equal(failed.stderr.trim().split('\n').length, 1);
+
+    // As the message says: the key they were sealed under in SECRET_KEY_PREVIOUS, and rekey run again succeeds.
+    const again = await rekey({ SECRET_KEY: LOST, SECRET_KEY_PREVIOUS: SECOND });
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(JSON.parse(again.stdout).rekeyed, { webhook_secrets: 2, refresh_token_successors: 1 });
+    const done = await rekey({ SECRET_KEY: LOST });
+    assert.equal(done.code, 0, done.stderr);
+    assert.deepEqual(JSON.parse(done.stdout).rekeyed, { webhook_secrets: 0, refresh_token_successors: 0 });
   });
 });
