@@ -34,7 +34,8 @@ const describeError = (response) => {
     const parts = [data.detail || data.title];
     if (Array.isArray(data.errors)) {
       for (const item of data.errors) {
-        if (item?.field) parts.push(`${item.field}: ${item.message}`);
+        // A detail that already says the field's message is not repeated.
+        if (item?.field && !parts[0].includes(item.message)) parts.push(`${item.field}: ${item.message}`);
       }
     }
     return parts.join(' | ');

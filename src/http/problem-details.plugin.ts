@@ -74,6 +74,8 @@ function readableMessage(issue: AjvIssue): string | undefined {
   if (issue.keyword === 'format' && issue.params.format === 'uuid') return 'must be a UUID';
   if (issue.keyword === 'pattern' && issue.params.pattern === UUID_PATTERN) return 'must be a UUID';
   if (issue.keyword === 'pattern' && issue.params.pattern === '\\S') return 'must not be blank';
+  // An empty label fails its minimum length and its pattern: one message says both.
+  if (issue.keyword === 'minLength' && issue.params.limit === 1 && issue.parentSchema?.pattern === '\\S') return 'must not be blank';
   if (issue.keyword === 'const') return `must be ${String(issue.params.allowedValue)}`;
   if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues))
     return `must be one of ${issue.params.allowedValues.join(', ')}`;

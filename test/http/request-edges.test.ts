@@ -144,6 +144,17 @@ describe('validation messages a client can act on', () => {
     assert.deepEqual(res.json().errors, [{ field: 'name', message: 'must not be blank' }]);
   });
 
+  test('an empty name is one "must not be blank", not a length error beside it', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/locations',
+      headers: { 'x-user-token': member.token },
+      payload: { name: '' },
+    });
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(res.json().errors, [{ field: 'name', message: 'must not be blank' }]);
+  });
+
   test('POST /webhooks/subscribe names the one allowed event and states the secret rule', async () => {
     const client = await createClient(t.db.pool);
     const tokens = await issueTokens(t.db.pool, { client, userId: member.user.id, organizationId: member.org.id });

@@ -48,7 +48,7 @@ function deliveriesChart(figures: DashboardFigures) {
   const summary =
     total === 0
       ? 'No deliveries in the last 24 hours.'
-      : `${total} deliveries in the last 24 hours: ${delivered} delivered, ${retrying} pending or retrying, ${failed} failed.`;
+      : `${total} ${total === 1 ? 'delivery' : 'deliveries'} in the last 24 hours: ${delivered} delivered, ${retrying} pending or retrying, ${failed} failed.`;
   return html`<h2>Deliveries, last 24 hours</h2>
   ${shareBar({
     id: 'deliveries-24h',
