@@ -96,6 +96,10 @@ describe('/mcp, the protected resource', () => {
     const notJsonRpc = await answer({ hello: 'world' });
     assert.equal(notJsonRpc.status, 400);
     assert.ok(notJsonRpc.body.error.code < 0);
+    // Each tool call is counted by tool and outcome.
+    const metrics = await (await fetch(`${t.url}/metrics`)).text();
+    assert.match(metrics, /switchboard_mcp_tool_calls_total\{tool="get_call",outcome="error"\} 1/);
+    assert.match(metrics, /switchboard_mcp_tool_calls_total\{tool="list_recent_calls",outcome="error"\} 2/);
   });
 
   test('revoking the app under Connected apps stops its /mcp access at once; grant.revoked says client_kind', async () => {
