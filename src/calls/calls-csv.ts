@@ -1,5 +1,5 @@
 // Calls as CSV (RFC 4180): one header line, then one line per call, CRLF
-// line ends. Summaries and agent names are typed by callers and agents, so
+// line ends. Summaries, transcripts and names are typed by callers and agents, so
 // every cell must stay inert text in any spreadsheet (OWASP "CSV injection"),
 // whichever separator it splits on: `,`, the `;` of locales whose decimal
 // mark is a comma, or tab when the file is read as tab-separated. Hence:
@@ -18,7 +18,23 @@
 // Numbers (durations) and empty cells are written bare: they carry no text.
 import type { CallView } from './calls.service.ts';
 
-export const CALLS_CSV_HEADER = ['id', 'created_at', 'completed_at', 'status', 'agent_id', 'agent_name', 'duration_seconds', 'summary'];
+export const CALLS_CSV_HEADER = [
+  'id',
+  'created_at',
+  'completed_at',
+  'status',
+  'agent_id',
+  'agent_name',
+  'duration_seconds',
+  'summary',
+  'direction',
+  'from_number',
+  'to_number',
+  'location_id',
+  'location_name',
+  'recording_url',
+  'transcript',
+];
 
 /** Line breaks of some reader: LF, VT, FF, CR, the file/group/record separators, NEL, U+2028, U+2029. */
 const LINE_BREAKS = String.raw`\n\v\f\r\x1c-\x1e\x85\u2028\u2029`;
@@ -43,5 +59,21 @@ export function csvLine(cells: (string | number | null)[]): string {
 }
 
 export function callCsvLine(call: CallView, agentName: string | null): string {
-  return csvLine([call.id, call.created_at, call.completed_at, call.status, call.agent_id, agentName, call.duration_seconds, call.summary]);
+  return csvLine([
+    call.id,
+    call.created_at,
+    call.completed_at,
+    call.status,
+    call.agent_id,
+    agentName,
+    call.duration_seconds,
+    call.summary,
+    call.direction,
+    call.from_number,
+    call.to_number,
+    call.location_id,
+    call.location_name,
+    call.recording_url,
+    call.transcript,
+  ]);
 }

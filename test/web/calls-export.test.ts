@@ -127,10 +127,19 @@ describe('calls CSV export', () => {
       'INSERT INTO agents (organization_id, name) SELECT $1, unnest($2::text[]) RETURNING id',
       [org.org.id, PAYLOADS],
     );
+    const {
+      rows: [location],
+    } = await t.db.pool.query<{ id: string }>(`INSERT INTO locations (organization_id, name) VALUES ($1, 'Leeds') RETURNING id`, [
+      org.org.id,
+    ]);
+    // Every column filled, the typed ones (transcript, location name) with the payloads too.
     await t.db.pool.query(
-      `INSERT INTO calls (organization_id, status, completed_at, summary, duration_seconds, agent_id)
-       SELECT $1, 'completed', now(), p.summary, 7, p.agent FROM unnest($2::text[], $3::uuid[]) AS p(summary, agent)`,
-      [org.org.id, PAYLOADS, agents.map((a) => a.id)],
+      `INSERT INTO calls (organization_id, status, completed_at, summary, duration_seconds, agent_id, direction, from_number,
+                          to_number, location_id, location_name, recording_url, transcript)
+       SELECT $1, 'completed', now(), p.summary, 7, p.agent, 'inbound', '+442079460123', '+14155550199', $4, p.summary,
+              'https://r.example/1', p.summary
+         FROM unnest($2::text[], $3::uuid[]) AS p(summary, agent)`,
+      [org.org.id, PAYLOADS, agents.map((a) => a.id), location!.id],
     );
     const agent = await signedInAgent(t.url, org.email);
     const res = await agent.get('/ui/calls.csv');
@@ -140,9 +149,11 @@ describe('calls CSV export', () => {
     assert.equal(records.length - 1, PAYLOADS.length);
     const summaries = new Set(records.slice(1).map((r) => r[7]));
     const names = new Set(records.slice(1).map((r) => r[5]));
+    const transcripts = new Set(records.slice(1).map((r) => r[CALLS_CSV_HEADER.indexOf('transcript')]));
     for (const [value, shown] of PAYLOADS.map((p, i) => [p, SHOWN[i]!])) {
       assert.ok(summaries.has(shown), `summary ${JSON.stringify(value)}`);
       assert.ok(names.has(shown), `agent name ${JSON.stringify(value)}`);
+      assert.ok(transcripts.has(shown), `transcript ${JSON.stringify(value)}`);
     }
     for (const record of records) assert.equal(record.length, CALLS_CSV_HEADER.length);
     // Every text cell opens with a quote: cut at the separators between cells (a quote-aware split).

@@ -1,3 +1,4 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { printableUrl } from '../../http/url-characters.ts';
 import type { CallView } from '../../calls/calls.service.ts';
 import type { DeliveryLine } from '../../webhooks/deliveries.service.ts';
@@ -55,6 +56,17 @@ function deliveries(input: CallPageInput) {
   <p class="muted">Open a subscription for every attempt of its delivery.</p>`;
 }
 
+/** An E.164 number as people write it (+44 20 7946 0123). */
+function forPeople(e164: string): string {
+  return parsePhoneNumberFromString(e164)?.formatInternational() ?? e164;
+}
+
+/** Only an https URL becomes a link; it opens without handing this page to the recording's site. */
+function recordingLink(url: string | null) {
+  if (url === null || !url.startsWith('https://')) return dash;
+  return html`<a href="${url}" rel="noopener noreferrer" target="_blank">Listen to the recording</a>`;
+}
+
 export function callPage(input: CallPageInput) {
   const { call } = input;
   return layout({
@@ -69,7 +81,12 @@ ${notice(input.notice)}
 ${input.problem ? html`<p class="error" role="alert">${input.problem}</p>` : ''}
 <div class="card">
   <dl class="facts">
-    <dt>Agent</dt><dd>${call.agent_id ? (input.agentName ?? 'Unknown agent') : dash}</dd>
+    <dt>Agent</dt><dd>${call.agent_id ? (call.agent_name ?? input.agentName ?? 'Unknown agent') : dash}</dd>
+    <dt>Direction</dt><dd>${call.direction === null ? dash : call.direction === 'inbound' ? 'Inbound' : 'Outbound'}</dd>
+    <dt>From</dt><dd>${call.from_number === null ? dash : forPeople(call.from_number)}</dd>
+    <dt>To</dt><dd>${call.to_number === null ? dash : forPeople(call.to_number)}</dd>
+    <dt>Location</dt><dd>${call.location_name ?? dash}</dd>
+    <dt>Recording</dt><dd>${recordingLink(call.recording_url)}</dd>
     <dt>Started</dt><dd>${formatTime(call.created_at)}</dd>
     <dt>Completed</dt><dd>${call.completed_at ? formatTime(call.completed_at) : dash}</dd>
     <dt>Duration</dt><dd>${call.duration_seconds === null ? dash : `${formatDuration(call.duration_seconds)} (${call.duration_seconds} s)`}</dd>
@@ -80,6 +97,13 @@ ${input.problem ? html`<p class="error" role="alert">${input.problem}</p>` : ''}
   <h2>Summary</h2>
   ${call.summary === null ? html`<p class="muted">No summary yet: the call is still in progress.</p>` : html`<p class="summary">${call.summary}</p>`}
 </div>
+${
+  call.transcript === null
+    ? ''
+    : html`<div class="card">
+  <details><summary>Transcript</summary><p class="summary">${call.transcript}</p></details>
+</div>`
+}
 <section class="card" aria-labelledby="deliveries-title">
   <h2 id="deliveries-title">Webhook deliveries</h2>
   ${deliveries(input)}
