@@ -3,16 +3,18 @@
 // disabled (invalid_url, by the system, no alert); stored audit details and
 // alerts show a hook URL as scheme and host only.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { alertFromEvents } from '../../src/alerts/rules.ts';
+import { hashToken } from '../../src/auth/tokens.ts';
 import { MIGRATIONS_DIR, migrate } from '../../src/db/migrate.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createMember } from '../helpers/fixtures.ts';
-import { createClient, issueTokens, platformHeaders } from '../helpers/oauth.ts';
+import { issueTokens, platformHeaders } from '../helpers/oauth.ts';
 import { signedInAgent } from '../helpers/web.ts';
 import { WEBHOOK_TEST_ENV } from '../helpers/webhooks.ts';
 
@@ -41,10 +43,21 @@ describe('the hook URL review migration', () => {
     const member = await createMember(db.pool);
     org = member.org.id;
     email = member.user.email;
-    const client = await createClient(db.pool, { name: 'Zap Platform', scopes: ['calls:read', 'calls:write'] });
-    const tokens = await issueTokens(db.pool, { client, userId: member.user.id, organizationId: org, scopes: ['calls:read'] });
-    headers = platformHeaders(tokens, client);
-    const grant = (await db.pool.query<{ id: string }>('SELECT id FROM oauth_grants WHERE organization_id = $1', [org])).rows[0]!;
+    // The client and grant as they were then, in SQL: the fixtures write today's columns.
+    const client = { client_id: `migration-${randomUUID()}`, client_secret: `sbs_${randomUUID()}` };
+    const clientUuid = (
+      await db.pool.query<{ id: string }>(
+        `INSERT INTO oauth_clients (client_id, secret_hash, name, redirect_uris, scopes)
+         VALUES ($1, $2, 'Zap Platform', ARRAY['https://platform.example.com/cb'], ARRAY['calls:read', 'calls:write']) RETURNING id`,
+        [client.client_id, hashToken(client.client_secret)],
+      )
+    ).rows[0]!.id;
+    const grant = (
+      await db.pool.query<{ id: string }>(
+        "INSERT INTO oauth_grants (client_id, user_id, organization_id, scopes) VALUES ($1, $2, $3, ARRAY['calls:read']) RETURNING id",
+        [clientUuid, member.user.id, org],
+      )
+    ).rows[0]!;
     for (const url of [BAD, TABBED, GOOD, FAILING]) {
       const { rows } = await db.pool.query<{ id: string }>(
         `INSERT INTO webhook_subscriptions (organization_id, client_id, grant_id, event, callback_url)
@@ -54,6 +67,13 @@ describe('the hook URL review migration', () => {
       ids[url] = rows[0]!.id;
     }
     assert.equal((await migrate(db.pool)).applied[0], migration);
+    const tokens = await issueTokens(db.pool, {
+      client: { id: clientUuid },
+      userId: member.user.id,
+      organizationId: org,
+      scopes: ['calls:read'],
+    });
+    headers = platformHeaders(tokens, client);
   });
   after(async () => {
     await t?.close();
