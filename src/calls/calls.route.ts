@@ -23,8 +23,7 @@ import {
 } from './calls.schemas.ts';
 import { completeCall, getCall, listCallsPage, recentCallsForPlatform, recordCall } from './calls.service.ts';
 import { keyCaller, keyFromHeader, type Answer, type CallerKey } from './idempotency.ts';
-import { parseSince } from '../audit/audit-events.service.ts';
-import { numberFromQuery } from './call-details.ts';
+import { listQueryFilters } from './call-details.ts';
 import { completionTraceContext, requestTraceContext } from '../tracing/request-context.ts';
 
 /** A transcript of 50,000 characters fits (docs/interface.md §8); other routes keep BODY_LIMIT. */
@@ -166,20 +165,11 @@ export default async function callsRoutes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       // Named fields only: what reaches the query is what the schema declared and checked.
-      const { limit, cursor, status, direction, since, until } = request.query;
-      const { calls, nextCursor } = await listCallsPage(app.db, requirePrincipal(request.principal).organizationId, {
-        limit,
-        cursor,
-        status,
-        direction,
-        agentId: request.query.agent_id,
-        locationId: request.query.location_id,
-        number: numberFromQuery('number', request.query.number),
-        fromNumber: numberFromQuery('from_number', request.query.from_number),
-        toNumber: numberFromQuery('to_number', request.query.to_number),
-        from: parseSince(since),
-        before: parseSince(until, 'until'),
-      });
+      const { calls, nextCursor } = await listCallsPage(
+        app.db,
+        requirePrincipal(request.principal).organizationId,
+        listQueryFilters(request.query),
+      );
       setNextLink(request, reply, app.config.baseUrl, nextCursor);
       return calls;
     },

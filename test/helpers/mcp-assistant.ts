@@ -78,6 +78,12 @@ export async function runAssistant(baseUrl: string, pool: Pool, options: { docum
     [recorded.id],
   );
   assert.equal((await use(client, 'search_calls', { status: 'completed', since: '2000-01-01T00:00:00Z' })).calls.length, 1);
+  // GET /calls's parameters by the same names, the same rules: an inbound-only search finds none of an unknown direction's calls.
+  const inbound = await client.callTool({ name: 'search_calls', arguments: { direction: 'inbound', number: '+44 20 7946 0000' } });
+  assert.notEqual(inbound.isError, true);
+  const badNumber = await client.callTool({ name: 'search_calls', arguments: { number: 'not a number' } });
+  assert.equal(badNumber.isError, true);
+  assert.match((badNumber.content as { text: string }[])[0]!.text, /number/);
   assert.equal((await use(client, 'get_call', { id: recorded.id })).call.summary, recorded.summary);
   assert.deepEqual((await use(client, 'get_delivery_health')).subscriptions, []);
 

@@ -1,9 +1,10 @@
 // The call tools: the calls of GET /calls and GET /calls/{id}, with their
 // fields (calls.service.ts callView), read through the same services.
 import { Type } from '@sinclair/typebox';
-import { CallSchema } from '../../calls/calls.schemas.ts';
+import { listQueryFilters } from '../../calls/call-details.ts';
+import { CallSchema, ListCallsQuery } from '../../calls/calls.schemas.ts';
 import { getCall, listCallsPage, type CallView } from '../../calls/calls.service.ts';
-import { PageCursor, Uuid } from '../../http/schemas.ts';
+import { Uuid } from '../../http/schemas.ts';
 import { count, defineTool, READ_ONLY } from './tool.ts';
 
 const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
@@ -53,27 +54,11 @@ export const searchCalls = defineTool({
   description: 'Calls matching the filters of GET /calls, newest first, a page at a time.',
   scope: 'calls:read',
   annotations: READ_ONLY,
-  input: Type.Object(
-    {
-      agent_id: Type.Optional(Uuid),
-      since: Type.Optional(Timestamp('created at or after this time')),
-      until: Type.Optional(Timestamp('created before this time')),
-      status: Type.Optional(Type.Union([Type.Literal('in_progress'), Type.Literal('completed')])),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-      cursor: Type.Optional(PageCursor),
-    },
-    { additionalProperties: false },
-  ),
+  // GET /calls's query parameters by the same names, read by the same function (call-details.ts listQueryFilters).
+  input: Type.Object(ListCallsQuery.properties, { additionalProperties: false }),
   output: CallPage,
   async run(ctx, args) {
-    const { calls, nextCursor } = await listCallsPage(ctx.pool, ctx.principal.organizationId, {
-      limit: args.limit ?? 20,
-      cursor: args.cursor,
-      status: args.status,
-      agentId: args.agent_id,
-      from: args.since === undefined ? undefined : new Date(args.since),
-      before: args.until === undefined ? undefined : new Date(args.until),
-    });
+    const { calls, nextCursor } = await listCallsPage(ctx.pool, ctx.principal.organizationId, listQueryFilters(args));
     return { structured: { calls, next_cursor: nextCursor }, text: pageText(calls, nextCursor) };
   },
 });
