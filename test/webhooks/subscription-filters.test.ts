@@ -7,12 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { CallCompletedEventSchema } from '../../src/calls/calls.schemas.ts';
 import { createClient, issueTokens, platformHeaders } from '../helpers/oauth.ts';
+import { signedInAgent } from '../helpers/web.ts';
 import { connectPlatform, deliveriesOf, startDeliveryRig, type Connection, type DeliveryRig } from '../helpers/webhooks.ts';
 
 describe('subscription filters', () => {
   let rig: DeliveryRig;
   before(async () => {
-    rig = await startDeliveryRig();
+    rig = await startDeliveryRig({ listen: true });
   });
   after(() => rig.close());
 
@@ -118,6 +119,15 @@ describe('subscription filters', () => {
           JSON.parse(sent.body),
         );
     }
+  });
+
+  test("the subscription's page shows its filters; one without shows every call", async () => {
+    const { org } = await setUp();
+    const filtered = (await subscribe(org, `${rig.target.url}/page-a`, { direction: 'inbound', min_duration_seconds: 30 })).json();
+    const plain = (await subscribe(org, `${rig.target.url}/page-b`)).json();
+    const agent = await signedInAgent(rig.t.url, org.member.email);
+    assert.match((await agent.get(`/ui/webhooks/${filtered.id}`)).body, /<dt>Filters<\/dt><dd>inbound calls only; at least 30 s<\/dd>/);
+    assert.match((await agent.get(`/ui/webhooks/${plain.id}`)).body, /<dt>Filters<\/dt><dd>Every call<\/dd>/);
   });
 
   test('a call without a direction never matches a direction filter', async () => {

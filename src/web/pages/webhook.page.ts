@@ -91,6 +91,17 @@ function deliveryGroup(
 }
 
 /** Which key webhook-signature uses (docs/interface.md §6.2): a receiver's verifier must be set up to match. */
+/** The subscription's filters in words (docs/interface.md §4.2); every call when it has none. */
+function filtersInWords(filters: SubscriptionView['filters']): string {
+  const parts = [
+    filters.direction ? `${filters.direction} calls only` : '',
+    filters.location_id ? `location ${filters.location_id}` : '',
+    filters.agent_id ? `agent ${filters.agent_id}` : '',
+    filters.min_duration_seconds !== undefined ? `at least ${filters.min_duration_seconds} s` : '',
+  ].filter(Boolean);
+  return parts.length ? parts.join('; ') : 'Every call';
+}
+
 function signedWith(format: SubscriptionView['secret_format']): string {
   if (format === null) return 'No secret given';
   if (format === 'whsec') return 'Yes: X-Signature, and webhook-signature keyed with the decoded whsec_ secret (Standard Webhooks)';
@@ -129,6 +140,7 @@ ${input.problem ? html`<p class="error" role="alert">${input.problem}</p>` : ''}
   <dl class="facts">
     <dt>Target URL</dt><dd>${printableUrl(s.callback_url)}</dd>
     <dt>Event</dt><dd><code>${s.event}</code></dd>
+    <dt>Filters</dt><dd>${filtersInWords(s.filters)}</dd>
     <dt>App</dt><dd>${input.clientName}</dd>
     <dt>Signed</dt><dd>${signedWith(s.secret_format)}</dd>
     <dt>Created</dt><dd>${formatTime(s.created_at)}</dd>
