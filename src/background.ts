@@ -75,6 +75,7 @@ export function workerTasks(context: WorkerTaskContext): Task[] {
       databaseUrl: context.databaseUrl,
       secretBox: context.secretBox,
       drainMs: context.drainMs,
+      outage: host.outage,
     }),
   ];
 }

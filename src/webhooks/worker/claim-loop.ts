@@ -11,7 +11,7 @@
 // of the worker").
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { isDatabaseUnavailable, type OutageLog } from '../../db/availability.ts';
+import type { Outage } from '../../tasks/outage.ts';
 import { notifiedSubscriptions } from '../deliveries-channel.queries.ts';
 import { attemptDelivery, type AttemptDeps } from './attempt.ts';
 import { createClaimCandidates, type CandidateTracker } from './claim-candidates.ts';
@@ -23,9 +23,13 @@ import { activeTracing } from '../../tracing/tracing.ts';
 import { legacyTraceContext } from '../../tracing/trace-context.ts';
 import { initialState, step, type NextLook, type SchedulerAction, type SchedulerEvent, type SchedulerState } from './scheduler.ts';
 
+/** The worker's name as a task (worker.ts), in the outage watch's lines. */
+const TASK = 'webhook-delivery';
+
 export interface ClaimLoopOptions {
   log: Logger;
-  outage: OutageLog;
+  /** The process's one view of database outages (src/tasks/outage.ts), shared with its other tasks. */
+  outage: Outage;
   deps: AttemptDeps;
   recorder: OutcomeRecorder;
   concurrency: number;
@@ -125,6 +129,8 @@ async function claim(loop: Loop): Promise<void> {
     for (const delivery of claimed) launch(loop, delivery, claimStarted + options.leaseMs, committed);
     const sweeping = candidates.claimed({ passed: looking.hints, cursor, leftOver });
     const { nextDueAt } = await committed;
+    // Only while an outage is on record: a claim with the database up costs nothing more.
+    if (options.outage.down) options.outage.reachable(TASK);
     dispatch(loop, {
       type: 'claimed',
       filled: claimed.length === limit,
@@ -135,9 +141,8 @@ async function claim(loop: Loop): Promise<void> {
       look: look(loop),
     });
   } catch (error) {
-    // A database outage is logged once (the pool's reconnection ends it), not every round.
-    if (isDatabaseUnavailable(error)) options.outage.failed(error);
-    else options.log.error({ err: error }, 'webhook delivery worker round failed');
+    // A database outage is logged once by the shared watch (a later successful claim ends it), not every round.
+    if (!options.outage.away(TASK, error)) options.log.error({ err: error }, 'webhook delivery worker round failed');
     dispatch(loop, { type: 'claim-failed', now: Date.now() });
   }
 }
@@ -169,8 +174,7 @@ function launch(loop: Loop, delivery: LeasedDelivery, leaseDeadline: number, com
     })
     .catch((error) => {
       // Its lease will expire and it will be retried. A database outage is logged once, not per attempt.
-      if (isDatabaseUnavailable(error)) options.outage.failed(error);
-      else
+      if (!options.outage.away(TASK, error))
         options.log.error(
           { err: error, delivery_id: delivery.id },
           'webhook delivery attempt could not be recorded; its lease will expire and it will be retried',

@@ -12,8 +12,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config.ts';
 import type { Pool } from '../../db/pool.ts';
-import { outageLog } from '../../db/availability.ts';
+import { isDatabaseUnavailable } from '../../db/availability.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
+import { outageWatch, type Outage } from '../../tasks/outage.ts';
 import type { Task } from '../../tasks/task.ts';
 import { DELIVERIES_CHANNEL, notifyDeliveriesDue } from '../deliveries-channel.queries.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
@@ -62,6 +63,8 @@ export interface DeliveryWorkerOptions {
    * would be of no use). Tests shorten it.
    */
   statementDeadlineMs?: number;
+  /** The process's outage watch, shared with its other tasks (src/background.ts); unset: one of its own. */
+  outage?: Outage;
 }
 
 /** wake(): look for due work now (what a NOTIFY does). */
@@ -110,7 +113,7 @@ export function deliveryWorkerTask(options: DeliveryWorkerOptions): DeliveryWork
   const recorder = createOutcomeRecorder(pool, { deadlineMs, policy: healthPolicy(options.config.webhookRetryScheduleMs) });
   const loop = createClaimLoop({
     log,
-    outage: outageLog(pool, log, 'webhook-worker'),
+    outage: options.outage ?? outageWatch(log, isDatabaseUnavailable),
     deps: attemptDeps(options, deadlineMs),
     recorder,
     concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
