@@ -327,7 +327,7 @@ describe('the documents run as written, each against a fresh server on a databas
     // The server of the first command, then the same terminal's restart for the target's CA.
     assert.equal(run.serverOutputs.length, 2);
     // The subscribe answer, on its own line.
-    assert.match(run.output, /^\{"id":"[^"]+","event":"call\.completed","callback_url":"https:\/\/localhost:\d+\/hook"\}$/m, explain(run));
+    assert.match(run.output, /^\{"id":"[^"]+","event":"call\.completed","callback_url":"https:\/\/localhost:\d+\/hook","filters":\{\}\}$/m, explain(run));
     assert.match(run.output, README_DELIVERY, explain(run));
     assert.ok(await delivered(), 'the database records the delivery as succeeded');
   });
