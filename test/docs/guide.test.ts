@@ -308,6 +308,13 @@ describe('the documents run as written, each against a fresh server on a databas
     const redelivered = /POST \/hook \{.*"x-delivery-id":"([^"]+)","x-delivery-attempt":"2"/.exec(run.output);
     assert.ok(redelivered, explain(run));
     assert.ok(run.output.includes(`"x-delivery-id":"${redelivered[1]}","x-delivery-attempt":"1"`));
+    // "A Zap that only wants inbound calls": the filtered URL got the inbound call and nothing else,
+    // while the unfiltered one got the outbound call too; /calls/recent filters the same way.
+    const inbound = run.output.match(/POST \/inbound \{.*/g) ?? [];
+    assert.equal(inbound.length, 1, explain(run));
+    assert.match(inbound[0]!, /"summary":"Wants a quote for a new boiler",.*"direction":"inbound","from_number":"\+442079460123"/);
+    assert.match(run.output, /POST \/hook \{.*"summary":"Confirmed Tuesday 9am",.*"direction":"outbound"/, explain(run));
+    assert.match(run.output, /^Wants a quote for a new boiler from \+442079460123$/m, explain(run));
     // The broken receiver: the attempt after the target stopped is retried, and the circuit reports it.
     assert.match(run.output, /"error":"connection".*"outcome":"retrying"/, explain(run));
     assert.match(run.output, /\{"state":"closed",.*"consecutive_failures":1/);
@@ -327,7 +334,11 @@ describe('the documents run as written, each against a fresh server on a databas
     // The server of the first command, then the same terminal's restart for the target's CA.
     assert.equal(run.serverOutputs.length, 2);
     // The subscribe answer, on its own line.
-    assert.match(run.output, /^\{"id":"[^"]+","event":"call\.completed","callback_url":"https:\/\/localhost:\d+\/hook","filters":\{\}\}$/m, explain(run));
+    assert.match(
+      run.output,
+      /^\{"id":"[^"]+","event":"call\.completed","callback_url":"https:\/\/localhost:\d+\/hook","filters":\{\}\}$/m,
+      explain(run),
+    );
     assert.match(run.output, README_DELIVERY, explain(run));
     assert.ok(await delivered(), 'the database records the delivery as succeeded');
   });
