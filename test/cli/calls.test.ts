@@ -66,14 +66,25 @@ describe('switchboard agent create | call complete', () => {
     const [delivery] = await settled(t, hook.id, 1);
     assert.equal(delivery!.status, 'succeeded');
     const request = target.requests.find((r) => r.url === '/cli')!;
-    assert.deepEqual(JSON.parse(request.body), {
+    const { url, ...body } = JSON.parse(request.body);
+    assert.deepEqual(body, {
       id: call.id,
       organization_id: org.member.org.id,
       created_at: call.created_at,
       summary: 'Booked a visit',
       duration_seconds: 125,
       agent_id: agent.id,
+      direction: null,
+      from_number: null,
+      to_number: null,
+      agent_name: 'Ava',
+      location_id: null,
+      location_name: null,
+      recording_url: null,
+      transcript: null,
+      metadata: {},
     });
+    assert.match(url, new RegExp(`/ui/calls/${call.id}$`));
     assert.equal(request.headers['x-signature'], 'cli-secret', 'the CLI sealed nothing; the worker opened the secret the API sealed');
 
     const human = await cli('call', 'complete', '--org', org.member.org.id, '--summary', 'No agent', '--duration', '0');

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { EMAIL_MAX_LENGTH } from '../../src/auth/sessions.schemas.ts';
+import { RECORDING_URL_MAX_LENGTH, TRANSCRIPT_MAX_LENGTH } from '../../src/calls/call-details.ts';
 import { SUMMARY_MAX_LENGTH } from '../../src/calls/calls.service.ts';
 import { KEY_MAX_LENGTH } from '../../src/calls/idempotency.ts';
 import { NAME_MAX_LENGTH } from '../../src/http/schemas.ts';
@@ -24,6 +25,8 @@ const UPPER_BOUNDS: Record<string, number> = {
   'agents.name': NAME_MAX_LENGTH,
   'oauth_clients.name': NAME_MAX_LENGTH,
   'calls.summary': SUMMARY_MAX_LENGTH,
+  'calls.recording_url': RECORDING_URL_MAX_LENGTH,
+  'calls.transcript': TRANSCRIPT_MAX_LENGTH,
   'webhook_subscriptions.callback_url': HOOK_URL_MAX_LENGTH,
   'idempotency_keys.key': KEY_MAX_LENGTH,
   'locations.name': MAX_TEXT,

@@ -163,6 +163,7 @@ describe('query parameters of every route', () => {
         'POST /oauth/revoke',
         'GET /oauth/userinfo',
         'POST /oauth/userinfo',
+        'POST /oauth/register',
         'GET /metrics',
       ],
     );
