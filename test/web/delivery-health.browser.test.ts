@@ -219,11 +219,14 @@ describe('delivery health in headless Chromium', { skip: SKIP_WITHOUT_BROWSER },
     assert.match(all.suggestedFilename(), /^calls-\d{4}-\d{2}-\d{2}\.csv$/);
     const csv = await readFile((await all.path())!, 'utf8');
     const lines = csv.split('\r\n');
-    assert.equal(lines[0], '"id","created_at","completed_at","status","agent_id","agent_name","duration_seconds","summary"');
+    assert.equal(
+      lines[0],
+      '"id","created_at","completed_at","status","agent_id","agent_name","duration_seconds","summary","direction","from_number","to_number","location_id","location_name","recording_url","transcript"',
+    );
     assert.equal(lines.at(-1), '', 'every line ends with CRLF');
     assert.equal(lines.length - 2, await countCalls());
-    assert.ok(csv.includes(`,"'=HYPERLINK(""https://evil.example"",""click"")"\r\n`), 'quoted, quotes doubled, formula neutralised');
-    assert.ok(csv.includes(',"Caller 3 asked about a repair; wants a call back, ""soon"", please."\r\n'));
+    assert.ok(csv.includes(`,"'=HYPERLINK(""https://evil.example"",""click"")",`), 'quoted, quotes doubled, formula neutralised');
+    assert.ok(csv.includes(',"Caller 3 asked about a repair; wants a call back, ""soon"", please.",'));
 
     await page.selectOption('#agent', { label: 'Ava (voice agent)' });
     await page.click('form.filters button[type=submit]');
