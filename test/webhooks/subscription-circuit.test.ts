@@ -118,7 +118,11 @@ describe("a subscription's circuit in the API", () => {
 
     const again = await t.app.inject({ method: 'POST', url: '/webhooks/subscribe', headers: org.headers, payload: { hookUrl } });
     assert.equal(again.statusCode, 200);
-    assert.deepEqual(Object.keys(again.json()).sort(), ['callback_url', 'event', 'filters', 'id'], 'the subscribe answer keeps its three fields and filters');
+    assert.deepEqual(
+      Object.keys(again.json()).sort(),
+      ['callback_url', 'event', 'filters', 'id'],
+      'the subscribe answer keeps its three fields and filters',
+    );
     const row = await health(hook.id);
     assert.equal(row.circuit_state, 'closed');
     assert.equal(row.circuit_retry_at, null);
