@@ -45,14 +45,26 @@ describe('the call.completed delivery request', () => {
 
     assert.equal(request.method, 'POST');
     assert.equal(request.url, '/hooks/signed?zap=1');
-    assert.deepEqual(JSON.parse(request.body), {
+    const { url, ...body } = JSON.parse(request.body);
+    assert.deepEqual(body, {
       id: call.id,
       organization_id: connection.member.org.id,
       created_at: call.created_at,
       summary: 'Booked — “Tuesday” ✓',
       duration_seconds: 317,
       agent_id: agent.rows[0]!.id,
+      direction: null,
+      from_number: null,
+      to_number: null,
+      agent_name: 'Ava',
+      location_id: null,
+      location_name: null,
+      recording_url: null,
+      transcript: null,
+      metadata: {},
     });
+    assert.match(url, new RegExp(`/ui/calls/${call.id}$`));
+    // The seed's six fields first, in their order, then the ones added since (interface §2.3).
     assert.deepEqual(Object.keys(JSON.parse(request.body)), [
       'id',
       'organization_id',
@@ -60,6 +72,16 @@ describe('the call.completed delivery request', () => {
       'summary',
       'duration_seconds',
       'agent_id',
+      'direction',
+      'from_number',
+      'to_number',
+      'agent_name',
+      'location_id',
+      'location_name',
+      'recording_url',
+      'transcript',
+      'metadata',
+      'url',
     ]);
     assert.match(JSON.parse(request.body).created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
