@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.ts';
 import { errorDescription } from '../oauth/oauth.errors.ts';
-import { bearerToken } from '../oauth/platform-guard.ts';
+import { bearerToken, platformPrincipal } from '../oauth/platform-guard.ts';
 import { isMcpToken } from '../oauth/public-clients/audience.ts';
 import { DEFAULT_SCOPE, formatScope } from '../oauth/scopes.ts';
 import { resolveAccessToken } from '../oauth/tokens.service.ts';
@@ -55,14 +55,7 @@ export async function mcpPrincipal(request: FastifyRequest, reply: FastifyReply)
     });
     return undefined;
   }
-  return {
-    kind: 'oauth',
-    userId: active.user_id,
-    organizationId: active.organization_id,
-    scopes: active.scopes,
-    clientId: active.client_id,
-    grantId: active.grant_id,
-  };
+  return platformPrincipal(active);
 }
 
 /** The scopes the tools called in this JSON-RPC body need and the token lacks (tools/list needs none). */

@@ -121,28 +121,27 @@ export async function authenticateClient(
   clientSecret: string,
 ): Promise<OAuthClientWithSecret | undefined> {
   if (clientId.length > CLIENT_ID_MAX_LENGTH || clientSecret.length > CLIENT_SECRET_MAX_LENGTH) return undefined;
-  const client = await readThrough(
-    caches,
-    CLIENTS,
-    clientId,
-    () => findClient(db, clientId),
-    (found) => [tags.client(found.client_id)],
-  );
+  const client = await cachedClient(db, caches, clientId);
   // Hash even for an unknown or public client so every failure takes the same time.
   const ok = secretMatches(client?.secret_hash ?? Buffer.alloc(32), clientSecret);
   return client?.secret_hash && ok ? client : undefined;
 }
 
-/** A public client (no secret: token_endpoint_auth_method none), or undefined. */
-export async function findPublicClient(db: Queryable, caches: Caches, clientId: string): Promise<OAuthClientWithSecret | undefined> {
-  if (clientId.length > CLIENT_ID_MAX_LENGTH) return undefined;
-  const client = await readThrough(
+/** A client by its client_id, read through the clients cache (tagged so a change to the client empties it). */
+function cachedClient(db: Queryable, caches: Caches, clientId: string): Promise<OAuthClientWithSecret | undefined> {
+  return readThrough(
     caches,
     CLIENTS,
     clientId,
     () => findClient(db, clientId),
     (found) => [tags.client(found.client_id)],
   );
+}
+
+/** A public client (no secret: token_endpoint_auth_method none), or undefined. */
+export async function findPublicClient(db: Queryable, caches: Caches, clientId: string): Promise<OAuthClientWithSecret | undefined> {
+  if (clientId.length > CLIENT_ID_MAX_LENGTH) return undefined;
+  const client = await cachedClient(db, caches, clientId);
   return client && client.secret_hash === null ? client : undefined;
 }
 
