@@ -51,10 +51,16 @@ type Failure = Extract<AuthorizationValidation, { ok: false }>;
 
 function pageOrRedirect(reply: FastifyReply, issuer: string, failure: Failure, redirectStatus: 302 | 303) {
   if (failure.redirectUri === undefined) {
+    // A rate limit (the document fetches) is a 429 page with Retry-After; every other refusal is a 400 page.
+    const { error } = failure;
+    const limited = error instanceof TemporarilyUnavailable;
+    if (limited && error.retryAfterSeconds !== undefined) {
+      reply.header('retry-after', String(error.retryAfterSeconds));
+    }
     return sendPage(
       reply,
-      400,
-      errorPage({ title: 'This application cannot be connected', message: failure.error.message, code: failure.error.error }),
+      limited ? 429 : 400,
+      errorPage({ title: 'This application cannot be connected', message: error.message, code: error.error }),
     );
   }
   return reply.redirect(
@@ -87,7 +93,11 @@ export default async function authorizeRoutes(app: FastifyInstance, options: { c
           beforeFetch: async () => {
             const limit = await fetchLimit(request);
             if (!limit.isAllowed && limit.isExceeded) {
-              throw new TemporarilyUnavailable('too many client metadata documents fetched for this address; try again in a minute');
+              const seconds = Math.max(1, Math.ceil(limit.ttlInSeconds ?? limit.ttl / 1000));
+              throw new TemporarilyUnavailable(
+                `too many client metadata documents fetched for this address; retry after ${seconds} seconds`,
+                seconds,
+              );
             }
           },
         } satisfies DocumentOptions)

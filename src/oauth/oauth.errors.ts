@@ -66,6 +66,13 @@ export class InvalidToken extends OAuthError {
 export class TemporarilyUnavailable extends OAuthError {
   readonly error = 'temporarily_unavailable';
   override readonly statusCode = 429;
+  /** When the limit that refused it opens again, for a Retry-After header. */
+  constructor(
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
 }
 
 /** The database is away: 503 with Retry-After, which clients retry (RFC 9110 §15.6.4). */
