@@ -18,8 +18,10 @@ export const LOGIN_FAILURES_PER_IP = { max: 30, windowSeconds: 60 };
 
 /** A 429 that carries its Retry-After (the problem handler sends the header). */
 export class LoginThrottled extends errors.REQUEST_RATE_LIMITED {
-  constructor(readonly retryAfterSeconds: number) {
+  readonly retryAfterSeconds: number;
+  constructor(retryAfterSeconds: number) {
     super(retryAfterSeconds);
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

@@ -39,7 +39,9 @@ export class TaggedCache<V> {
   private flushedAt = 0;
   private enabled = false;
 
-  constructor(private readonly options: TaggedCacheOptions) {
+  private readonly options: TaggedCacheOptions;
+  constructor(options: TaggedCacheOptions) {
+    this.options = options;
     this.clock = options.clock ?? new GenerationClock();
   }
 

@@ -15,8 +15,10 @@ const KEY_LIFETIME = "interval '24 hours'";
  * reason, unless the key turns out to be held.
  */
 export class KeyHeld extends Error {
-  constructor(readonly otherwise?: Error) {
+  readonly otherwise: Error | undefined;
+  constructor(otherwise?: Error) {
     super('the idempotency key is held, or the write was refused');
+    this.otherwise = otherwise;
   }
 }
 

@@ -17,12 +17,14 @@ import { jitter } from '../tasks/jitter.ts';
 
 /** No PostgreSQL answered at the address `variable` names. */
 export class DatabaseUnreachableError extends Error {
-  constructor(
-    readonly variable: string,
-    readonly address: string,
-    readonly reason: string,
-  ) {
+  readonly variable: string;
+  readonly address: string;
+  readonly reason: string;
+  constructor(variable: string, address: string, reason: string) {
     super(`${variable}: no PostgreSQL answers at ${address} (${reason}); start it, or set ${variable} to its host and port`);
+    this.variable = variable;
+    this.address = address;
+    this.reason = reason;
     this.name = 'DatabaseUnreachableError';
   }
 }

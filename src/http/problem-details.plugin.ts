@@ -45,11 +45,12 @@ const TITLES: Record<number, string> = {
 /** An error thrown on purpose may carry field errors for the problem body. */
 export class ValidationProblem extends errors.REQUEST_VALIDATION {
   /** `problemCode`: a 400 code more specific than REQUEST_VALIDATION (e.g. WEBHOOK_PORT_NOT_ALLOWED). */
-  constructor(
-    readonly fieldErrors: FieldError[],
-    readonly problemCode = 'REQUEST_VALIDATION',
-  ) {
+  readonly fieldErrors: FieldError[];
+  readonly problemCode: string;
+  constructor(fieldErrors: FieldError[], problemCode = 'REQUEST_VALIDATION') {
     super();
+    this.fieldErrors = fieldErrors;
+    this.problemCode = problemCode;
     this.message = fieldErrors.map((e) => `${e.field} ${e.message}`).join('; ');
   }
 }

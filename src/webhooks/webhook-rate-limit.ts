@@ -11,8 +11,10 @@ import * as errors from '../errors.ts';
 
 /** A refusal with its Retry-After (the problem plugin writes the header). */
 class WebhookRateLimited extends errors.REQUEST_RATE_LIMITED {
-  constructor(readonly retryAfterSeconds: number) {
+  readonly retryAfterSeconds: number;
+  constructor(retryAfterSeconds: number) {
     super(retryAfterSeconds);
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

@@ -22,7 +22,10 @@ export class TestProvider implements OAuthClientProvider {
   /** The authorization URLs the SDK asked the user to open, oldest first. */
   readonly authorizationUrls: URL[] = [];
 
-  constructor(readonly clientMetadataUrl?: string) {}
+  readonly clientMetadataUrl: string | undefined;
+  constructor(clientMetadataUrl?: string) {
+    this.clientMetadataUrl = clientMetadataUrl;
+  }
 
   get redirectUrl() {
     return ASSISTANT_REDIRECT;

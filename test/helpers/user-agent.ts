@@ -10,7 +10,10 @@ export interface Page {
 
 export class UserAgent {
   readonly cookies = new Map<string, string>();
-  constructor(readonly baseUrl: string) {}
+  readonly baseUrl: string;
+  constructor(baseUrl: string) {
+    this.baseUrl = baseUrl;
+  }
 
   private remember(headers: Headers) {
     for (const line of headers.getSetCookie()) {

@@ -10,11 +10,12 @@ export const BLOCKED_ADDRESS_CODE = 'ERR_WEBHOOK_BLOCKED_ADDRESS';
 
 export class BlockedAddressError extends Error {
   readonly code = BLOCKED_ADDRESS_CODE;
-  constructor(
-    readonly host: string,
-    readonly address: string,
-  ) {
+  readonly host: string;
+  readonly address: string;
+  constructor(host: string, address: string) {
     super(host === address ? `${address} is not a public address` : `${host} resolves to ${address}, which is not a public address`);
+    this.host = host;
+    this.address = address;
     this.name = 'BlockedAddressError';
   }
 }
