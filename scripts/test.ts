@@ -63,6 +63,24 @@ function build(): void {
 // the sources within what stripping accepts.
 const typeScriptLoader = (process.features as { typescript?: string | false }).typescript ? [] : ['--import', 'tsx'];
 
+// TEST_REPEAT=N runs each given file N times, alone, one run after another, and prints how many runs of each passed:
+// for a test suspected of flaking (run it beside a CPU-bound load to find timing bounds the code does not promise).
+const repeat = Number(process.env.TEST_REPEAT ?? 1);
+
+async function runRepeatedly(files: string[], times: number, runOne: (file: string) => Promise<number>): Promise<number> {
+  const summary: string[] = [];
+  for (const file of files) {
+    let passed = 0;
+    for (let run = 1; run <= times; run++) {
+      process.stdout.write(`tests: ${file}, run ${run} of ${times}\n`);
+      if ((await runOne(file)) === 0) passed++;
+    }
+    summary.push(`tests: ${passed} of ${times} runs passed: ${file}`);
+  }
+  process.stdout.write(`${summary.join('\n')}\n`);
+  return summary.every((line) => line.startsWith(`tests: ${times} of`)) ? 0 : 1;
+}
+
 async function main() {
   build();
   const args = process.argv.slice(2);
@@ -127,10 +145,14 @@ async function main() {
     };
     const serial = files.filter((file) => file.endsWith('.serial.test.ts'));
     const parallel = files.filter((file) => !file.endsWith('.serial.test.ts'));
-    const parallelCode = await runFiles(parallel, process.env.TEST_CONCURRENCY ?? '3');
-    if (serial.length) process.stdout.write(`tests: serial phase (${serial.length} file(s), one at a time)\n`);
-    const serialCode = await runFiles(serial, '1', { SB_TEST_SERIAL: '1' });
-    code = parallelCode || serialCode;
+    if (repeat > 1) {
+      code = await runRepeatedly(files, repeat, (file) => runFiles([file], '1', serial.includes(file) ? { SB_TEST_SERIAL: '1' } : {}));
+    } else {
+      const parallelCode = await runFiles(parallel, process.env.TEST_CONCURRENCY ?? '3');
+      if (serial.length) process.stdout.write(`tests: serial phase (${serial.length} file(s), one at a time)\n`);
+      const serialCode = await runFiles(serial, '1', { SB_TEST_SERIAL: '1' });
+      code = parallelCode || serialCode;
+    }
   } finally {
     const { rows } = await adminQuery(serverUrl, `SELECT datname FROM pg_database WHERE datname LIKE '${runId}%'`);
     for (const { datname } of rows as { datname: string }[]) {

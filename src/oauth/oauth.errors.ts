@@ -67,11 +67,10 @@ export class TemporarilyUnavailable extends OAuthError {
   readonly error = 'temporarily_unavailable';
   override readonly statusCode = 429;
   /** When the limit that refused it opens again, for a Retry-After header. */
-  constructor(
-    message: string,
-    readonly retryAfterSeconds?: number,
-  ) {
+  readonly retryAfterSeconds: number | undefined;
+  constructor(message: string, retryAfterSeconds?: number) {
     super(message);
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
