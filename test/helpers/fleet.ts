@@ -36,9 +36,9 @@ export interface WorkerProcess {
   exited: Promise<number | null>;
 }
 
-/** `switchboard worker` in its own process group; resolves once it runs. */
-export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [BIN, 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+/** `switchboard worker` (the given executable, this checkout's by default) in its own process group; resolves once it runs. */
+export async function startWorkerProcess(env: NodeJS.ProcessEnv, bin = BIN): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [bin, 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

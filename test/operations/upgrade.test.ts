@@ -1,23 +1,28 @@
 // docs/operations.md, "Upgrading", followed from the previous tagged release to
-// this checkout: the previous release (its tree from git, built against this
-// checkout's node_modules) migrates a fresh database and serves it; an
-// organization, a user, an OAuth client, signed subscriptions and calls are
-// made through it (one delivery sent, one waiting for its retry); this
-// checkout's `migrate` runs while it serves; both releases then serve and
-// deliver side by side; the previous one stops; and everything made before is
-// still there and works: tokens, webhook secrets, the waiting delivery, new calls.
+// this checkout: the previous release (its tree from git, its dependencies
+// installed by `npm ci` from its own lockfile) migrates a fresh database, and
+// its `serve` and its `worker` run on it; an organization, a user, an OAuth
+// client, signed subscriptions and calls are made through it (one delivery
+// sent, one whose first attempt its worker is sending); this checkout's
+// `migrate` runs while they run; this checkout's `serve` and `worker` then run
+// beside them, both releases serving and delivering; the previous ones stop,
+// one at a time; and everything made before is still there and works: tokens,
+// webhook secrets, new calls, and the delivery whose first attempt failed under
+// the previous release's worker, retried by this checkout's (the delivery log,
+// the processes' logs and the receiver say which made each attempt, and when).
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rename, rm, symlink } from 'node:fs/promises';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
+import { mkdtemp, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { baseEnv, BIN, cliJson, startServe, type Served } from '../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { startHttpsTarget, type HttpsTarget } from '../helpers/https-target.ts';
+import { startWorkerProcess, stopProcess, type WorkerProcess } from '../helpers/fleet.ts';
+import { startHttpsTarget, type HttpsTarget, type RecordedRequest } from '../helpers/https-target.ts';
 import { completeCallByCli, connectOverHttp, deliveredCallIds, subscribeOverHttp, tokenGrant } from '../helpers/http-platform.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -53,40 +58,83 @@ function previousRelease(): { ref: string; version: string } | undefined {
 const PREVIOUS = previousRelease();
 
 /**
- * The release's tree, as `git archive` gives it, with this checkout's
- * node_modules, compiled into its dist/. Built once and kept outside the
- * repository, keyed by the release's commit and this checkout's path (its
- * node_modules), so that CI's second pass and later runs reuse it instead of
- * compiling the release again: a directory appears under its key only once
- * complete (built beside it, then renamed).
+ * The release as docs/operations.md installs it: its tree (`git archive` of
+ * the commit), then `npm ci` from its own package-lock.json, whose `prepare`
+ * builds its dist/. Nothing of this checkout's node_modules is used. Kept
+ * outside the repository under the release's commit and its lockfile's hash,
+ * so the install costs time once per machine: CI's second pass (another
+ * Node.js, same lockfile) and later runs reuse it. A directory appears under
+ * its key only once complete (installed beside it, then renamed). The lockfile
+ * names no registry (integrity only), so `npm ci` fetches from whichever
+ * registry npm is configured for, and `--prefer-offline` takes what npm's cache
+ * already holds (nearly all of it, the same versions this checkout installs).
  */
-async function extractRelease(ref: string): Promise<string> {
+async function installRelease(ref: string): Promise<string> {
   const commit = execFileSync('git', ['rev-parse', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();
-  const checkout = createHash('sha256').update(ROOT).digest('hex').slice(0, 12);
-  const cached = path.join(os.tmpdir(), `switchboard-release-${commit}-${checkout}`);
+  const lockfile = execFileSync('git', ['show', `${commit}:package-lock.json`], { cwd: ROOT });
+  const lockHash = createHash('sha256').update(lockfile).digest('hex').slice(0, 12);
+  const cached = path.join(os.tmpdir(), `switchboard-release-${commit}-lock-${lockHash}`);
   if (existsSync(cached)) return cached;
   const dir = await mkdtemp(`${cached}-building-`);
-  await new Promise<void>((resolve, reject) => {
-    const archive = spawn('git', ['archive', '--format=tar', commit], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    const untar = spawn('tar', ['-x', '-C', dir], { stdio: ['pipe', 'inherit', 'inherit'] });
-    archive.stdout.pipe(untar.stdin);
-    untar.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git archive ${ref} | tar -x: ${code}`))));
-  });
-  // Its dependencies must be among this checkout's: it runs on them.
-  const { dependencies } = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-  for (const name of Object.keys(dependencies)) {
-    assert.ok(existsSync(path.join(ROOT, 'node_modules', name)), `${ref} depends on ${name}, which this checkout does not install`);
-  }
-  await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: dir });
   try {
+    await new Promise<void>((resolve, reject) => {
+      const archive = spawn('git', ['archive', '--format=tar', commit], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+      const untar = spawn('tar', ['-x', '-C', dir], { stdio: ['pipe', 'inherit', 'inherit'] });
+      archive.stdout.pipe(untar.stdin);
+      untar.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git archive ${ref} | tar -x: ${code}`))));
+    });
+    // npm run by `npm test` exports this checkout as its project (npm_config_local_prefix): not passed on, nor the
+    // script's own variables, so that `npm ci` works on the release's directory. Dev dependencies are its build's.
+    const npmEnv = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([name]) => !/^(npm_config_(local_prefix|call|yes)|npm_package_|npm_lifecycle_|npm_command$|INIT_CWD$)/i.test(name),
+      ),
+    );
+    await new Promise<void>((resolve, reject) => {
+      const npm = spawn('npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline', '--include=dev'], {
+        cwd: dir,
+        env: npmEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      npm.stdout.on('data', (chunk) => (output += chunk));
+      npm.stderr.on('data', (chunk) => (output += chunk));
+      npm.on('error', reject);
+      npm.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm ci in ${ref}'s checkout: ${code}\n${output}`))));
+    });
     await rename(dir, cached);
   } catch (error) {
-    // Another run finished the same build first: use its copy.
     await rm(dir, { recursive: true, force: true });
+    // Another run finished the same install first: use its copy.
     if (!existsSync(cached)) throw error;
   }
   return cached;
+}
+
+/**
+ * Packages of the release's lockfile whose installed version differs from it
+ * (or that are missing): none when its `npm ci` installed them. A release
+ * borrowing this checkout's node_modules gets this checkout's versions.
+ */
+function differingFromLockfile(dir: string): string[] {
+  assert.ok(lstatSync(path.join(dir, 'node_modules')).isDirectory(), 'node_modules is its own directory, not a link');
+  const lock = JSON.parse(readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string; optional?: boolean; dev?: boolean; link?: boolean }>;
+  };
+  const differing: string[] = [];
+  for (const [location, entry] of Object.entries(lock.packages)) {
+    if (!location || entry.link || !entry.version) continue;
+    const manifest = path.join(dir, location, 'package.json');
+    // Optional packages for other platforms are not installed.
+    if (!existsSync(manifest)) {
+      if (!entry.optional) differing.push(`${location} (missing)`);
+      continue;
+    }
+    const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
+    // npm reads a manifest's version as semver does: a leading `v` is dropped (json-metaschema says `v1.3.0`).
+    if (version.replace(/^v/, '') !== entry.version) differing.push(`${location} ${version}, lockfile ${entry.version}`);
+  }
+  return differing;
 }
 
 async function stop(served: Served): Promise<number | null> {
@@ -102,6 +150,22 @@ async function waitUntil(what: string, check: () => boolean | Promise<boolean>, 
   }
 }
 
+/** A process's "webhook delivery attempt" log lines (LOG_LEVEL=info) for one delivery: who made which attempt. */
+function attemptsLogged(output: string, deliveryId: string): { attempt: number; status?: number; outcome: string }[] {
+  const lines: { attempt: number; status?: number; outcome: string }[] = [];
+  for (const line of output.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const entry = JSON.parse(line) as { msg?: string; delivery_id?: string; attempt: number; status?: number; outcome: string };
+    if (entry.msg === 'webhook delivery attempt' && entry.delivery_id === deliveryId) {
+      lines.push({ attempt: entry.attempt, outcome: entry.outcome, ...(entry.status === undefined ? {} : { status: entry.status }) });
+    }
+  }
+  return lines;
+}
+
+// The first retry: the crossing delivery's retry comes this long (±10 % jitter) after its first attempt's answer.
+const RETRY_MS = 5_000;
+
 describe(`upgrading from the previous release (${PREVIOUS ? `${PREVIOUS.version}, ${PREVIOUS.ref}` : 'none found'}) as docs/operations.md says`, {
   // CI must not pass without it: there a missing release is a failure, not a skip.
   skip: PREVIOUS || process.env.CI ? false : 'no earlier release (a v* tag, or a commit CHANGELOG.md names) in this clone',
@@ -109,41 +173,62 @@ describe(`upgrading from the previous release (${PREVIOUS ? `${PREVIOUS.version}
   let oldDir: string;
   let db: TestDatabase;
   let env: NodeJS.ProcessEnv;
-  // `ok` answers every delivery; `flaky` answers its first one 503, so that delivery waits for its retry.
+  // `ok` answers every delivery. `flaky` holds its first request until the test lets it go, then answers it 500, and
+  // answers every later one 200: the first call's delivery to it is the retry that crosses the upgrade.
   let ok: HttpsTarget;
   let flaky: HttpsTarget;
+  let answerFirstAttempt: () => void;
   let oldServe: Served | undefined;
   let newServe: Served | undefined;
+  let oldWorker: WorkerProcess | undefined;
+  let newWorker: WorkerProcess | undefined;
 
-  before(async () => {
-    oldDir = await extractRelease(PREVIOUS!.ref);
-    db = await createTestDatabase({ migrated: false });
-    env = baseEnv({
-      DATABASE_URL: db.url,
-      PORT: '0',
-      SECRET_KEY: randomBytes(32).toString('base64'),
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      // The delivery that failed waits through the upgrade for its retry (whichever worker's turn it is sends it).
-      WEBHOOK_RETRY_SCHEDULE: '15s,1s,1s',
-    });
-    ok = await startHttpsTarget(() => ({ status: 200 }));
-    flaky = await startHttpsTarget((_request, index) => (index === 0 ? { status: 503 } : { status: 200 }));
-  });
+  before(
+    async () => {
+      oldDir = await installRelease(PREVIOUS!.ref);
+      db = await createTestDatabase({ migrated: false });
+      env = baseEnv({
+        DATABASE_URL: db.url,
+        PORT: '0',
+        WORKER_PORT: '0',
+        SECRET_KEY: randomBytes(32).toString('base64'),
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        WEBHOOK_RETRY_SCHEDULE: `${RETRY_MS / 1000}s,1s,1s`,
+        // The crossing delivery's first attempt is held open by its receiver from the first call until the previous
+        // release's last process is about to stop: its time-out (and the lease, half as long again) outlasts that.
+        WEBHOOK_TIMEOUT_MS: '120000',
+      });
+      ok = await startHttpsTarget(() => ({ status: 200 }));
+      const firstAnswered = new Promise<void>((resolve) => (answerFirstAttempt = resolve));
+      flaky = await startHttpsTarget(async (_request, index) => {
+        if (index > 0) return { status: 200 };
+        await firstAnswered;
+        return { status: 500 };
+      });
+    },
+    // The first run on a machine installs the previous release (`npm ci`, about a minute); later ones reuse it.
+    { timeout: 15 * 60_000 },
+  );
   after(async () => {
-    for (const served of [oldServe, newServe]) if (served && served.child.exitCode === null) await stop(served);
+    answerFirstAttempt?.();
+    for (const running of [oldServe, newServe, oldWorker, newWorker]) if (running) await stopProcess(running);
     await ok?.close();
     await flaky?.close();
     await db?.drop();
   });
 
-  test('data made by the previous release survives migrate and a rolling restart, and both releases serve side by side meanwhile', async () => {
+  test('data made by the previous release survives migrate and a rolling restart of serve and worker, and both releases serve and deliver side by side meanwhile', async () => {
     try {
       const oldBin = path.join(oldDir, 'bin/switchboard.js');
+      // The previous release runs on the dependencies its own lockfile names, installed by its `npm ci`.
+      assert.deepEqual(differingFromLockfile(oldDir), [], `${PREVIOUS!.version} runs on its own lockfile's packages`);
 
-      // The previous release: its migrations on a fresh database, its server with a delivery worker.
+      // The previous release: its migrations on a fresh database, its HTTP server and, apart, its delivery worker
+      // (`serve --no-worker` and `worker`: each attempt is made by a process the test knows, and logged by it).
       const oldMigrated = await cliJson<{ applied: string[] }>(['migrate'], env, oldBin);
       assert.ok(oldMigrated.applied.length > 0);
-      oldServe = await startServe(env, [], oldBin);
+      oldServe = await startServe(env, ['--no-worker'], oldBin);
+      oldWorker = await startWorkerProcess({ ...env, LOG_LEVEL: 'info' }, oldBin);
       const openapi = (await (await fetch(`${oldServe.url}/openapi.json`)).json()) as { info: { version: string } };
       assert.equal(openapi.info.version, PREVIOUS!.version, 'the previous release serves');
 
@@ -155,15 +240,22 @@ describe(`upgrading from the previous release (${PREVIOUS ? `${PREVIOUS.version}
       const complete = (bin: string, summary: string) => completeCallByCli(platform, summary, env, bin);
       const firstCall = await complete(oldBin, 'completed before the upgrade');
       await ok.waitForRequests(1, 30_000);
-      await flaky.waitForRequests(1, 30_000); // answered 503: its retry is due in 15 s, during or after the upgrade
+      // The crossing delivery's first attempt, sent by the previous release's worker (the only one yet); held open.
+      const [firstAttempt] = await flaky.waitForRequests(1, 30_000);
+      const crossing = String(firstAttempt!.headers['x-delivery-id']);
 
-      // Step 2: this checkout's migrations, while the previous release serves.
+      // Step 2: this checkout's migrations, while the previous release serves and its worker sends.
       const migrated = await cliJson<{ applied: string[] }>(['migrate'], env);
       assert.equal((await fetch(`${oldServe.url}/readyz`)).status, 200, 'the previous release stays ready on the migrated database');
+      assert.equal((await fetch(`${oldWorker.url}/readyz`)).status, 200, "the previous release's worker stays ready too");
 
-      // Step 3, side by side: this checkout's server starts beside the previous one; both record calls and deliver.
-      newServe = await startServe(env);
+      // Step 3, side by side: this checkout's server and worker start beside the previous ones; both record calls and
+      // both workers deliver.
+      newServe = await startServe(env, ['--no-worker']);
       assert.equal((await fetch(`${newServe.url}/readyz`)).status, 200);
+      const newWorkerStarted = Date.now();
+      newWorker = await startWorkerProcess({ ...env, LOG_LEVEL: 'info' });
+      assert.equal((await fetch(`${newWorker.url}/readyz`)).status, 200);
       const sideBySide = [
         await complete(oldBin, 'completed by the previous release beside the new one'),
         await complete(BIN, 'completed by the new release beside the previous one'),
@@ -174,8 +266,19 @@ describe(`upgrading from the previous release (${PREVIOUS ? `${PREVIOUS.version}
       }
       await waitUntil('the side-by-side calls delivered', () => sideBySide.every((id) => deliveredCallIds(ok.requests).includes(id)));
 
-      // The previous release stops (SIGTERM): it drains and exits 0.
+      // The previous release's server stops (SIGTERM): it drains and exits 0.
       assert.equal(await stop(oldServe), 0);
+
+      // The crossing delivery's first attempt is answered 500 now, and recorded by the previous release's worker as
+      // attempt 1, its retry due RETRY_MS later; then that worker stops (SIGTERM: it drains and exits 0) at once.
+      answerFirstAttempt();
+      await waitUntil('attempt 1 of the crossing delivery recorded', async () => {
+        const { rows } = await db.pool.query('SELECT 1 FROM webhook_attempts WHERE delivery_id = $1', [crossing]);
+        return rows.length > 0;
+      });
+      const oldWorkerStopping = Date.now();
+      oldWorker.child.kill('SIGTERM');
+      assert.equal(await oldWorker.exited, 0);
 
       // Everything made before is still there and works with this checkout alone.
       const listed = await fetch(`${newServe.url}/calls`, { headers: platform.headers });
@@ -193,7 +296,7 @@ describe(`upgrading from the previous release (${PREVIOUS ? `${PREVIOUS.version}
         60_000,
       );
 
-      // Each call reached each subscription once (the flaky one's first call twice: the 503, then its retry), signed with its secret.
+      // Each call reached each subscription once (the flaky one's first call twice: the 500, then its retry), signed with its secret.
       assert.deepEqual(deliveredCallIds(ok.requests).sort(), [firstCall, ...sideBySide, lastCall].sort());
       assert.deepEqual(deliveredCallIds(flaky.requests).sort(), [firstCall, firstCall, ...sideBySide, lastCall].sort());
       assert.ok(
@@ -202,9 +305,47 @@ describe(`upgrading from the previous release (${PREVIOUS ? `${PREVIOUS.version}
       );
       assert.ok(flaky.requests.every((request) => request.headers['x-signature'] === 'flaky-secret'));
       assert.ok(migrated.applied.every((name) => /^\d{4}_[\w-]+\.sql$/.test(name)));
+
+      // The retry crossed the upgrade. The delivery log: attempt 1 answered 500 and retried, attempt 2 answered 200.
+      const { rows: logged } = await db.pool.query<{ attempt: number; status_code: number; outcome: string }>(
+        'SELECT attempt, status_code, outcome FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt',
+        [crossing],
+      );
+      assert.deepEqual(logged, [
+        { attempt: 1, status_code: 500, outcome: 'retrying' },
+        { attempt: 2, status_code: 200, outcome: 'succeeded' },
+      ]);
+      // Which process made each: the previous release's worker logged attempt 1 and nothing after; this checkout's
+      // worker logged attempt 2 and nothing before.
+      assert.deepEqual(attemptsLogged(oldWorker.output(), crossing), [{ attempt: 1, status: 500, outcome: 'retrying' }]);
+      assert.deepEqual(attemptsLogged(newWorker.output(), crossing), [{ attempt: 2, status: 200, outcome: 'succeeded' }]);
+      // Which release, as the receiver saw it: each attempt's number and User-Agent.
+      const received = flaky.requests.filter((request) => request.headers['x-delivery-id'] === crossing);
+      assert.deepEqual(
+        received.map((request) => [request.headers['x-delivery-attempt'], request.headers['user-agent']]),
+        [
+          ['1', `Switchboard-Webhooks/${PREVIOUS!.version}`],
+          ['2', `Switchboard-Webhooks/${VERSION}`],
+        ],
+      );
+      // When: attempt 1 was sent before this checkout's worker started, attempt 2 after the previous release's worker
+      // was told to stop, and no sooner than its retry schedule after attempt 1's answer (not a redelivery).
+      const [first, second] = received as [RecordedRequest, RecordedRequest];
+      assert.ok(first.receivedAt.getTime() < newWorkerStarted, 'attempt 1 was sent before the new worker ran');
+      assert.ok(second.receivedAt.getTime() > oldWorkerStopping, 'attempt 2 was sent after the old worker stopped');
+      const waited = second.receivedAt.getTime() - first.closedAt!.getTime();
+      assert.ok(
+        waited >= RETRY_MS * 0.9 - 100,
+        `attempt 2 came ${waited} ms after attempt 1's answer, its retry schedule says ${RETRY_MS} ms ± 10 %`,
+      );
     } catch (error) {
-      // What each server printed tells why a step failed.
-      const outputs = `--- ${PREVIOUS?.version} ---\n${oldServe?.output() ?? ''}\n--- this checkout ---\n${newServe?.output() ?? ''}`;
+      // What each process printed tells why a step failed.
+      const outputs = [
+        `--- ${PREVIOUS?.version} serve ---\n${oldServe?.output() ?? ''}`,
+        `--- ${PREVIOUS?.version} worker ---\n${oldWorker?.output() ?? ''}`,
+        `--- this checkout's serve ---\n${newServe?.output() ?? ''}`,
+        `--- this checkout's worker ---\n${newWorker?.output() ?? ''}`,
+      ].join('\n');
       throw new Error(`${(error as Error).message}\n${outputs}`, { cause: error });
     }
   });
