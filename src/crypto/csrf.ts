@@ -2,8 +2,8 @@
 // SameSite=Lax cookie, and in each form an HMAC of it keyed with SECRET_KEY.
 // A cross-site page can neither read the cookie nor compute the HMAC, and
 // SameSite=Lax keeps the session cookie off cross-site POSTs as well.
-// Forms rendered under a key of SECRET_KEY_PREVIOUS still verify, so a
-// rotation never turns an open form into a 403 (docs/decisions.md).
+// Forms rendered under a key of SECRET_KEY_PREVIOUS still verify, so a form
+// opened before a rotation posts until its key is removed (docs/decisions.md).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { asKeyRing, type KeyRing } from './key-ring.ts';

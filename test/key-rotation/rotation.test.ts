@@ -9,6 +9,7 @@ import { fleetEnv, stopProcess } from '../helpers/fleet.ts';
 import { startHttpsTarget, type HttpsTarget, type RecordedRequest } from '../helpers/https-target.ts';
 import { createClient, issueTokens, platformHeaders, type IssuedTokens, type TestClient } from '../helpers/oauth.ts';
 import { hiddenInputs, UserAgent } from '../helpers/user-agent.ts';
+import { signedInAgent } from '../helpers/web.ts';
 import { waitFor } from '../helpers/webhooks.ts';
 
 const newKey = () => randomBytes(32).toString('base64');
@@ -37,7 +38,11 @@ describe('rotating SECRET_KEY: SECRET_KEY_PREVIOUS, then switchboard rekey, then
   const hookIds: Record<string, string> = {};
   /** The refresh token the first refresh returned: a replay of the first one gets it again. */
   let successor: string;
-  let form: { cookies: Map<string, string>; fields: Record<string, string> };
+  /** A page left open since before the rotation: its browser's cookies and the hidden fields of its form. */
+  type OpenForm = { cookies: Map<string, string>; fields: Record<string, string> };
+  let form: OpenForm;
+  /** The alert settings page of a signed-in owner, rendered under the first key and never posted. */
+  let alertsForm: OpenForm;
 
   const env = (keys: Record<string, string>) => fleetEnv(db.url, { REFRESH_REUSE_GRACE: '3600', ...keys });
   const serveWith = async (keys: Record<string, string>) => {
@@ -110,6 +115,11 @@ describe('rotating SECRET_KEY: SECRET_KEY_PREVIOUS, then switchboard rekey, then
     const agent = new UserAgent(served!.url);
     const login = await agent.get('/login');
     form = { cookies: agent.cookies, fields: hiddenInputs(login.body, '/login') };
+
+    const owner = await signedInAgent(served!.url, member.user.email);
+    const alerts = await owner.get('/ui/alerts');
+    alertsForm = { cookies: owner.cookies, fields: hiddenInputs(alerts.body, '/ui/alerts') };
+    assert.equal(alertsForm.fields.enabled, 'false', 'the form turns alert e-mails off');
   });
 
   test('SECRET_KEY changed, the old key in SECRET_KEY_PREVIOUS: deliveries still signed, the retried refresh answered, the open form accepted', async () => {
@@ -160,6 +170,37 @@ describe('rotating SECRET_KEY: SECRET_KEY_PREVIOUS, then switchboard rekey, then
     assert.equal(replay.status, 200);
     assert.equal(((await replay.json()) as { refresh_token: string }).refresh_token, successor);
     assert.doesNotMatch(served!.output(), /SECRET_KEY/, 'nothing to say about keys');
+  });
+
+  test('SECRET_KEY_PREVIOUS removed: a form left open since before the rotation answers 403 once; reloaded, the page shows a new one that posts', async () => {
+    /** The browser that shows the open page, talking to the restarted server. */
+    const browser = (open: OpenForm) => {
+      const agent = new UserAgent(served!.url);
+      for (const [name, value] of open.cookies) agent.cookies.set(name, value);
+      return agent;
+    };
+
+    const owner = browser(alertsForm);
+    const refused = await owner.post('/ui/alerts', alertsForm.fields);
+    assert.equal(refused.status, 403, 'the CSRF token made under the removed key');
+    assert.match(refused.body, /Form expired/);
+    const reloaded = await owner.get('/ui/alerts');
+    assert.equal(reloaded.status, 200, 'the session outlives the key');
+    assert.match(reloaded.body, /Turn alerts off/, 'nothing was changed');
+    const fields = hiddenInputs(reloaded.body, '/ui/alerts');
+    assert.notEqual(fields.csrf, alertsForm.fields.csrf, 'a new token, under SECRET_KEY');
+    const saved = await owner.post('/ui/alerts', fields);
+    assert.equal(saved.status, 303);
+    assert.match((await owner.get(saved.location!)).body, /Alert e-mails turned off\./);
+
+    // The sign-in form: its 403 is the form again, and reloading it gives one that signs in.
+    const visitor = browser(form);
+    const expired = await visitor.post('/login', { ...form.fields, email: member.user.email, password: PASSWORD });
+    assert.equal(expired.status, 403);
+    assert.match(expired.body, /Your sign-in form expired/);
+    const login = await visitor.get('/login');
+    const signedIn = await visitor.post('/login', { ...hiddenInputs(login.body, '/login'), email: member.user.email, password: PASSWORD });
+    assert.equal(signedIn.status, 303);
   });
 
   test('a key nobody kept (no SECRET_KEY_PREVIOUS, no rekey): the failure is clear, at start, on each attempt and from rekey, which succeeds once run again with that key', async () => {
