@@ -3,6 +3,7 @@
 // process never collide; `serve` shares one between the HTTP app and its
 // delivery worker.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { spansDropped, spansQueued } from '../tracing/span-queue.ts';
 
 export interface Metrics {
   registry: Registry;
@@ -113,6 +114,25 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       if (!metrics.circuitStateSource) return;
       const counts = await metrics.circuitStateSource();
       for (const state of ['closed', 'open', 'probing'] as const) this.set({ state }, counts[state]);
+    },
+  });
+  // Trace export (OTEL_*): process-wide figures, zero while export is off.
+  new Counter({
+    name: 'switchboard_trace_spans_dropped_total',
+    help: 'Spans never exported: queue_full (the export queue, OTEL_BSP_MAX_QUEUE_SIZE, was full: a collector away or slow) or export_failed',
+    labelNames: ['reason'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [reason, count] of Object.entries(spansDropped())) this.inc({ reason }, count);
+    },
+  });
+  new Gauge({
+    name: 'switchboard_trace_span_queue_size',
+    help: 'Spans waiting for export (at most OTEL_BSP_MAX_QUEUE_SIZE per exporter)',
+    registers: [registry],
+    collect() {
+      this.set(spansQueued());
     },
   });
   return metrics;
