@@ -27,7 +27,8 @@
 // BENCH_ROWS=recent,locations,healthz,refresh,calls-post runs only those rows (each
 // with its baseline), in that order; calls-floor, only when named, adds the floor of POST /calls
 // (bench/floors/calls-floor-server.js), and calls-post-idem and calls-post-unique, only when named, POST /calls
-// with an Idempotency-Key and its control; BENCH_SERVER_DIR=checkout runs that checkout's server instead.
+// with an Idempotency-Key and its control; calls-post-full, only when named, POST /calls with every optional
+// field; BENCH_SERVER_DIR=checkout runs that checkout's server instead.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openSync, readdirSync, readFileSync } from 'node:fs';
@@ -312,13 +313,15 @@ async function main() {
       for (let i = 0; i < CALLS; i++)
         await insertCompletedCall(tx, { agentId: null, summary: `Bench call ${i}`, durationSeconds: i % 600 });
     });
+    const locationIds: string[] = [];
     for (let i = 0; i < LOCATIONS; i++) {
-      await createLocation(pool, NO_CACHES, org.id, {
+      const location = await createLocation(pool, NO_CACHES, org.id, {
         name: `Location ${i}`,
         city: 'Springfield',
         country: 'US',
         is_primary: i === 0,
       } as never);
+      locationIds.push(location.id);
     }
     // POST /calls row: one active subscription, so every call writes its outbox
     // row in the same statement. Its receiver accepts connections and never answers, so the
@@ -418,6 +421,18 @@ async function main() {
     const verdict = (ok: boolean) => (ok ? 'ok' : 'BELOW GOAL');
     // The POST /calls rows (Switchboard's and its floor's) send the same completed call.
     const callBody = JSON.stringify({ summary: 'Customer booked a visit for next Tuesday', duration_seconds: 184 });
+    // calls-post-full: the same call with every optional field a voice service may give (docs/interface.md §2.6).
+    const fullCallBody = JSON.stringify({
+      summary: 'Customer booked a visit for next Tuesday',
+      duration_seconds: 184,
+      direction: 'inbound',
+      from_number: '+44 20 7946 0123',
+      to_number: '+1 (415) 555-0199',
+      location_id: locationIds[0],
+      recording_url: 'https://recordings.example.com/2026/11/29/call-8f14e45f.mp3',
+      transcript: 'Agent: Good morning, how can I help? Caller: I would like to book a visit for next Tuesday. '.repeat(16),
+      metadata: { crm_id: 'A-10442', campaign: 'winter-service' },
+    });
     const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
     const rows: {
       key: string;
@@ -464,6 +479,23 @@ async function main() {
         },
         goal: (_p, r) => `POST /calls ${r.toFixed(2)}× (goal ≥0.15, ${verdict(r >= 0.15)})`,
       },
+      // Only when named: the calls-post row with every optional field set (its cost beside calls-post's).
+      ...(only?.includes('calls-post-full')
+        ? [
+            {
+              key: 'calls-post-full',
+              name: 'POST /calls (completed, every optional field)',
+              options: {
+                url: `${server.url}/calls`,
+                connections: CONNECTIONS,
+                method: 'POST' as const,
+                headers: { ...user_, 'content-type': 'application/json' },
+                body: fullCallBody,
+              },
+              goal: (_p: Paired, r: number) => `POST /calls, every field ${r.toFixed(2)}× (compare its CPU with calls-post)`,
+            },
+          ]
+        : []),
       // Only when named: the calls-post row with a new Idempotency-Key on every request, and its control: the
       // same per-request header rebuilt by the load generator (autocannon's [<id>]), but not an Idempotency-Key.
       ...(['calls-post-idem', 'calls-post-unique'] as const)
