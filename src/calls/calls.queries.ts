@@ -179,6 +179,20 @@ export async function listCalls(db: Queryable, input: { limit: number; afterId?:
   return rows;
 }
 
+/**
+ * The first page without a filter (list_recent_calls, GET /calls), for a
+ * generic plan (withOrgOneStatement's genericPlan): PostgreSQL would plan
+ * `LIMIT $1` again for every call, estimating a generic plan at a tenth of the
+ * organization's calls, and the planning costs several times the run.
+ */
+export async function newestCalls(db: Queryable, limit: number): Promise<Call[]> {
+  const { rows } = await db.query<Call>(
+    `SELECT ${COLUMNS} FROM calls WHERE organization_id = app_current_org() ORDER BY created_at DESC, id DESC LIMIT $1`,
+    [limit],
+  );
+  return rows;
+}
+
 /** Whether a location and an agent of these ids are the current organization's (row-level security hides others'). */
 export async function findReferences(
   db: Queryable,

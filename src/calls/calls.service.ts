@@ -5,7 +5,7 @@ import * as errors from '../errors.ts';
 import { hashToken, OAUTH_TOKEN_MAX_LENGTH } from '../auth/tokens.ts';
 import type { Pool } from '../db/pool.ts';
 import { FOREIGN_KEY_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
-import { withOrg } from '../db/with-org.ts';
+import { withOrg, withOrgOneStatement } from '../db/with-org.ts';
 import { NO_CACHES, readPrincipalAndBody, type Caches, type OrganizationBody } from '../cache/caches.ts';
 import { tags } from '../cache/tags.ts';
 import { checkPlatformAccess, type PlatformCredentials, type PlatformRefusal } from '../oauth/platform-guard.ts';
@@ -15,7 +15,15 @@ import { ValidationProblem } from '../http/problem-details.plugin.ts';
 import { writeCompletedCall } from './completed-call-batches.ts';
 import { idempotently, type Answer, type CallerKey } from './idempotency.ts';
 import { KeyHeld } from './idempotency.queries.ts';
-import { findCall, insertCall, listCalls, readRecentCallsForToken, type CallFilters, type CallFiltersObject } from './calls.queries.ts';
+import {
+  findCall,
+  insertCall,
+  listCalls,
+  newestCalls,
+  readRecentCallsForToken,
+  type CallFilters,
+  type CallFiltersObject,
+} from './calls.queries.ts';
 import { callDetails, type CallDetails, type CallDetailsInput } from './call-details.ts';
 import { completeInProgressCall, type CompletionTraceContext } from './completed-calls.queries.ts';
 import { newTraceContext, type StoredTraceContext } from '../tracing/trace-context.ts';
@@ -235,13 +243,20 @@ export async function listCallsPage(
   input: { limit: number; cursor?: string | undefined } & CallFilters,
 ): Promise<{ calls: CallView[]; nextCursor: string | null }> {
   const { limit, cursor } = input;
+  const filters = namedFilters(input);
+  const page = (calls: Call[]) => {
+    const shown = calls.slice(0, limit);
+    return { calls: shown.map(callView), nextCursor: calls.length > limit ? shown.at(-1)!.id : null };
+  };
+  if (cursor === undefined && Object.values(filters).every((value) => value === undefined)) {
+    // The first page, unfiltered (an assistant's list_recent_calls): one round trip, planned once.
+    return page(await withOrgOneStatement(pool, organizationId, (db) => newestCalls(db, limit + 1), { genericPlan: true }));
+  }
   return withOrg(pool, organizationId, async (db) => {
     if (cursor !== undefined && !(await findCall(db, cursor))) {
       throw new ValidationProblem([{ field: 'cursor', message: 'is not a cursor from a previous page' }]);
     }
-    const calls = await listCalls(db, { ...namedFilters(input), limit: limit + 1, afterId: cursor });
-    const page = calls.slice(0, limit);
-    return { calls: page.map(callView), nextCursor: calls.length > limit ? page.at(-1)!.id : null };
+    return page(await listCalls(db, { ...filters, limit: limit + 1, afterId: cursor }));
   });
 }
 
