@@ -57,8 +57,8 @@ function fileExists(citing: string, name: string): boolean {
   );
 }
 
-/** A Markdown file's name (or README), then the section's title in double quotes, after a comma or "'s". */
-const SECTION = /((?:docs\/)?[\w-]+\.md|README)(?:'s|,)? "([^"]+)"/g;
+/** A Markdown file's path (or README), then the section's title in double quotes, after a comma or "'s". */
+const SECTION = /((?:[\w.-]+\/)*[\w-]+\.md|README)(?:'s|,)? "([^"]+)"/g;
 
 /** A Markdown file's headings, and the bold names that open its list items (docs/decisions.md's entries). */
 function headings(file: string): string[] {
