@@ -278,11 +278,17 @@ describe('alerts across two worker processes', () => {
     assert.deepEqual(mail!.to, [a.member.email]);
     assert.ok(mail!.text.includes(`${BASE_URL}/connected-apps`));
     assert.match(mail!.text, /1 webhook subscription stopped/);
-    const { rows } = await t.db.pool.query<{ attempts: number; status: string }>(
-      `SELECT e.attempts, e.status FROM alert_emails e JOIN alerts al ON al.id = e.alert_id
-        WHERE al.kind = 'revoked' AND al.subject_id = $1`,
-      [client.client_id],
-    );
+    // The sender records `sent` after the mail server has the message: wait for that commit, not only the mail.
+    const revokedEmails = async () =>
+      (
+        await t.db.pool.query<{ attempts: number; status: string }>(
+          `SELECT e.attempts, e.status FROM alert_emails e JOIN alerts al ON al.id = e.alert_id
+            WHERE al.kind = 'revoked' AND al.subject_id = $1`,
+          [client.client_id],
+        )
+      ).rows;
+    await waitFor('the e-mail recorded as sent', async () => (await revokedEmails()).some((r) => r.status === 'sent'), 40_000);
+    const rows = await revokedEmails();
     assert.deepEqual(
       rows.map((r) => r.status),
       ['sent'],
