@@ -34,6 +34,20 @@ export async function tokenGrant(baseUrl: string, client: HttpPlatform['client']
   return (await answer.json()) as HttpPlatform['tokens'];
 }
 
+/** POST /oauth/token with grant_type=refresh_token and the client's credentials in the form; the raw answer, whatever its status. */
+export function refreshOverHttp(baseUrl: string, client: HttpPlatform['client'], refreshToken: string): Promise<Response> {
+  return fetch(`${baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    }),
+  });
+}
+
 export async function connectOverHttp(baseUrl: string, env: NodeJS.ProcessEnv, bin = BIN): Promise<HttpPlatform> {
   const org = await cliJson<{ id: string }>(['org', 'create', '--name', `Org ${randomBytes(3).toString('hex')}`], env, bin);
   const email = `owner-${randomBytes(3).toString('hex')}@example.com`;

@@ -3,6 +3,7 @@
 // key is DATA_DIR/secret.key. Step 1's block runs as written; the steps after
 // it restart `switchboard serve` and run `switchboard rekey` with the
 // environment they name.
+import { refreshOverHttp } from '../helpers/http-platform.ts';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -124,17 +125,7 @@ describe('rotating the generated DATA_DIR/secret.key as docs/operations.md says'
       assert.equal(request?.headers['x-signature'], secrets[name], `${name}: signed with its secret`);
     }
   };
-  const refresh = (refreshToken: string) =>
-    fetch(`${served!.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: refreshToken,
-        client_id: client.client_id,
-        client_secret: client.client_secret,
-      }),
-    });
+  const refresh = (refreshToken: string) => refreshOverHttp(served!.url, client, refreshToken);
 
   before(async () => {
     work = await tempDataDir();

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { refreshOverHttp } from '../helpers/http-platform.ts';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
@@ -76,17 +77,7 @@ describe('rotating SECRET_KEY: SECRET_KEY_PREVIOUS, then switchboard rekey, then
     assert.equal(res.status, 201);
     return ((await res.json()) as { id: string }).id;
   };
-  const refresh = (refreshToken: string) =>
-    fetch(`${served!.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: refreshToken,
-        client_id: client.client_id,
-        client_secret: client.client_secret,
-      }),
-    });
+  const refresh = (refreshToken: string) => refreshOverHttp(served!.url, client, refreshToken);
   const rekey = (keys: Record<string, string>, json = true) => runCli(json ? ['rekey', '--json'] : ['rekey'], env(keys));
 
   before(async () => {

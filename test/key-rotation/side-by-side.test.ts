@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { refreshOverHttp } from '../helpers/http-platform.ts';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { runCli, startServe, type Served } from '../helpers/cli.ts';
@@ -61,17 +62,7 @@ describe('a rolling rotation: processes on the old and the new key side by side,
     return poster.post('/login', { ...hiddenInputs(page.body, '/login'), email: member.user.email, password: PASSWORD });
   };
   const newTokens = () => issueTokens(db.pool, { client, userId: member.user.id, organizationId: member.org.id });
-  const refresh = (via: Served, refreshToken: string) =>
-    fetch(`${via.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: refreshToken,
-        client_id: client.client_id,
-        client_secret: client.client_secret,
-      }),
-    });
+  const refresh = (via: Served, refreshToken: string) => refreshOverHttp(via.url, client, refreshToken);
   /** Refreshes through `first`, then replays the same refresh token through `second` (a retried refresh, within REFRESH_REUSE_GRACE). */
   const replayedSuccessor = async (first: Served, second: Served) => {
     const tokens = await newTokens();
