@@ -139,6 +139,11 @@ export async function buildWorkerApp(
   return app;
 }
 
+// Fastify gives a plugin 10 s to finish loading, a guard against a callback plugin that never calls done (ours are
+// all async). On a starved machine the OpenAPI plugin, which reads swagger-ui's assets, took longer, and a server that
+// merely started slowly failed to start: allow a minute.
+const PLUGIN_TIMEOUT_MS = 60_000;
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, pool } = options;
   setBaseUrlSetting(config.baseUrl);
@@ -152,6 +157,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: {} },
     frameworkErrors: frameworkErrorProblem,
     serverFactory: livenessServerFactory(liveness),
+    pluginTimeout: PLUGIN_TIMEOUT_MS,
     logController: new CompletedRequestLog(),
   });
   censorChildBindings(app.log);
