@@ -12,7 +12,7 @@ import {
   RECORDING_URL_MAX_LENGTH,
   TRANSCRIPT_MAX_LENGTH,
 } from './call-details.ts';
-import { DURATION_MAX_SECONDS } from './calls.service.ts';
+import { DURATION_MAX_SECONDS } from './call-limits.ts';
 
 const Direction = Type.Union(
   DIRECTIONS.map((d) => Type.Literal(d)),

@@ -3,10 +3,6 @@
 // transcript and its own references. Numbers are read by libphonenumber-js
 // with its full metadata (any spelling of a valid number, with its country
 // code) and stored in E.164; the rest is checked by the route schema.
-import type { Static } from '@sinclair/typebox';
-import { parseSince } from '../audit/audit-events.service.ts';
-import type { CallFilters } from './calls.queries.ts';
-import type { ListCallsQuery } from './calls.schemas.ts';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { ValidationProblem } from '../http/problem-details.plugin.ts';
 
@@ -110,25 +106,4 @@ export function callDetails(input: CallDetailsInput): CallDetails | undefined {
   }
   if (problems.length) throw new ValidationProblem(problems);
   return Object.keys(details).length > 0 ? details : undefined;
-}
-
-/**
- * GET /calls's query as the filters of listCallsPage, by name (the route and
- * the MCP tool search_calls take the same parameters): numbers to E.164,
- * since/until to instants, each refusal naming its parameter.
- */
-export function listQueryFilters(query: Static<typeof ListCallsQuery>): { limit: number; cursor: string | undefined } & CallFilters {
-  return {
-    limit: query.limit,
-    cursor: query.cursor,
-    status: query.status,
-    direction: query.direction,
-    agentId: query.agent_id,
-    locationId: query.location_id,
-    number: numberFromQuery('number', query.number),
-    fromNumber: numberFromQuery('from_number', query.from_number),
-    toNumber: numberFromQuery('to_number', query.to_number),
-    from: parseSince(query.since),
-    before: parseSince(query.until, 'until'),
-  };
 }

@@ -1,4 +1,5 @@
-// A call as stored (the calls table's columns), as every module of calls reads it.
+// A call as stored (the calls table's columns), as every module of calls reads
+// it, and as every answer and page shows it (CallView: instants as ISO text).
 
 export type CallStatus = 'in_progress' | 'completed';
 
@@ -29,4 +30,32 @@ export interface CompletedCall extends Call {
   completed_at: Date;
   duration_seconds: number;
   summary: string;
+}
+
+export interface CallView extends Omit<Call, 'created_at' | 'completed_at'> {
+  created_at: string;
+  completed_at: string | null;
+}
+
+export function callView(call: Call): CallView {
+  return {
+    id: call.id,
+    organization_id: call.organization_id,
+    agent_id: call.agent_id,
+    status: call.status,
+    created_at: call.created_at.toISOString(),
+    completed_at: call.completed_at?.toISOString() ?? null,
+    duration_seconds: call.duration_seconds,
+    summary: call.summary,
+    direction: call.direction,
+    from_number: call.from_number,
+    to_number: call.to_number,
+    agent_name: call.agent_name,
+    location_id: call.location_id,
+    location_name: call.location_name,
+    recording_url: call.recording_url,
+    transcript: call.transcript,
+    metadata: call.metadata,
+    url: call.url,
+  };
 }

@@ -16,7 +16,7 @@
 // Python's splitlines() breaks at \v, \f, \x1c-\x1e, \x85, U+2028 and U+2029.
 // So each of these sets holds every character that folds to one of its members.
 // Numbers (durations) and empty cells are written bare: they carry no text.
-import type { CallView } from './calls.service.ts';
+import type { CallView } from './call.ts';
 
 export const CALLS_CSV_HEADER = [
   'id',

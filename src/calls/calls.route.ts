@@ -21,9 +21,10 @@ import {
   ProblemSchema,
   RecentCallsQuery,
 } from './calls.schemas.ts';
-import { completeCall, getCall, listCallsPage, recentCallsForPlatform, recordCall } from './calls.service.ts';
+import { completeCall, recordCall } from './calls.service.ts';
+import { getCall, listCallsPage, listQueryFilters } from './call-reads.service.ts';
+import { recentCallsForPlatform } from './recent-calls.service.ts';
 import { keyCaller, keyFromHeader, type Answer, type CallerKey } from './idempotency.ts';
-import { listQueryFilters } from './call-details.ts';
 import { completionTraceContext, requestTraceContext } from '../tracing/request-context.ts';
 
 /** A transcript of 50,000 characters fits (docs/interface.md §8); other routes keep BODY_LIMIT. */
@@ -50,7 +51,7 @@ export default async function callsRoutes(fastify: FastifyInstance) {
 
   // The platform's polling endpoint is the hottest read: the token's principal
   // and the calls are read together (from the process caches, or in one
-  // statement, calls.service.ts recentCallsForPlatform) and PostgreSQL writes
+  // statement, recent-calls.service.ts recentCallsForPlatform) and PostgreSQL writes
   // the JSON, so a request costs one round trip at most.
   app.get(
     '/calls/recent',

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { IdParams, PageCursor, ProblemSchema, Uuid } from '../http/schemas.ts';
-import { DURATION_MAX_SECONDS, SUMMARY_MAX_LENGTH } from './calls.service.ts';
+import { DURATION_MAX_SECONDS, SUMMARY_MAX_LENGTH } from './call-limits.ts';
 import { CallDetailsOutput, CallDetailsProperties, FilterProperties } from './call-details.schemas.ts';
 import { KEY_HEADER_PATTERN, KEY_MAX_LENGTH, KEY_RULE } from './idempotency.ts';
 

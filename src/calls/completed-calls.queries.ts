@@ -9,9 +9,9 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import { DELIVERIES_CHANNEL, payloadNaming } from '../webhooks/deliveries-channel.queries.ts';
 import type { CompletedCall } from './call.ts';
-import { COLUMNS, completionDetailAssignments, DETAIL_COLUMNS, detailValues, keyParameters } from './calls.queries.ts';
+import { COLUMNS, completionDetailAssignments, DETAIL_COLUMNS, detailValues } from './call-columns.queries.ts';
 import type { CallDetails } from './call-details.ts';
-import { reservedKeys, KeyHeld, type KeyReservation } from './idempotency.queries.ts';
+import { keyParameters, reservedKeys, KeyHeld, type KeyReservation } from './idempotency.queries.ts';
 import { newTraceContext, type StoredTraceContext } from '../tracing/trace-context.ts';
 
 /**

@@ -4,7 +4,7 @@
 import type { Queryable } from '../db/pool.ts';
 import { UNIQUE_VIOLATION, violatedConstraint } from '../db/pg-errors.ts';
 import type { Call } from './call.ts';
-import { callColumns } from './calls.queries.ts';
+import { callColumns } from './call-columns.queries.ts';
 
 /** How long a key is remembered; a row older than this is expired (removed by housekeeping, or by the next request with its key). */
 const KEY_LIFETIME = "interval '24 hours'";
@@ -101,4 +101,11 @@ export async function deleteExpiredKeys(db: Queryable, batch: number): Promise<n
     [batch],
   );
   return rowCount ?? 0;
+}
+
+/** A reservation's key, fingerprint, answer status and caller as parameters (nulls without one). */
+export function keyParameters(
+  reservation: KeyReservation | null | undefined,
+): [string | null, Buffer | null, number | null, string | null] {
+  return reservation ? [reservation.key, reservation.fingerprint, reservation.status, reservation.caller] : [null, null, null, null];
 }

@@ -98,7 +98,7 @@ export type PlatformAccess<P extends ActiveAccessToken> = { ok: true; active: P 
  * deactivated): the token, then the client it was issued to (id and secret,
  * the secret compared in constant time, both always, so a wrong id and a
  * wrong secret cost the same), then the scope. The one home of this rule:
- * the preHandler below and GET /calls/recent (calls.service.ts) both decide with it.
+ * the preHandler below and GET /calls/recent (recent-calls.service.ts) both decide with it.
  */
 export function checkPlatformAccess<P extends ActiveAccessToken>(
   active: P | undefined,

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
 import { callCsvLine, CALLS_CSV_HEADER, csvLine } from '../calls/calls-csv.ts';
 import * as errors from '../errors.ts';
-import { getCall, listCallsPage, streamCalls } from '../calls/calls.service.ts';
+import { getCall, listCallsPage, streamCalls } from '../calls/call-reads.service.ts';
 import { listAgents } from '../calls/agents.service.ts';
 import { listDeliveriesOfCall } from '../webhooks/deliveries.service.ts';
 import { parseCallFilters } from './call-filters.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { EMAIL_MAX_LENGTH } from '../../src/auth/sessions.schemas.ts';
 import { RECORDING_URL_MAX_LENGTH, TRANSCRIPT_MAX_LENGTH } from '../../src/calls/call-details.ts';
-import { SUMMARY_MAX_LENGTH } from '../../src/calls/calls.service.ts';
+import { SUMMARY_MAX_LENGTH } from '../../src/calls/call-limits.ts';
 import { KEY_MAX_LENGTH } from '../../src/calls/idempotency.ts';
 import { NAME_MAX_LENGTH } from '../../src/http/schemas.ts';
 import { LATITUDE_MAX, LONGITUDE_MAX, MAX_TEXT } from '../../src/locations/locations.schemas.ts';

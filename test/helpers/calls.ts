@@ -7,7 +7,7 @@ import type { CompletedCall } from '../../src/calls/call.ts';
 import { CallCompletedEventSchema } from '../../src/calls/calls.schemas.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { withOrg } from '../../src/db/with-org.ts';
-import { COLUMNS } from '../../src/calls/calls.queries.ts';
+import { COLUMNS } from '../../src/calls/call-columns.queries.ts';
 
 /**
  * The event of a stored call, built in TypeScript: the schema's fields in the

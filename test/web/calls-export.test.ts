@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CALLS_CSV_HEADER, csvCell, csvLine } from '../../src/calls/calls-csv.ts';
-import { EXPORT_BATCH } from '../../src/calls/calls.service.ts';
+import { EXPORT_BATCH } from '../../src/calls/call-reads.service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember, type Member } from '../helpers/fixtures.ts';
 import { UserAgent } from '../helpers/user-agent.ts';

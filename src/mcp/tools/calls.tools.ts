@@ -1,9 +1,9 @@
 // The call tools: the calls of GET /calls and GET /calls/{id}, with their
-// fields (calls.service.ts callView), read through the same services.
+// fields (call.ts callView), read through the same services.
 import { Type } from '@sinclair/typebox';
-import { listQueryFilters } from '../../calls/call-details.ts';
 import { CallSchema, ListCallsQuery } from '../../calls/calls.schemas.ts';
-import { getCall, listCallsPage, type CallView } from '../../calls/calls.service.ts';
+import type { CallView } from '../../calls/call.ts';
+import { getCall, listCallsPage, listQueryFilters } from '../../calls/call-reads.service.ts';
 import { Uuid } from '../../http/schemas.ts';
 import { count, defineTool, READ_ONLY } from './tool.ts';
 
@@ -54,7 +54,7 @@ export const searchCalls = defineTool({
   description: 'Calls matching the filters of GET /calls, newest first, a page at a time.',
   scope: 'calls:read',
   annotations: READ_ONLY,
-  // GET /calls's query parameters by the same names, read by the same function (call-details.ts listQueryFilters).
+  // GET /calls's query parameters by the same names, read by the same function (call-reads.service.ts listQueryFilters).
   input: Type.Object(ListCallsQuery.properties, { additionalProperties: false }),
   output: CallPage,
   async run(ctx, args) {

@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { printableUrl } from '../../http/url-characters.ts';
-import type { CallView } from '../../calls/calls.service.ts';
+import type { CallView } from '../../calls/call.ts';
 import type { DeliveryLine } from '../../webhooks/deliveries.service.ts';
 import { html } from '../html.ts';
 import { layout, type Navigation } from '../layout.ts';

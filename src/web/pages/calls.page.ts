@@ -1,4 +1,4 @@
-import type { CallView } from '../../calls/calls.service.ts';
+import type { CallView } from '../../calls/call.ts';
 import { filterQuery, type FilterValues } from '../call-filters.ts';
 import type { FieldErrors } from '../forms.ts';
 import { html } from '../html.ts';
