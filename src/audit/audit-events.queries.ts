@@ -51,6 +51,11 @@ export function actorArguments(type: string, id: string, label: string): string 
   return `${type}, ${id}, coalesce(${label}, (SELECT c.name FROM oauth_clients c WHERE ${type} = 'client' AND c.client_id = ${id}))`;
 }
 
+/** An actor as the values of actorArguments' three parameters, in its order. */
+export function actorValues(actor: AuditActor): (string | null)[] {
+  return [actor.type, actor.id, actor.label];
+}
+
 /** One event, for a change made by the statements before it in this transaction. */
 export async function writeAuditEvent(
   db: Queryable,

@@ -9,7 +9,7 @@
 //   claim                 per subscription: the claim (try), recover (wait); webhooks/claim-lock.ts
 //   client                per OAuth client_id: its deletion (exclusive), refresh and the token checks (shared);
 //                         `app_lock_client`, `app_lock_client_shared`
-//   active_subscriptions  per organization: subscribing and re-enabling (webhooks/subscriptions.queries.ts)
+//   active_subscriptions  per organization: subscribing and re-enabling (webhooks/subscription-limit.queries.ts)
 //   primary_location      per organization: marking a primary location (locations/locations.queries.ts)
 
 /** The transaction-level locks the code takes by name (`app_lock_class` lists them with their classes). */

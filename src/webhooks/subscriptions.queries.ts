@@ -1,14 +1,16 @@
 // call.completed subscriptions of the current organization (inside withOrg;
-// only countCircuitStates, for /metrics, reads every organization's as owner).
+// only countCircuitStates, for /metrics, reads every organization's as owner):
+// the row, subscribing, reading and re-enabling. The limit on active
+// subscriptions is subscription-limit.queries.ts; removal,
+// subscription-removal.queries.ts.
 // `clientId` narrows a query to one OAuth client's subscriptions; undefined
 // means every subscription of the organization (an x-user-token caller).
 import type { Queryable } from '../db/pool.ts';
-import { lockSql } from '../db/advisory-locks.ts';
 import { waitClaimLock } from './claim-lock.ts';
 import type { SecretFormat } from './signing-secret.ts';
 import type { CallFiltersObject } from '../calls/calls.queries.ts';
 import type { AuditActor } from '../audit/audit-actor.ts';
-import { actorArguments } from '../audit/audit-events.queries.ts';
+import { actorArguments, actorValues } from '../audit/audit-events.queries.ts';
 
 export type SubscriptionStatus = 'active' | 'disabled';
 /**
@@ -152,71 +154,6 @@ export async function recordSecretChanged(db: Queryable, input: { id: string; ac
   );
 }
 
-/**
- * Serialises adding active subscriptions to the current organization
- * (subscribing a new URL or a disabled one, re-enabling): taken first in each
- * such transaction, so the next one, once it holds the lock, counts what the
- * previous one committed, and two requests for the last place cannot both
- * see room. Removing and disabling make room without it.
- */
-export async function lockActiveSubscriptions(db: Queryable): Promise<void> {
-  await db.query(`SELECT ${lockSql('active_subscriptions', 'app_current_org()')}`);
-}
-
-/** The current organization's active subscriptions (every client's). */
-export async function countActiveSubscriptions(db: Queryable): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM webhook_subscriptions WHERE organization_id = app_current_org() AND status = 'active'",
-  );
-  return rows[0]!.n;
-}
-
-/** Whether the client's subscription to this event and URL exists and is active (subscribing it again adds nothing). */
-export async function isActiveSubscription(
-  db: Queryable,
-  input: { clientId: string; event: string; callbackUrl: string },
-): Promise<boolean> {
-  const { rows } = await db.query(
-    `SELECT 1 FROM webhook_subscriptions
-      WHERE organization_id = app_current_org() AND client_id = $1 AND event = $2
-        AND md5(callback_url) = md5($3) AND callback_url = $3 AND status = 'active'`,
-    [input.clientId, input.event, input.callbackUrl],
-  );
-  return rows.length > 0;
-}
-
-/**
- * Removes the client's subscriptions with exactly this URL (any event); returns
- * how many. Each one's subscription.deleted event (reason unsubscribed) is
- * written by the same statement.
- */
-export async function deleteSubscriptionsByUrl(
-  db: Queryable,
-  input: { clientId: string; callbackUrl: string; actor: AuditActor },
-): Promise<number> {
-  const { rowCount } = await db.query(
-    `WITH removed AS (
-       DELETE FROM webhook_subscriptions s
-        WHERE s.client_id = $1 AND md5(s.callback_url) = md5($2) AND s.callback_url = $2
-       RETURNING s AS removed_row
-     )
-     ${deletedEvents("'unsubscribed'")}`,
-    [input.clientId, input.callbackUrl, ...actorValues(input.actor)],
-  );
-  return rowCount ?? 0;
-}
-
-/** The subscription.deleted events of the rows a `removed` CTE returned, actor in $3, $4, $5 (a row each). */
-function deletedEvents(reason: string): string {
-  return `SELECT app_audit_event((r.removed_row).organization_id, 'subscription.deleted', ${actorArguments('$3::text', '$4::text', '$5::text')},
-                          'subscription', (r.removed_row).id::text, ${reason}, app_audit_subscription_details(r.removed_row))
-       FROM removed r`;
-}
-
-function actorValues(actor: AuditActor): (string | null)[] {
-  return [actor.type, actor.id, actor.label];
-}
-
 export async function listSubscriptions(db: Queryable, clientId: string | undefined): Promise<Subscription[]> {
   const { rows } = await db.query<Subscription>(
     `SELECT ${COLUMNS} FROM webhook_subscriptions WHERE ($1::text IS NULL OR client_id = $1) ORDER BY created_at, id`,
@@ -256,21 +193,6 @@ export async function lockSubscription(
   );
   if (rows[0]) await db.query(`SELECT ${waitClaimLock('$1::uuid')}`, [input.id]);
   return rows[0];
-}
-
-/** Removes one subscription, with its subscription.deleted event (reason deleted) in the same statement. */
-export async function deleteSubscription(
-  db: Queryable,
-  input: { id: string; clientId: string | undefined; actor: AuditActor },
-): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `WITH removed AS (
-       DELETE FROM webhook_subscriptions s WHERE s.id = $1 AND ($2::text IS NULL OR s.client_id = $2) RETURNING s AS removed_row
-     )
-     ${deletedEvents("'deleted'")}`,
-    [input.id, input.clientId ?? null, ...actorValues(input.actor)],
-  );
-  return (rowCount ?? 0) > 0;
 }
 
 /**

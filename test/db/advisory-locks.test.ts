@@ -12,7 +12,7 @@ import { withOrg } from '../../src/db/with-org.ts';
 import { lockPrimary } from '../../src/locations/locations.queries.ts';
 import { lockClientShared } from '../../src/oauth/clients.queries.ts';
 import { waitClaimLock, tryClaimLock } from '../../src/webhooks/claim-lock.ts';
-import { lockActiveSubscriptions } from '../../src/webhooks/subscriptions.queries.ts';
+import { lockActiveSubscriptions } from '../../src/webhooks/subscription-limit.queries.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 
 interface Held {
