@@ -22,7 +22,7 @@ import { validatorCompiler } from './http/validation.ts';
 import healthRoutes from './probes/probes.route.ts';
 import { livenessServerFactory, type Liveness } from './probes/liveness-server.ts';
 import sessionsRoutes from './auth/sessions.route.ts';
-import userTokenRateLimit from './http/user-token-rate-limit.plugin.ts';
+import userTokenRateLimit from './auth/user-token-rate-limit.plugin.ts';
 import locationsRoutes from './locations/locations.route.ts';
 import serviceAreasRoutes from './service-areas/service-areas.route.ts';
 import oauthPlugin from './oauth/oauth.plugin.ts';

@@ -8,7 +8,7 @@
 // token: raw tokens never reach Redis or the process memory of the limiter.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { hashToken } from '../auth/tokens.ts';
+import { hashToken } from './tokens.ts';
 
 export type RateLimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
