@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { requirePrincipal } from '../auth/principal.ts';
-import { requireUserOrPlatformToken, USER_OR_PLATFORM_SECURITY } from '../auth/user-or-platform.hook.ts';
+import { requireUserOrPlatformToken, USER_OR_PLATFORM_SECURITY } from '../oauth/user-or-platform.hook.ts';
 import { requireUserToken } from '../auth/user-token.hook.ts';
 import { IdParams, NAME_MAX_LENGTH, ProblemSchema, Uuid } from '../http/schemas.ts';
 import type { Agent } from './agents.queries.ts';

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { requirePrincipal, type Principal } from '../auth/principal.ts';
-import { requireUserOrPlatformToken, USER_OR_PLATFORM_SECURITY } from '../auth/user-or-platform.hook.ts';
+import { requireUserOrPlatformToken, USER_OR_PLATFORM_SECURITY } from '../oauth/user-or-platform.hook.ts';
 import { sendJsonText } from '../http/json-text.ts';
 import { setNextLink } from '../http/pagination.ts';
 import { PLATFORM_SECURITY, platformCredentials, platformPrincipal, refusePlatform } from '../oauth/platform-guard.ts';

@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { requirePrincipal } from '../auth/principal.ts';
 import { presentedUserToken, requireUserToken } from '../auth/user-token.hook.ts';
-import { USER_OR_PLATFORM_SECURITY } from '../auth/user-or-platform.hook.ts';
+import { USER_OR_PLATFORM_SECURITY } from '../oauth/user-or-platform.hook.ts';
 import { sendJsonText } from '../http/json-text.ts';
 import { requirePlatformToken } from '../oauth/platform-guard.ts';
 import { IdParams, ProblemSchema } from '../http/schemas.ts';

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { requirePrincipal } from '../auth/principal.ts';
-import { requireUserOrPlatformToken, USER_OR_PLATFORM_SECURITY } from '../auth/user-or-platform.hook.ts';
+import { requireUserOrPlatformToken, USER_OR_PLATFORM_SECURITY } from '../oauth/user-or-platform.hook.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { setNextLink } from '../http/pagination.ts';
 import { PLATFORM_SECURITY, requirePlatformToken } from '../oauth/platform-guard.ts';

@@ -9,8 +9,8 @@
 // /oauth/userinfo takes a bare bearer token (it answers with the token's own
 // user, the platform's connection test).
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import { requirePlatformToken } from '../oauth/platform-guard.ts';
-import { requireUserToken } from './user-token.hook.ts';
+import { requirePlatformToken } from './platform-guard.ts';
+import { requireUserToken } from '../auth/user-token.hook.ts';
 
 export function requireUserOrPlatformToken(scope: string): preHandlerAsyncHookHandler {
   const platformGuard = requirePlatformToken(scope);
