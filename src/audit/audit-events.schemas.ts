@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { EMAIL_MAX_LENGTH } from '../auth/sessions.schemas.ts';
+import { EMAIL_MAX_LENGTH } from '../organizations/users.queries.ts';
 import { PageCursor, ProblemSchema, Uuid } from '../http/schemas.ts';
 import { AUDIT_EVENT_TYPES } from './audit-events.queries.ts';
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from './audit-events.service.ts';

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ProblemSchema } from '../http/schemas.ts';
+import { EMAIL_MAX_LENGTH } from '../organizations/users.queries.ts';
 
 const Organization = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -20,8 +21,6 @@ export const SessionView = Type.Object({
   organizations: Type.Array(Organization),
 });
 
-/** The longest email address (RFC 5321's path limit; a CHECK in SQL too). */
-export const EMAIL_MAX_LENGTH = 254;
 /** The longest password a sign-in takes: enough for any passphrase, short of making hashing a burden. */
 export const PASSWORD_MAX_LENGTH = 1024;
 

@@ -5,7 +5,7 @@ import { findUserByEmail, listActiveMemberships, type OrganizationMembership } f
 import { readThrough, type Caches, type CacheSlot } from '../cache/caches.ts';
 import { tags, type Tag } from '../cache/tags.ts';
 import { throttledLogin } from './login-throttle.ts';
-import { verifyPassword } from './passwords.ts';
+import { verifyPassword } from '../organizations/passwords.ts';
 import { deleteSession, findActiveSession, insertSession, updateSessionOrganization, type ActiveSession } from './sessions.queries.ts';
 import { generateToken, hashToken } from './tokens.ts';
 

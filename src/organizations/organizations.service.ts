@@ -1,6 +1,6 @@
 // Operator actions on organizations and users (used by the CLI).
-import { hashPassword, verifyPassword } from '../auth/passwords.ts';
-import { EMAIL_MAX_LENGTH } from '../auth/sessions.schemas.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { EMAIL_MAX_LENGTH } from './users.queries.ts';
 import { NAME_MAX_LENGTH } from '../http/schemas.ts';
 import type { Pool } from '../db/pool.ts';
 import { withTransaction } from '../db/transaction.ts';

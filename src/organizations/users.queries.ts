@@ -2,6 +2,9 @@ import type { Queryable } from '../db/pool.ts';
 
 export type Role = 'owner' | 'admin' | 'member';
 
+/** The longest email address (RFC 5321's path limit; a CHECK in SQL too). */
+export const EMAIL_MAX_LENGTH = 254;
+
 export interface User {
   id: string;
   email: string;

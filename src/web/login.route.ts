@@ -7,7 +7,8 @@ import type { Csrf } from '../crypto/csrf.ts';
 import { sendPage } from './layout.ts';
 import { loginPage } from './pages/login.page.ts';
 import { clearSessionCookie, safeReturnTo, setSessionCookie, webSession } from './session.ts';
-import { EMAIL_MAX_LENGTH, PASSWORD_MAX_LENGTH } from '../auth/sessions.schemas.ts';
+import { PASSWORD_MAX_LENGTH } from '../auth/sessions.schemas.ts';
+import { EMAIL_MAX_LENGTH } from '../organizations/users.queries.ts';
 
 interface LoginForm {
   email?: unknown;

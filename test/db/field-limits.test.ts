@@ -5,7 +5,7 @@
 // not know, so a new CHECK comes with its constant.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { EMAIL_MAX_LENGTH } from '../../src/auth/sessions.schemas.ts';
+import { EMAIL_MAX_LENGTH } from '../../src/organizations/users.queries.ts';
 import { RECORDING_URL_MAX_LENGTH, TRANSCRIPT_MAX_LENGTH } from '../../src/calls/call-details.ts';
 import { SUMMARY_MAX_LENGTH } from '../../src/calls/call-limits.ts';
 import { KEY_MAX_LENGTH } from '../../src/calls/idempotency.ts';
