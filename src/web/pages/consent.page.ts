@@ -1,16 +1,8 @@
 import type { OrganizationMembership } from '../../organizations/users.queries.ts';
+import type { ClientDescription } from '../../oauth/public-clients/client-description.ts';
 import { SCOPE_DESCRIPTIONS, type Scope } from '../../oauth/scopes.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';
-
-/** Who is asking, in the words the page uses (oauth/public-clients/client-description.ts). */
-export interface ClientDescription {
-  name: string;
-  /** Where the client's document or redirect lives: a host, or "an app on this computer" for a loopback redirect. */
-  from: string;
-  /** Self-registered (a metadata document or RFC 7591): nobody has vetted it. */
-  verified: boolean;
-}
 
 export interface ConsentInput {
   csrf: string;
