@@ -18,7 +18,7 @@ import { notifyDeliveriesDue } from './deliveries-channel.queries.ts';
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from './worker/endpoint-health.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { checkSecret, type SecretFormat } from './signing-secret.ts';
-import { checkHookUrl, checkUrlShape, type CheckHookUrlOptions, type HookUrlCheck } from './ssrf/check-hook-url.ts';
+import { checkHookUrl, checkUrlShape, type CheckHookUrlOptions, type HookUrlCheck } from '../ssrf/check-hook-url.ts';
 import { countActiveSubscriptions, isActiveSubscription, lockActiveSubscriptions } from './subscription-limit.queries.ts';
 import { deleteSubscription, deleteSubscriptionsByUrl } from './subscription-removal.queries.ts';
 import {

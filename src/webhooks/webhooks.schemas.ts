@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { IdParams, PageCursor, ProblemSchema, Uuid } from '../http/schemas.ts';
 import { FilterProperties, FiltersSchema } from '../calls/call-details.schemas.ts';
-import { HOOK_URL_MAX_LENGTH } from './ssrf/check-hook-url.ts';
+import { HOOK_URL_MAX_LENGTH } from '../ssrf/check-hook-url.ts';
 import { BREAKER_THRESHOLD, MAX_IN_FLIGHT_PER_SUBSCRIPTION } from './worker/endpoint-health.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });

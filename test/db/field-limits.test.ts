@@ -12,7 +12,7 @@ import { KEY_MAX_LENGTH } from '../../src/calls/idempotency.ts';
 import { NAME_MAX_LENGTH } from '../../src/http/schemas.ts';
 import { LATITUDE_MAX, LONGITUDE_MAX, MAX_TEXT } from '../../src/locations/locations.schemas.ts';
 import { RADIUS_KM_MAX } from '../../src/service-areas/service-areas.schemas.ts';
-import { HOOK_URL_MAX_LENGTH } from '../../src/webhooks/ssrf/check-hook-url.ts';
+import { HOOK_URL_MAX_LENGTH } from '../../src/ssrf/check-hook-url.ts';
 import { ALERT_SUBJECT_MAX_LENGTH, DEDUPE_KEY_MAX_LENGTH, SMTP_ANSWER_MAX_LENGTH } from '../../src/alerts/alert.ts';
 import { ACTOR_LABEL_MAX_LENGTH, SUBJECT_ID_MAX_LENGTH } from '../../src/audit/audit-events.schemas.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';

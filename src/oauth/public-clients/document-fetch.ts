@@ -3,8 +3,8 @@
 // dialled address public (checked at connect time, so DNS rebinding cannot
 // reach a private network), no redirects followed — within 5 s and 5 KiB.
 import { Agent, request } from 'undici';
-import { checkPort, checkUrlShape } from '../../webhooks/ssrf/check-hook-url.ts';
-import { checkedConnector } from '../../webhooks/worker/checked-connect.ts';
+import { checkPort, checkUrlShape } from '../../ssrf/check-hook-url.ts';
+import { checkedConnector } from '../../ssrf/checked-connect.ts';
 
 export const DOCUMENT_MAX_BYTES = 5 * 1024;
 export const DOCUMENT_TIMEOUT_MS = 5000;

@@ -4,8 +4,8 @@
 // does comes back as a value; the retry policy decides what it means.
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { checkPort, checkUrlShape } from '../ssrf/check-hook-url.ts';
-import { BLOCKED_ADDRESS_CODE, checkedConnector } from './checked-connect.ts';
+import { checkPort, checkUrlShape } from '../../ssrf/check-hook-url.ts';
+import { BLOCKED_ADDRESS_CODE, checkedConnector } from '../../ssrf/checked-connect.ts';
 
 export const RESPONSE_EXCERPT_BYTES = 4096;
 const MAX_CONNECT_TIMEOUT_MS = 10_000;

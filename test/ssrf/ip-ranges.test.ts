@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isIpLiteral, isPublicAddress } from '../../../src/webhooks/ssrf/ip-ranges.ts';
+import { isIpLiteral, isPublicAddress } from '../../src/ssrf/ip-ranges.ts';
 
 const notPublic: [string, string][] = [
   // IPv4 special-purpose ranges

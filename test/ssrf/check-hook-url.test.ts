@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkHookUrl, HOOK_URL_MAX_LENGTH } from '../../../src/webhooks/ssrf/check-hook-url.ts';
+import { checkHookUrl, HOOK_URL_MAX_LENGTH } from '../../src/ssrf/check-hook-url.ts';
 
 // A stand-in DNS: names used below answer from this table; any other name is NXDOMAIN,
 // so no test depends on the machine's network.

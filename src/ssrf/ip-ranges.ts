@@ -1,9 +1,9 @@
-// Which IP addresses a webhook may be delivered to. Classification is
-// ipaddr.js's range() (IANA special-purpose registries); this file only adds
-// the policy: IPv4 must be plain unicast, IPv6 must be global unicast
-// (2000::/3) outside every special-purpose block, and an IPv6 address that
-// embeds an IPv4 address (mapped, translated, NAT64, 6to4) is judged by the
-// IPv4 address it reaches.
+// Which IP addresses we may send a request to (a webhook's delivery, a
+// client's metadata document). Classification is ipaddr.js's range() (IANA
+// special-purpose registries); this file only adds the policy: IPv4 must be
+// plain unicast, IPv6 must be global unicast (2000::/3) outside every
+// special-purpose block, and an IPv6 address that embeds an IPv4 address
+// (mapped, translated, NAT64, 6to4) is judged by the IPv4 address it reaches.
 import ipaddr from 'ipaddr.js';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;

@@ -1,8 +1,8 @@
 // The subscribe-time rule for `hookUrl` (docs/interface.md §4.2). Delivery re-checks the
-// address actually dialled (webhooks/worker/checked-connect.ts), because DNS answers
+// address actually dialled (checked-connect.ts), because DNS answers
 // may change between subscribing and delivering.
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { urlCharacterProblem } from '../../http/url-characters.ts';
+import { urlCharacterProblem } from '../http/url-characters.ts';
 import { isIpLiteral, isPublicAddress } from './ip-ranges.ts';
 
 /** The longest hookUrl (a CHECK in SQL too). */

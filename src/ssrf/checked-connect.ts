@@ -4,7 +4,7 @@
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { buildConnector } from 'undici';
-import { isIpLiteral, isPublicAddress } from '../ssrf/ip-ranges.ts';
+import { isIpLiteral, isPublicAddress } from './ip-ranges.ts';
 
 export const BLOCKED_ADDRESS_CODE = 'ERR_WEBHOOK_BLOCKED_ADDRESS';
 
