@@ -2,7 +2,7 @@
 // for a subscription, the receiver's host; the body says what happened, since
 // when, how many deliveries wait, and links to the subscription's page or the
 // connected apps page; the footer says how to turn alerts off.
-import { printableUrl } from '../http/url-characters.ts';
+import { printableUrl } from '../url-characters.ts';
 import { escapeHtml } from '../http/escape-html.ts';
 import { receiverHost, type AlertDetails, type AlertKind, type AlertSubjectType } from './alert.ts';
 

@@ -2,7 +2,7 @@
 // is spelled the same way in every variable. Each kind carries the sentence
 // that says what it accepts: docs/configuration.md, `--help` and the error of
 // a bad value all quote it, so they cannot disagree with the parser.
-import { urlCharacterProblem } from '../http/url-characters.ts';
+import { urlCharacterProblem } from '../url-characters.ts';
 import { ConfigError } from './config-error.ts';
 
 export interface Kind<T> {

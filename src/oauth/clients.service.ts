@@ -13,7 +13,7 @@ import {
   type OAuthClient,
   type OAuthClientWithSecret,
 } from './clients.queries.ts';
-import { printableUrl } from '../http/url-characters.ts';
+import { printableUrl } from '../url-characters.ts';
 import { redirectUriProblem } from './redirect-uri.ts';
 import { readThrough, type Caches, type CacheSlot } from '../cache/caches.ts';
 import { tags } from '../cache/tags.ts';

@@ -2,7 +2,7 @@
 // absolute, no fragment, no user-info, HTTPS, or plain HTTP only to a loopback
 // host for local development (RFC 8252 §7.3). Matching at run time is exact
 // string comparison (RFC 9700 §4.1.3), so nothing is normalised here either.
-import { urlCharacterProblem } from '../http/url-characters.ts';
+import { urlCharacterProblem } from '../url-characters.ts';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 

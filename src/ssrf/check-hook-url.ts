@@ -2,7 +2,7 @@
 // address actually dialled (checked-connect.ts), because DNS answers
 // may change between subscribing and delivering.
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { urlCharacterProblem } from '../http/url-characters.ts';
+import { urlCharacterProblem } from '../url-characters.ts';
 import { isIpLiteral, isPublicAddress } from './ip-ranges.ts';
 
 /** The longest hookUrl (a CHECK in SQL too). */

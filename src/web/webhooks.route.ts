@@ -2,7 +2,7 @@
 // status, and per subscription its delivery attempts, with redeliver,
 // re-enable and delete. Everything goes through the webhooks services, as an
 // organization user (who sees every client's subscriptions).
-import { printableUrl } from '../http/url-characters.ts';
+import { printableUrl } from '../url-characters.ts';
 import type { FastifyInstance } from 'fastify';
 import { canReadAuditLog, listAuditEventsPage } from '../audit/audit-events.service.ts';
 import * as errors from '../errors.ts';

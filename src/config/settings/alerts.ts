@@ -1,4 +1,4 @@
-import { urlCharacterProblem } from '../../http/url-characters.ts';
+import { urlCharacterProblem } from '../../url-characters.ts';
 import { ConfigError } from '../config-error.ts';
 import { duration, type Kind } from '../kinds.ts';
 import { setting } from '../setting.ts';

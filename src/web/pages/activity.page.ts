@@ -2,7 +2,7 @@
 // and the list of events a subscription's page shows: who changed what, or
 // what the system did on its own, each event linking to its subscription or app.
 import type { AuditEventView } from '../../audit/audit-events.service.ts';
-import { printableUrl } from '../../http/url-characters.ts';
+import { printableUrl } from '../../url-characters.ts';
 import { AUDIT_EVENT_TYPES } from '../../audit/audit-events.queries.ts';
 import type { FieldErrors } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';

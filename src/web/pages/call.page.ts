@@ -1,5 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { printableUrl } from '../../http/url-characters.ts';
+import { printableUrl } from '../../url-characters.ts';
 import type { CallView } from '../../calls/call.ts';
 import type { DeliveryLine } from '../../webhooks/deliveries.service.ts';
 import { html } from '../html.ts';

@@ -1,4 +1,4 @@
-import { printableUrl } from '../../http/url-characters.ts';
+import { printableUrl } from '../../url-characters.ts';
 import type { DashboardFigures } from '../../dashboard/dashboard.service.ts';
 import type { ConnectedApp } from '../../oauth/grants.queries.ts';
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';

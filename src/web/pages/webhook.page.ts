@@ -1,4 +1,4 @@
-import { printableUrl } from '../../http/url-characters.ts';
+import { printableUrl } from '../../url-characters.ts';
 import type { AttemptView, DeliveryLine } from '../../webhooks/deliveries.service.ts';
 import type { SubscriptionView } from '../../webhooks/subscriptions.service.ts';
 import { html } from '../html.ts';

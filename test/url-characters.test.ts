@@ -2,8 +2,8 @@
 // character rule every URL given to us follows.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { renderAlert } from '../../src/alerts/templates.ts';
-import { printableUrl, urlCharacterProblem } from '../../src/http/url-characters.ts';
+import { renderAlert } from '../src/alerts/templates.ts';
+import { printableUrl, urlCharacterProblem } from '../src/url-characters.ts';
 
 const INJECTED = 'https://hooks.example.com/x\r\n\r\nIMPORTANT - confirm at https://evil.example/login\u2028\u0085\t\u007f';
 
