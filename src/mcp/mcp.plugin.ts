@@ -86,13 +86,10 @@ export default async function mcpPlugin(app: FastifyInstance) {
         catalogue,
         app.metrics,
         { pool: app.db, caches: app.caches, config: app.config, principal },
-        { url: `${baseUrl}/mcp`, headers: request.headers, body: request.body },
+        { headers: request.headers, body: request.body },
       );
       reply.code(answer.status);
-      answer.headers.forEach((value, name) => {
-        reply.header(name, value);
-      });
-      return reply.send(answer.body);
+      return answer.body === undefined ? reply.send() : reply.type('application/json').send(answer.body);
     },
   );
 
