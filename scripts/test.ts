@@ -11,7 +11,7 @@
 // it all): when dist/ is up to date with src/ (npm ci's prepare just built
 // it, or CI's first pass did), nothing is compiled again.
 import { spawn, spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
+import nodeModule, { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -62,6 +62,11 @@ function build(): void {
 // tsx, whose module hooks cost each test process about a second of CPU more. tsconfig.json's erasableSyntaxOnly keeps
 // the sources within what stripping accepts.
 const typeScriptLoader = (process.features as { typescript?: string | false }).typescript ? [] : ['--import', 'tsx'];
+
+// Node.js 22.1 and later keep the compiled V8 code of every module in NODE_COMPILE_CACHE: every test process, and
+// every server, worker and command they start, loads the same modules, so all but the first skip compiling them
+// (about 0.6 s of CPU less per test process on Node 24). One directory per run, removed with it.
+const compileCacheSupported = 'enableCompileCache' in nodeModule;
 
 // TEST_REPEAT=N runs each given file N times, alone, one run after another, and prints how many runs of each passed:
 // for a test suspected of flaking (run it beside a CPU-bound load to find timing bounds the code does not promise).
@@ -114,6 +119,7 @@ async function main() {
   const template = `${runId}_template`;
   // A throwaway CA trusted by the test processes, for real HTTPS webhook targets.
   const tlsDir = await mkdtemp(path.join(os.tmpdir(), 'switchboard-test-tls-'));
+  const compileCache = compileCacheSupported ? await mkdtemp(path.join(os.tmpdir(), 'switchboard-test-compile-cache-')) : undefined;
   let code = 1;
   try {
     const tls = await generateTestTls(tlsDir);
@@ -133,6 +139,7 @@ async function main() {
       NODE_EXTRA_CA_CERTS: tls.caCertPath,
       SB_TEST_TLS_CERT: tls.certPath,
       SB_TEST_TLS_KEY: tls.keyPath,
+      ...(compileCache ? { NODE_COMPILE_CACHE: compileCache } : {}),
     };
     const runFiles = (list: string[], concurrency: string, extra: Record<string, string> = {}) => {
       if (list.length === 0) return Promise.resolve(0);
@@ -160,6 +167,7 @@ async function main() {
     }
     await embedded?.stop();
     await rm(tlsDir, { recursive: true, force: true });
+    if (compileCache) await rm(compileCache, { recursive: true, force: true });
     if (tmp) await rm(tmp, { recursive: true, force: true });
   }
   process.exit(code);
