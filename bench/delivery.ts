@@ -1,4 +1,4 @@
-// npm run bench:delivery [-- --calls N --subscriptions M --backlog B --cpu-prof DIR]
+// npm run bench:delivery [-- --calls N --subscriptions M --backlog B --cpu-prof DIR --peer --pairs P --idle I]
 //
 // End-to-end webhook delivery, each side in its own process, as a user would
 // run it:
@@ -23,6 +23,15 @@
 //      scheduled a day later), and the claim's round trip and EXPLAIN
 //      (ANALYZE, BUFFERS) times at both sizes (BENCH_SHOW_PLANS=1 prints the plans);
 // and a final `ratio` line with each figure beside its goal.
+//
+// --peer adds graphile-worker 0.17.3 doing the same deliveries
+// (bench/peer/graphile-worker.ts, its own process, the same receivers and
+// PostgreSQL; from the commit of the call and its jobs to the receipt): both
+// workers run throughout, and the idle and burst phases alternate between
+// them for P pairs (default 4; I idle calls, default 500), the side that goes
+// first swapping every pair. It prints each pair and the medians, as ratios
+// beside the goals (idle p50 ≤ the peer's, p99 ≤ 1.1 × the peer's, burst
+// ≥ 3 × the peer's).
 //
 // DATABASE_URL selects the PostgreSQL server; unset, an embedded one runs in a
 // temporary directory. --cpu-prof DIR has the worker write a V8 CPU profile there.
@@ -52,6 +61,7 @@ import { WALK } from '../src/webhooks/worker/claim-candidates.ts';
 import { benchDatabase } from './bench-database.ts';
 import { cpuSeconds, postmasterOf, serverCpuSeconds } from './process-cpu.ts';
 import { runRawLoop } from './floors/raw-loop.ts';
+import { completePeerCall, setUpPeer } from './peer/graphile-jobs.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -61,13 +71,18 @@ const { values: args } = parseArgs({
     backlog: { type: 'string', default: '0' },
     drain: { type: 'string', default: '10000' },
     'cpu-prof': { type: 'string' },
+    peer: { type: 'boolean', default: false },
+    pairs: { type: 'string' },
+    idle: { type: 'string' },
   },
 });
 const CALLS = Number(args.calls);
 const SUBSCRIPTIONS = Number(args.subscriptions);
 const BACKLOG = Number(args.backlog);
 const DRAIN = Number(args.drain);
-const IDLE_CALLS = Math.min(CALLS, 100);
+const PEER = args.peer;
+const PAIRS = PEER ? Number(args.pairs ?? 4) : 1;
+const IDLE_CALLS = Number(args.idle ?? (PEER ? 500 : Math.min(CALLS, 100)));
 const COMPLETERS = 8;
 const CONCURRENCY = Math.min(64, SUBSCRIPTIONS * MAX_IN_FLIGHT_PER_SUBSCRIPTION);
 
@@ -134,6 +149,30 @@ async function startSwitchboard(
   while (!(await ready(log()))) {
     if (child.exitCode !== null) throw new Error(`switchboard ${command.join(' ')} exited with ${child.exitCode}:\n${log()}`);
     if (performance.now() - started > 120_000) throw new Error(`switchboard ${command.join(' ')} not ready within 120 s:\n${log()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return {
+    process: child,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** The graphile-worker peer (bench/peer/graphile-worker.ts) in its own process, through tsx; resolves once it listens. */
+async function startPeer(env: NodeJS.ProcessEnv, logFile: string): Promise<Child> {
+  const fd = openSync(logFile, 'w');
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/peer/graphile-worker.ts')], {
+    cwd: ROOT,
+    env: { ...env, PEER_CONCURRENCY: String(CONCURRENCY) },
+    stdio: ['ignore', fd, fd],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const started = performance.now();
+  while (!readFileSync(logFile, 'utf8').includes('peer worker running')) {
+    if (child.exitCode !== null) throw new Error(`the peer worker exited with ${child.exitCode}:\n${readFileSync(logFile, 'utf8')}`);
+    if (performance.now() - started > 60_000) throw new Error(`the peer worker not ready within 60 s:\n${readFileSync(logFile, 'utf8')}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return {
@@ -324,40 +363,81 @@ async function main() {
       rows: [backend],
     } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     const postmaster = postmasterOf(backend!.pid);
-    const cpu = () => {
+    const cpu = (workerPid: number) => {
       const self = process.cpuUsage();
       return {
         generator: (self.user + self.system) / 1e6,
-        worker: cpuSeconds(worker.process.pid!),
+        worker: cpuSeconds(workerPid),
         receivers: cpuSeconds(targets!.pid!),
         database: postmaster ? serverCpuSeconds(postmaster) : NaN,
       };
     };
     type Cpu = ReturnType<typeof cpu>;
-    const cpuPerDelivery = (before: Cpu, after: Cpu, deliveries: number) =>
+    const cpuSpent = (before: Cpu, after: Cpu) =>
+      Object.fromEntries(Object.entries(after).map(([key, value]) => [key, value - before[key as keyof Cpu]])) as Cpu;
+    const cpuPerDelivery = (spent: Cpu[], deliveries: number) =>
       Object.fromEntries(
-        Object.entries(after).map(([key, value]) => [key, ((value - before[key as keyof Cpu]) * 1000) / deliveries]),
+        Object.keys(spent[0]!).map((key) => [key, (spent.reduce((sum, c) => sum + c[key as keyof Cpu], 0) * 1000) / deliveries]),
       ) as Cpu;
 
     // The load generator completes calls through the calls service on its own pool (what
     // POST /calls does after authentication; bench:api measures that route), so the burst
-    // measures delivery, not the API's ingest.
-    const complete = async (i: number) => {
-      const call = await createCall(pool, org.id, {
-        summary: `Bench call ${i}: customer asked for a visit next week`,
-        duration_seconds: 60 + (i % 600),
-      });
-      committed.set(call.id, now());
-    };
+    // measures delivery, not the API's ingest. The peer's calls are written with their jobs
+    // in one statement (bench/peer/graphile-jobs.ts). Either way the clock starts at the commit.
+    interface Side {
+      name: string;
+      pid(): number;
+      complete(i: number): Promise<void>;
+      idle: Summary[];
+      burst: Summary[];
+      ingest: Summary[];
+      idleCpu: Cpu[];
+      burstCpu: Cpu[];
+    }
+    const side = (name: string, pid: () => number, write: (i: number) => Promise<string>): Side => ({
+      name,
+      pid,
+      async complete(i) {
+        const id = await write(i);
+        committed.set(id, now());
+      },
+      idle: [],
+      burst: [],
+      ingest: [],
+      idleCpu: [],
+      burstCpu: [],
+    });
+    const callOf = (i: number) => ({ summary: `Bench call ${i}: customer asked for a visit next week`, duration_seconds: 60 + (i % 600) });
+    const ours = side(
+      'Switchboard',
+      () => worker.process.pid!,
+      async (i) => (await createCall(pool, org.id, callOf(i))).id,
+    );
+    const sides = [ours];
+    let peerWorker: Child | undefined;
+    if (PEER) {
+      await setUpPeer(database.url, pool);
+      peerWorker = await startPeer(env, path.join(tmp, 'peer.log'));
+      children.push(peerWorker);
+      sides.push(
+        side(
+          'graphile-worker',
+          () => peerWorker!.process.pid!,
+          (i) => completePeerCall(pool, urls, { summary: callOf(i).summary, durationSeconds: callOf(i).duration_seconds }),
+        ),
+      );
+    }
     /** `count` calls, as fast as COMPLETERS clients complete them. */
-    const completeTogether = async (count: number) => {
+    const completeTogether = async (s: Side, count: number) => {
       let next = 0;
       await Promise.all(
         Array.from({ length: COMPLETERS }, async () => {
-          while (next < count) await complete(next++);
+          while (next < count) await s.complete(next++);
         }),
       );
     };
+    // Outcomes and job completions written after the last receipt settle before the other side is timed.
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
 
     // Warm-up: connections, TLS sessions, prepared statements, and the JIT: a
     // short burst first, so that every process is measured as a service that
@@ -365,35 +445,67 @@ async function main() {
     // receivers spent about twice the CPU per delivery, most of it compiling;
     // docs/performance.md), then a few calls one at a time.
     const warmUp = Math.min(CALLS, 400);
-    await completeTogether(warmUp);
-    for (let i = 0; i < 20; i++) await complete(warmUp + i);
-    await receiptsReach((warmUp + 20) * SUBSCRIPTIONS);
+    for (const s of sides) {
+      const base = receipts;
+      await completeTogether(s, warmUp);
+      for (let i = 0; i < 20; i++) await s.complete(warmUp + i);
+      await receiptsReach(base + (warmUp + 20) * SUBSCRIPTIONS);
+      await settle();
+    }
     latencies.length = 0;
 
     // 1. Idle: the worker is idle when each call commits.
-    let base = receipts;
-    let started = performance.now();
-    let cpuAt = cpu();
-    for (let i = 0; i < IDLE_CALLS; i++) {
-      await complete(i);
-      await receiptsReach(base + (i + 1) * SUBSCRIPTIONS);
-    }
-    const idle = summarize(latencies.splice(0), performance.now() - started);
-    const idleCpu = cpuPerDelivery(cpuAt, cpu(), IDLE_CALLS * SUBSCRIPTIONS);
+    const idlePhase = async (s: Side) => {
+      const base = receipts;
+      const started = performance.now();
+      const cpuAt = cpu(s.pid());
+      for (let i = 0; i < IDLE_CALLS; i++) {
+        await s.complete(i);
+        await receiptsReach(base + (i + 1) * SUBSCRIPTIONS);
+      }
+      s.idle.push(summarize(latencies.splice(0), performance.now() - started));
+      s.idleCpu.push(cpuSpent(cpuAt, cpu(s.pid())));
+      await settle();
+    };
 
     // 2. Burst: N calls as fast as 8 clients complete them.
-    base = receipts;
-    started = performance.now();
-    cpuAt = cpu();
-    await completeTogether(CALLS);
-    const ingestMs = performance.now() - started;
-    await receiptsReach(base + CALLS * SUBSCRIPTIONS);
-    const burst = summarize(latencies.splice(0), performance.now() - started);
-    const burstCpu = cpuPerDelivery(cpuAt, cpu(), CALLS * SUBSCRIPTIONS);
-    const ingest = { p50: NaN, p99: NaN, rate: CALLS / (ingestMs / 1000) };
+    const burstPhase = async (s: Side) => {
+      const base = receipts;
+      const started = performance.now();
+      const cpuAt = cpu(s.pid());
+      await completeTogether(s, CALLS);
+      const ingestMs = performance.now() - started;
+      await receiptsReach(base + CALLS * SUBSCRIPTIONS);
+      s.burst.push(summarize(latencies.splice(0), performance.now() - started));
+      s.burstCpu.push(cpuSpent(cpuAt, cpu(s.pid())));
+      s.ingest.push({ p50: NaN, p99: NaN, rate: CALLS / (ingestMs / 1000) });
+      await settle();
+    };
 
-    // 3. The same POSTs without Switchboard (the worker is stopped meanwhile).
+    // Interleaved: each pair runs both sides' idle phase, then both sides' burst, the first side swapping every pair.
+    for (let pair = 0; pair < PAIRS; pair++) {
+      const order = pair % 2 === 0 ? sides : [...sides].reverse();
+      for (const s of order) await idlePhase(s);
+      for (const s of order) await burstPhase(s);
+    }
+    const median = (values: number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const mid = Math.floor(sorted.length / 2);
+      return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+    };
+    const medianOf = (summaries: Summary[]): Summary => ({
+      p50: median(summaries.map((s) => s.p50)),
+      p99: median(summaries.map((s) => s.p99)),
+      rate: median(summaries.map((s) => s.rate)),
+    });
+    const idle = medianOf(ours.idle);
+    const burst = medianOf(ours.burst);
+    const ingest = medianOf(ours.ingest);
+    const idleCpu = cpuPerDelivery(ours.idleCpu, PAIRS * IDLE_CALLS * SUBSCRIPTIONS);
+    const burstCpu = cpuPerDelivery(ours.burstCpu, PAIRS * CALLS * SUBSCRIPTIONS);
+    // 3. The same POSTs without Switchboard (the workers are stopped meanwhile).
     await worker.stop();
+    await peerWorker?.stop();
     const {
       rows: [sample],
     } = await pool.query<{ n: number }>('SELECT avg(octet_length(body))::int AS n FROM webhook_deliveries');
@@ -420,7 +532,7 @@ async function main() {
     const out = [
       `bench:delivery — ${CALLS} calls × ${SUBSCRIPTIONS} subscriptions, local HTTPS receivers; worker, receivers, baseline and load generator in separate processes (Node ${process.version}, ${os.cpus().length} CPUs, ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded PostgreSQL'})`,
       '',
-      'call completed (call + outbox committed) → receiver read the delivery:',
+      `call completed (call + outbox committed) → receiver read the delivery${PAIRS > 1 ? ` (medians of ${PAIRS} pairs)` : ''}:`,
       line(`idle, one call at a time (${IDLE_CALLS * SUBSCRIPTIONS} deliveries)`, idle),
       line(`burst, ${COMPLETERS} clients (${CALLS * SUBSCRIPTIONS} deliveries)`, burst),
       line(`  of which completing the ${CALLS} calls`, ingest),
@@ -430,7 +542,13 @@ async function main() {
       '',
       `CPU ms per delivery (all processes; ${os.cpus().length} CPUs give ${(os.cpus().length * 1000).toFixed(0)} CPU ms per second):`,
       cpuLine('idle', idleCpu, idle.rate),
+      ...(PEER
+        ? [cpuLine('idle, peer', cpuPerDelivery(sides[1]!.idleCpu, PAIRS * IDLE_CALLS * SUBSCRIPTIONS), medianOf(sides[1]!.idle).rate)]
+        : []),
       cpuLine('burst', burstCpu, burst.rate),
+      ...(PEER
+        ? [cpuLine('burst, peer', cpuPerDelivery(sides[1]!.burstCpu, PAIRS * CALLS * SUBSCRIPTIONS), medianOf(sides[1]!.burst).rate)]
+        : []),
       cpuLine(
         'raw, concurrent',
         { generator: rawConcurrent.cpuMs / (CALLS * SUBSCRIPTIONS), worker: NaN, receivers: rawReceiversMs, database: NaN },
@@ -438,6 +556,41 @@ async function main() {
       ),
     ];
     process.stdout.write(`${out.join('\n')}\n`);
+
+    // The peer, pair by pair, and the ratios against its goals: each pair's ratio, then their median.
+    let peerVerdict = '';
+    if (PEER) {
+      const peer = sides[1]!;
+      const fmt = (v: number) => v.toFixed(1).padStart(5);
+      const ratios = ours.idle.map((_, i) => ({
+        p50: ours.idle[i]!.p50 / peer.idle[i]!.p50,
+        p99: ours.idle[i]!.p99 / peer.idle[i]!.p99,
+        burst: ours.burst[i]!.rate / peer.burst[i]!.rate,
+      }));
+      process.stdout.write(
+        `\ngraphile-worker 0.17.3 (bench/peer/graphile-worker.ts: LISTEN/NOTIFY, 2 s poll, concurrency ${CONCURRENCY}), same receivers and PostgreSQL, ` +
+          `${IDLE_CALLS} idle calls and ${CALLS} burst calls a side, alternated (Switchboard ÷ peer):\n`,
+      );
+      for (const [i, r] of ratios.entries()) {
+        const [o, q] = [ours, peer];
+        process.stdout.write(
+          `  pair ${i + 1} (${i % 2 === 0 ? 'Switchboard first' : 'peer first'}): idle p50 ${fmt(o.idle[i]!.p50)} / ${fmt(q.idle[i]!.p50)} ms = ${r.p50.toFixed(2)}×` +
+            `  p99 ${fmt(o.idle[i]!.p99)} / ${fmt(q.idle[i]!.p99)} ms = ${r.p99.toFixed(2)}×` +
+            `  burst ${o.burst[i]!.rate.toFixed(0).padStart(5)} / ${q.burst[i]!.rate.toFixed(0).padStart(5)} /s = ${r.burst.toFixed(2)}×\n`,
+        );
+      }
+      const peerIdle = medianOf(peer.idle);
+      const peerBurst = medianOf(peer.burst);
+      const m = { p50: median(ratios.map((r) => r.p50)), p99: median(ratios.map((r) => r.p99)), burst: median(ratios.map((r) => r.burst)) };
+      process.stdout.write(
+        `  median          : idle p50 ${fmt(idle.p50)} / ${fmt(peerIdle.p50)} ms = ${m.p50.toFixed(2)}×  p99 ${fmt(idle.p99)} / ${fmt(peerIdle.p99)} ms = ${m.p99.toFixed(2)}×` +
+          `  burst ${burst.rate.toFixed(0).padStart(5)} / ${peerBurst.rate.toFixed(0).padStart(5)} /s = ${m.burst.toFixed(2)}×\n`,
+      );
+      const met = (pass: boolean) => (pass ? 'ok' : 'BELOW GOAL');
+      peerVerdict =
+        ` | peer: idle p50 ${m.p50.toFixed(2)}× (goal ≤1, ${met(m.p50 <= 1)}) p99 ${m.p99.toFixed(2)}× (goal ≤1.1, ${met(m.p99 <= 1.1)})` +
+        ` burst ${m.burst.toFixed(2)}× (goal ≥3, ${met(m.burst >= 3)})`;
+    }
 
     // 4. Backlog: drain rates and the claim with few rows, then with B rows.
     let backlog: { ratio: number; claimMs: number } | undefined;
@@ -482,6 +635,7 @@ async function main() {
         (backlog
           ? ` | backlog/empty drain ${backlog.ratio.toFixed(2)}× (goal ≥0.8, ${ok(backlog.ratio >= 0.8)}) | claim with backlog ${backlog.claimMs.toFixed(2)} ms (goal ≤5, ${ok(backlog.claimMs <= 5)})`
           : '') +
+        peerVerdict +
         '\n',
     );
   } finally {
