@@ -4,8 +4,8 @@
 // (StreamableHTTPServerTransport wraps the same one through @hono/node-server),
 // and that conversion, both ways, with a stream to read the answer back, was a
 // third of a tools/call's CPU. The HTTP rules are the SDK's for a stateless
-// server with JSON responses (webStandardStreamableHttp.ts handlePostRequest,
-// SDK 1.32), the same statuses, codes and messages: test/mcp/post-transport.test.ts
+// server with JSON responses (WebStandardStreamableHTTPServerTransport's
+// handlePostRequest, SDK 1.32), the same statuses, codes and messages: test/mcp/post-transport.test.ts
 // sends the same requests to both and compares the answers.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -17,7 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** As the SDK's transport (server/requestBody.ts). */
+/** As the SDK's own transports allow in one batch. */
 const MAX_BATCH_SIZE = 100;
 
 export interface PostAnswer {
