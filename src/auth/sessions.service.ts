@@ -70,7 +70,11 @@ export function sessionTags(session: Pick<ActiveSession, 'session_id' | 'user_id
 }
 
 export function resolveSession(db: Queryable, caches: Caches, token: string): Promise<ActiveSession | undefined> {
-  const tokenHash = hashToken(token);
+  return resolveSessionByHash(db, caches, hashToken(token));
+}
+
+/** resolveSession for a token already hashed (the x-user-token, hashed once per request: user-token.hook.ts). */
+export function resolveSessionByHash(db: Queryable, caches: Caches, tokenHash: Buffer): Promise<ActiveSession | undefined> {
   return readThrough(caches, SESSIONS, tokenHash.toString('hex'), () => findActiveSession(db, tokenHash), sessionTags);
 }
 

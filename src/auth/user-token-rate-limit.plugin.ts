@@ -8,7 +8,8 @@
 // token: raw tokens never reach Redis or the process memory of the limiter.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { hashToken } from './tokens.ts';
+import { hashToken, USER_TOKEN_MAX_LENGTH } from './tokens.ts';
+import { presentedUserTokenHash } from './user-token.hook.ts';
 
 export type RateLimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
@@ -21,7 +22,11 @@ declare module 'fastify' {
 /** Requests without a token are counted per client address instead. */
 export function userTokenRateLimitKey(request: FastifyRequest): string {
   const token = request.headers['x-user-token'];
-  if (typeof token === 'string' && token.length > 0) return `user-token:${hashToken(token).toString('base64url')}`;
+  if (typeof token === 'string' && token.length > 0) {
+    // The hash the session is then found by (one per request); one too long to be ours is refused later, and hashed here alone.
+    const hash = token.length <= USER_TOKEN_MAX_LENGTH ? presentedUserTokenHash(request) : hashToken(token);
+    return `user-token:${hash.toString('base64url')}`;
+  }
   return `ip:${request.ip}`;
 }
 

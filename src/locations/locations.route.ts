@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { requirePrincipal } from '../auth/principal.ts';
-import { presentedUserToken, requireUserToken } from '../auth/user-token.hook.ts';
+import { presentedUserTokenHash, requireUserToken } from '../auth/user-token.hook.ts';
 import { USER_OR_PLATFORM_SECURITY } from '../oauth/user-or-platform.hook.ts';
 import { sendJsonText } from '../http/json-text.ts';
 import { requirePlatformToken } from '../oauth/platform-guard.ts';
@@ -49,7 +49,7 @@ export default async function locationsRoutes(fastify: FastifyInstance) {
         await platformRead.call(app, request, reply);
         return listLocations(app.db, requirePrincipal(request.principal).organizationId);
       }
-      const found = await locationsForSession(app.db, app.caches, presentedUserToken(request));
+      const found = await locationsForSession(app.db, app.caches, presentedUserTokenHash(request));
       request.principal = { kind: 'user', userId: found.userId, organizationId: found.organizationId, scopes: 'all' };
       return sendJsonText(reply, found.body);
     },

@@ -2,7 +2,6 @@
 // work runs under row-level security (withOrg), and at most one location per
 // organization is primary. Another organization's location is indistinguishable
 // from a missing one (404).
-import { hashToken } from '../auth/tokens.ts';
 import * as errors from '../errors.ts';
 import type { Pool } from '../db/pool.ts';
 import { withOrg } from '../db/with-org.ts';
@@ -66,7 +65,7 @@ const LOCATIONS_BODY: OrganizationBody = {
 };
 
 /**
- * GET /locations: the x-user-token's session and its organization's
+ * GET /locations: the x-user-token's session (by its hash, taken once per request) and its organization's
  * locations (readPrincipalAndBody, over readLocationsForSession); the body
  * is the JSON text PostgreSQL wrote. An unknown or inactive session is
  * AUTH_TOKEN_INVALID.
@@ -74,9 +73,8 @@ const LOCATIONS_BODY: OrganizationBody = {
 export async function locationsForSession(
   pool: Pool,
   caches: Caches,
-  token: string,
+  tokenHash: Buffer,
 ): Promise<{ organizationId: string; userId: string; body: string }> {
-  const tokenHash = hashToken(token);
   const principal = { slot: SESSIONS, key: tokenHash.toString('hex'), tags: sessionTags };
   const found = await readPrincipalAndBody(caches, principal, LOCATIONS_BODY, () => readLocationsForSession(pool, tokenHash));
   if (!found) throw new errors.AUTH_TOKEN_INVALID();
