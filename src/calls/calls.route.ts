@@ -75,7 +75,7 @@ export default async function callsRoutes(fastify: FastifyInstance) {
       });
       if (result.outcome !== 'ok') return refusePlatform(reply, result.outcome, scope);
       request.principal = platformPrincipal(result.active);
-      return sendJsonText(reply, result.active.body);
+      return sendJsonText(reply, result.body);
     },
   );
 

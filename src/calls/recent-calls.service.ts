@@ -3,7 +3,7 @@
 // in the process caches, then held to the platform guard's checks.
 import { hashToken, OAUTH_TOKEN_MAX_LENGTH } from '../auth/tokens.ts';
 import type { Pool } from '../db/pool.ts';
-import { readPrincipalAndBody, type Caches, type OrganizationBody } from '../cache/caches.ts';
+import { readPrincipalAndBody, type Caches, type OrganizationBody, type PrincipalAndBody } from '../cache/caches.ts';
 import { tags } from '../cache/tags.ts';
 import { checkPlatformAccess, type PlatformCredentials, type PlatformRefusal } from '../oauth/platform-guard.ts';
 import type { ActiveAccessToken } from '../oauth/tokens.queries.ts';
@@ -28,10 +28,8 @@ function recentCallsBody(request: RecentCallsRequest): OrganizationBody {
   };
 }
 
-type PrincipalAndCalls = ActiveAccessToken & { body: string };
-
 /** GET /calls/recent: the token's principal and the calls, or the first of the platform guard's checks the credentials fail. */
-export type RecentCallsAnswer = { outcome: 'ok'; active: PrincipalAndCalls } | { outcome: PlatformRefusal };
+export type RecentCallsAnswer = { outcome: 'ok'; active: ActiveAccessToken; body: string } | { outcome: PlatformRefusal };
 
 /** The token's principal and its organization's body (readPrincipalAndBody, over readRecentCallsForToken). */
 function principalAndCalls(
@@ -39,7 +37,7 @@ function principalAndCalls(
   caches: Caches,
   tokenHash: Buffer,
   request: RecentCallsRequest,
-): Promise<PrincipalAndCalls | undefined> {
+): Promise<PrincipalAndBody<ActiveAccessToken> | undefined> {
   const principal = { slot: ACCESS_TOKENS, key: tokenHash.toString('hex'), tags: accessTokenTags };
   return readPrincipalAndBody(caches, principal, recentCallsBody(request), () => readRecentCallsForToken(pool, tokenHash, request));
 }
@@ -58,6 +56,6 @@ export async function recentCallsForPlatform(
 ): Promise<RecentCallsAnswer> {
   if (credentials.token.length > OAUTH_TOKEN_MAX_LENGTH) return { outcome: 'token_invalid' };
   const found = await principalAndCalls(pool, caches, hashToken(credentials.token), request);
-  const access = checkPlatformAccess(found, credentials, scope);
-  return access.ok ? { outcome: 'ok', active: access.active } : { outcome: access.refusal };
+  const access = checkPlatformAccess(found?.principal, credentials, scope);
+  return access.ok ? { outcome: 'ok', active: access.active, body: found!.body } : { outcome: access.refusal };
 }

@@ -78,7 +78,7 @@ export async function locationsForSession(
   const principal = { slot: SESSIONS, key: tokenHash.toString('hex'), tags: sessionTags };
   const found = await readPrincipalAndBody(caches, principal, LOCATIONS_BODY, () => readLocationsForSession(pool, tokenHash));
   if (!found) throw new errors.AUTH_TOKEN_INVALID();
-  return { organizationId: found.organization_id, userId: found.user_id, body: found.body };
+  return { organizationId: found.principal.organization_id, userId: found.principal.user_id, body: found.body };
 }
 
 export function listLocations(pool: Pool, organizationId: string): Promise<Location[]> {
