@@ -13,7 +13,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import nodeModule, { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -56,6 +56,17 @@ function build(): void {
     process.stderr.write('tests: npm run build failed\n');
     process.exit(1);
   }
+}
+
+// The machine may already trust a CA through NODE_EXTRA_CA_CERTS (a registry proxy's, say): the test CA is added to
+// it, not put in its place, or the npm that a test runs (the upgrade test installs the previous release) is refused
+// with SELF_SIGNED_CERT_IN_CHAIN.
+async function withMachineCas(testCaPath: string, dir: string): Promise<string> {
+  const machineCas = process.env.NODE_EXTRA_CA_CERTS;
+  if (!machineCas) return testCaPath;
+  const bundle = path.join(dir, 'trusted-cas.pem');
+  await writeFile(bundle, `${await readFile(machineCas, 'utf8')}\n${await readFile(testCaPath, 'utf8')}`);
+  return bundle;
 }
 
 // Node.js that strips types itself (22.18 and later) runs the test files as they are; older Node.js loads them through
@@ -123,6 +134,7 @@ async function main() {
   let code = 1;
   try {
     const tls = await generateTestTls(tlsDir);
+    const trustedCas = await withMachineCas(tls.caCertPath, tlsDir);
     await adminQuery(serverUrl, `CREATE DATABASE ${template}`);
     const pool = new pg.Pool({ connectionString: withDatabase(serverUrl, template), max: 1 });
     await migrate(pool);
@@ -136,7 +148,7 @@ async function main() {
       SB_TEST_TEMPLATE: template,
       SB_TEST_RUN_ID: runId,
       DATABASE_URL: '',
-      NODE_EXTRA_CA_CERTS: tls.caCertPath,
+      NODE_EXTRA_CA_CERTS: trustedCas,
       SB_TEST_TLS_CERT: tls.certPath,
       SB_TEST_TLS_KEY: tls.keyPath,
       ...(compileCache ? { NODE_COMPILE_CACHE: compileCache } : {}),
