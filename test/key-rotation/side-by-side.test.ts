@@ -40,9 +40,16 @@ describe('a rolling rotation: processes on the old and the new key side by side,
   const hooks: Record<string, { id: string; secret: string }> = {};
   let retriedCall: string;
 
-  // Retries a second apart, many of them: the attempt A fails is still waiting when A comes back.
+  // Retries a second apart, many of them: the attempt A fails is still waiting when A comes back. The attempts'
+  // outcomes are what the test reads, so a local receiver slowed past the usual 1.5 s by a loaded machine must not
+  // turn one into a timeout: 15 s.
   const env = (keys: Record<string, string>) =>
-    fleetEnv(db.url, { REFRESH_REUSE_GRACE: '3600', WEBHOOK_RETRY_SCHEDULE: Array(20).fill('1s').join(','), ...keys });
+    fleetEnv(db.url, {
+      REFRESH_REUSE_GRACE: '3600',
+      WEBHOOK_RETRY_SCHEDULE: Array(20).fill('1s').join(','),
+      WEBHOOK_TIMEOUT_MS: '15000',
+      ...keys,
+    });
   const serveA = async (keys: Record<string, string>) => {
     if (a) await stopProcess(a);
     a = await startServe(env(keys));
