@@ -44,8 +44,8 @@ async function abandon(client: PoolClient, failure: unknown): Promise<void> {
  * (pg's pipelining, switched on for this transaction only). Under load a round
  * trip costs the wait for two processes to be scheduled, not the network, so
  * group commit's batches (src/db/group-commit.ts) spend less time per batch
- * between statements: docs/performance.md, "`POST /calls`: one round trip per
- * batch, planned once".
+ * between statements: docs/performance.md, "The design choices behind these
+ * figures" of `bench:api`.
  *
  * Same outcome as withTransaction: the result is returned once COMMIT has
  * answered (the commit is flushed). When BEGIN or the statement fails, the

@@ -44,7 +44,7 @@ export interface OneStatementOptions {
    * custom plans for as long as it estimates them cheaper, which for a
    * statement over an array of n rows it always does (it knows n); give this
    * for a statement whose plan does not depend on its values, where planning
-   * costs as much as running it (docs/performance.md, "`POST /calls`: one round trip per batch, planned once").
+   * costs as much as running it (docs/performance.md, "The design choices behind these figures" of `bench:api`).
    */
   genericPlan?: boolean;
 }
