@@ -129,26 +129,23 @@ interface Child {
   stop(): Promise<void>;
 }
 
-/** Spawns `switchboard <command>` with its output in a log file; resolves once `ready` says so. */
-async function startSwitchboard(
-  command: string[],
+/** Spawns `node <args>` with its output in a log file; resolves once `ready` says so of the log, within `timeoutMs`. */
+async function startLogged(
+  name: string,
+  args: string[],
   env: NodeJS.ProcessEnv,
   logFile: string,
   ready: (log: string) => boolean | Promise<boolean>,
-  nodeArgs: string[] = [],
+  timeoutMs: number,
 ): Promise<Child> {
   const fd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/switchboard.js'), ...command], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', fd, fd],
-  });
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const started = performance.now();
   const log = () => readFileSync(logFile, 'utf8');
   while (!(await ready(log()))) {
-    if (child.exitCode !== null) throw new Error(`switchboard ${command.join(' ')} exited with ${child.exitCode}:\n${log()}`);
-    if (performance.now() - started > 120_000) throw new Error(`switchboard ${command.join(' ')} not ready within 120 s:\n${log()}`);
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${log()}`);
+    if (performance.now() - started > timeoutMs) throw new Error(`${name} not ready within ${timeoutMs / 1000} s:\n${log()}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return {
@@ -160,28 +157,23 @@ async function startSwitchboard(
   };
 }
 
+/** `switchboard <command>` in its own process; resolves once `ready` says so of its log. */
+function startSwitchboard(
+  command: string[],
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+  ready: (log: string) => boolean | Promise<boolean>,
+  nodeArgs: string[] = [],
+): Promise<Child> {
+  const args = [...nodeArgs, path.join(ROOT, 'bin/switchboard.js'), ...command];
+  return startLogged(`switchboard ${command.join(' ')}`, args, env, logFile, ready, 120_000);
+}
+
 /** The graphile-worker peer (bench/peer/graphile-worker.ts) in its own process, through tsx; resolves once it listens. */
-async function startPeer(env: NodeJS.ProcessEnv, logFile: string): Promise<Child> {
-  const fd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/peer/graphile-worker.ts')], {
-    cwd: ROOT,
-    env: { ...env, PEER_CONCURRENCY: String(CONCURRENCY) },
-    stdio: ['ignore', fd, fd],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const started = performance.now();
-  while (!readFileSync(logFile, 'utf8').includes('peer worker running')) {
-    if (child.exitCode !== null) throw new Error(`the peer worker exited with ${child.exitCode}:\n${readFileSync(logFile, 'utf8')}`);
-    if (performance.now() - started > 60_000) throw new Error(`the peer worker not ready within 60 s:\n${readFileSync(logFile, 'utf8')}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return {
-    process: child,
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
+function startPeer(env: NodeJS.ProcessEnv, logFile: string): Promise<Child> {
+  const args = ['--import', 'tsx', path.join(ROOT, 'bench/peer/graphile-worker.ts')];
+  const peerEnv = { ...env, PEER_CONCURRENCY: String(CONCURRENCY) };
+  return startLogged('the peer worker', args, peerEnv, logFile, (log) => log.includes('peer worker running'), 60_000);
 }
 
 /** Fills webhook_deliveries: `due` pending and due now, `other` delivered, failed or scheduled a day later, spread over the subscriptions. */
