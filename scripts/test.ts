@@ -1,6 +1,8 @@
 // Test runner: one PostgreSQL for the whole run (DATABASE_URL's server, or an
 // embedded one in a temporary directory), one migrated template database, and
-// every test file clones its own database from it so files run in parallel.
+// every test file clones its own database from it so files run in parallel,
+// three at a time (TEST_CONCURRENCY), in three test processes that share them
+// (scripts/shared-test-process.ts says why).
 // Files named *.serial.test.ts run afterwards, one at a time, with nothing
 // else running: they may stop and restart the database server or Redis
 // (SB_TEST_SERIAL=1 tells them they are alone).
@@ -13,9 +15,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import nodeModule, { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres.ts';
 import { migrate } from '../src/db/migrate.ts';
@@ -48,10 +51,11 @@ async function adminQuery(serverUrl: string, sql: string): Promise<pg.QueryResul
   }
 }
 
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
 function build(): void {
   const tsc = path.join(path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin/tsc');
-  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-  const result = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
   if (result.status !== 0) {
     process.stderr.write('tests: npm run build failed\n');
     process.exit(1);
@@ -79,6 +83,10 @@ const typeScriptLoader = (process.features as { typescript?: string | false }).t
 // (about 0.6 s of CPU less per test process on Node 24). One directory per run, removed with it.
 const compileCacheSupported = 'enableCompileCache' in nodeModule;
 
+// Node 22 and later apply --test-timeout to each test; Node 20 to each test process as a whole, and a shared one runs
+// for most of the phase (its files have a limit of their own, in scripts/shared-test-process.ts).
+const testTimeout = Number(process.versions.node.split('.')[0]) >= 22 ? 240_000 : 3_600_000;
+
 // TEST_REPEAT=N runs each given file N times, alone, one run after another, and prints how many runs of each passed:
 // for a test suspected of flaking (run it beside a CPU-bound load to find timing bounds the code does not promise).
 const repeat = Number(process.env.TEST_REPEAT ?? 1);
@@ -95,6 +103,70 @@ async function runRepeatedly(files: string[], times: number, runOne: (file: stri
   }
   process.stdout.write(`${summary.join('\n')}\n`);
   return summary.every((line) => line.startsWith(`tests: ${times} of`)) ? 0 : 1;
+}
+
+// The parallel phase's files run in a few shared test processes (scripts/shared-test-process.ts), except those
+// that say in a comment they need a process of their own: "@own-test-process", with the reason (a file that
+// registers a process-wide singleton, such as OpenTelemetry's global tracer provider, which takes one per process).
+async function splitByProcess(files: string[]): Promise<{ ownProcess: string[]; shared: string[] }> {
+  const ownProcess: string[] = [];
+  const shared: string[] = [];
+  for (const file of files) ((await readFile(file, 'utf8')).includes('@own-test-process') ? ownProcess : shared).push(file);
+  return { ownProcess, shared };
+}
+
+// How long each file took in the last run here, so that the longest start first and none is left to run alone at the
+// end. Kept beside npm's own caches, so a fresh clone starts without it: a file not timed yet is placed by its size,
+// except the browser tours (*.browser.test.ts), which are the longest files whatever their size.
+const DURATIONS_CACHE = path.join(ROOT, 'node_modules/.cache/switchboard/test-durations.json');
+
+async function readDurations(): Promise<Record<string, number>> {
+  try {
+    return JSON.parse(await readFile(DURATIONS_CACHE, 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+async function longestFirst(files: string[]): Promise<string[]> {
+  const known = await readDurations();
+  const estimate = new Map<string, number>();
+  for (const file of files) estimate.set(file, known[path.relative(ROOT, file)] ?? (await stat(file)).size);
+  const timed = (file: string) => path.relative(ROOT, file) in known;
+  const browser = (file: string) => file.endsWith('.browser.test.ts');
+  // Timed files by their time, then untimed ones by their size: the two are not on one scale.
+  return [...files].sort(
+    (a, b) =>
+      Number(timed(b)) - Number(timed(a)) ||
+      Number(!timed(b) && browser(b)) - Number(!timed(a) && browser(a)) ||
+      estimate.get(b)! - estimate.get(a)!,
+  );
+}
+
+async function writeSharedQueue(queue: string, files: string[], processes: number): Promise<string[]> {
+  await mkdir(path.join(queue, 'taken'));
+  await writeFile(path.join(queue, 'files.json'), JSON.stringify(files.map((file) => path.resolve(file))));
+  const entries: string[] = [];
+  const shared = pathToFileURL(path.join(ROOT, 'scripts/shared-test-process.ts')).href;
+  for (let i = 1; i <= processes; i++) {
+    const entry = path.join(queue, `shared-test-process-${i}.test.mjs`);
+    await writeFile(entry, `import ${JSON.stringify(shared)};\n`);
+    entries.push(entry);
+  }
+  return entries;
+}
+
+async function rememberDurations(queue: string): Promise<void> {
+  const durations = await readDurations();
+  for (const name of await readdir(queue)) {
+    if (!name.startsWith('durations-')) continue;
+    for (const line of (await readFile(path.join(queue, name), 'utf8')).split('\n').filter(Boolean)) {
+      const { file, ms } = JSON.parse(line) as { file: string; ms: number };
+      durations[path.relative(ROOT, file)] = ms;
+    }
+  }
+  await mkdir(path.dirname(DURATIONS_CACHE), { recursive: true });
+  await writeFile(DURATIONS_CACHE, JSON.stringify(durations, null, 1));
 }
 
 async function main() {
@@ -132,6 +204,7 @@ async function main() {
   const tlsDir = await mkdtemp(path.join(os.tmpdir(), 'switchboard-test-tls-'));
   const compileCache = compileCacheSupported ? await mkdtemp(path.join(os.tmpdir(), 'switchboard-test-compile-cache-')) : undefined;
   let code = 1;
+  let queueDir: string | undefined;
   try {
     const tls = await generateTestTls(tlsDir);
     const trustedCas = await withMachineCas(tls.caCertPath, tlsDir);
@@ -157,7 +230,7 @@ async function main() {
       if (list.length === 0) return Promise.resolve(0);
       const child = spawn(
         process.execPath,
-        [...typeScriptLoader, '--test', `--test-concurrency=${concurrency}`, '--test-timeout=240000', ...list],
+        [...typeScriptLoader, '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${testTimeout}`, ...list],
         { stdio: 'inherit', env: { ...env, ...extra } },
       );
       return new Promise<number>((resolve) => child.on('exit', (exitCode) => resolve(exitCode ?? 1)));
@@ -167,7 +240,13 @@ async function main() {
     if (repeat > 1) {
       code = await runRepeatedly(files, repeat, (file) => runFiles([file], '1', serial.includes(file) ? { SB_TEST_SERIAL: '1' } : {}));
     } else {
-      const parallelCode = await runFiles(parallel, process.env.TEST_CONCURRENCY ?? '3');
+      const concurrency = Number(process.env.TEST_CONCURRENCY ?? 3);
+      const { ownProcess, shared } = await splitByProcess(parallel);
+      const queue = await mkdtemp(path.join(os.tmpdir(), 'switchboard-test-queue-'));
+      queueDir = queue;
+      const entries = await writeSharedQueue(queue, await longestFirst(shared), Math.min(concurrency, shared.length));
+      const parallelCode = await runFiles([...ownProcess, ...entries], String(concurrency), { SB_TEST_QUEUE: queue });
+      await rememberDurations(queue);
       if (serial.length) process.stdout.write(`tests: serial phase (${serial.length} file(s), one at a time)\n`);
       const serialCode = await runFiles(serial, '1', { SB_TEST_SERIAL: '1' });
       code = parallelCode || serialCode;
@@ -180,6 +259,7 @@ async function main() {
     await embedded?.stop();
     await rm(tlsDir, { recursive: true, force: true });
     if (compileCache) await rm(compileCache, { recursive: true, force: true });
+    if (queueDir) await rm(queueDir, { recursive: true, force: true });
     if (tmp) await rm(tmp, { recursive: true, force: true });
   }
   process.exit(code);

@@ -6,6 +6,7 @@
 // the logged URL masks the numbers, and a PostgreSQL error's `detail` (the
 // failing row) is not logged. Spans go over OTLP http/json to a receiver in
 // this process, so the check reads every byte exported.
+// @own-test-process: it registers OpenTelemetry's global tracer provider, which a process takes once.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';

@@ -2,6 +2,7 @@
 // written inside a span. Outside one, each line must carry only its own
 // fields: pino merges a line's fields into the object the mixin returns, so a
 // shared object would hand every earlier line's fields to the next ones.
+// @own-test-process: it registers OpenTelemetry's global tracer provider, which a process takes once.
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
