@@ -96,9 +96,10 @@ export function periodic(host: TaskHost, job: PeriodicJob, options: PeriodicOpti
 /** One tick: true when the job asked for another at once and nothing failed. */
 async function runOnce(host: TaskHost, job: PeriodicJob, isStopping: () => boolean): Promise<boolean> {
   let failures = 0;
+  const startedAt = Date.now();
   const failed = (error: unknown, fields: object = {}) => {
     failures++;
-    if (!host.outage.away(job.name, error)) host.log.error({ err: error, task: job.name, ...fields }, 'background task failed');
+    if (!host.outage.away(job.name, error, startedAt)) host.log.error({ err: error, task: job.name, ...fields }, 'background task failed');
   };
   const tick: Tick = {
     get stopping() {

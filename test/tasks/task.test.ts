@@ -112,6 +112,28 @@ describe('the task layer', () => {
     assert.equal(typeof lines[1]!.fields.outage_ms, 'number');
   });
 
+  test('work begun before the database came back that fails after it met the outage that ended: no new warning', async () => {
+    const { host, lines } = recordingHost();
+    const starting = () => Object.assign(new Error('the database system is starting up'), { code: '57P03' });
+    const begun = Date.now();
+    assert.equal(host.outage.away('first', starting(), begun), true);
+    await sleep(5);
+    host.outage.reachable('second');
+    assert.equal(host.outage.away('first', starting(), begun), true, 'still told apart from a failure of its own');
+    assert.equal(host.outage.down, false);
+    await sleep(5);
+    assert.equal(host.outage.away('first', starting(), Date.now()), true);
+    assert.equal(host.outage.down, true, 'work begun after the database came back starts a new outage');
+    assert.deepEqual(
+      lines.map((line) => [line.level, line.message]),
+      [
+        ['warn', 'database unreachable: background tasks wait for it'],
+        ['info', 'database reachable again: background tasks resume'],
+        ['warn', 'database unreachable: background tasks wait for it'],
+      ],
+    );
+  });
+
   test('a failure of the task itself is an error line naming the task', async () => {
     const { host, lines } = recordingHost();
     const task = periodic(host, {

@@ -118,6 +118,7 @@ function look({ candidates }: Loop): NextLook {
 
 async function claim(loop: Loop): Promise<void> {
   const { options, candidates, inFlight } = loop;
+  const startedAt = Date.now();
   try {
     const { limit, degradedLimit } = inFlight.free();
     if (limit <= 0) return dispatch(loop, { type: 'no-free-slots', look: look(loop) });
@@ -142,7 +143,7 @@ async function claim(loop: Loop): Promise<void> {
     });
   } catch (error) {
     // A database outage is logged once by the shared watch (a later successful claim ends it), not every round.
-    if (!options.outage.away(TASK, error)) options.log.error({ err: error }, 'webhook delivery worker round failed');
+    if (!options.outage.away(TASK, error, startedAt)) options.log.error({ err: error }, 'webhook delivery worker round failed');
     dispatch(loop, { type: 'claim-failed', now: Date.now() });
   }
 }
@@ -166,6 +167,7 @@ function launch(loop: Loop, delivery: LeasedDelivery, leaseDeadline: number, com
   const { options, candidates, inFlight } = loop;
   const subscriptionId = delivery.subscription_id;
   inFlight.start({ id: delivery.id, leaseToken: delivery.lease_token, subscriptionId, cap: delivery.cap, degraded: delivery.degraded });
+  const startedAt = Date.now();
   const task: Promise<void> = attemptDelivery(options.deps, delivery, leaseDeadline, { recorder: options.recorder, committed })
     .then((dueAgain) => {
       if (!dueAgain) return;
@@ -174,7 +176,7 @@ function launch(loop: Loop, delivery: LeasedDelivery, leaseDeadline: number, com
     })
     .catch((error) => {
       // Its lease will expire and it will be retried. A database outage is logged once, not per attempt.
-      if (!options.outage.away(TASK, error))
+      if (!options.outage.away(TASK, error, startedAt))
         options.log.error(
           { err: error, delivery_id: delivery.id },
           'webhook delivery attempt could not be recorded; its lease will expire and it will be retried',
