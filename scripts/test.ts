@@ -106,8 +106,8 @@ async function runRepeatedly(files: string[], times: number, runOne: (file: stri
 }
 
 // The parallel phase's files run in a few shared test processes (scripts/shared-test-process.ts), except those
-// that say in a comment they need a process of their own: "@own-test-process", with the reason (a file that
-// registers a process-wide singleton, such as OpenTelemetry's global tracer provider, which takes one per process).
+// that say in a comment they need a process of their own: "@own-test-process", with the reason (a file that changes
+// the process for the files after it: OpenTelemetry's global tracer provider, zapier-platform-core's http.request).
 async function splitByProcess(files: string[]): Promise<{ ownProcess: string[]; shared: string[] }> {
   const ownProcess: string[] = [];
   const shared: string[] = [];

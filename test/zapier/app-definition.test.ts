@@ -1,3 +1,5 @@
+// @own-test-process: zapier-platform-core's tester replaces http.request and https.request for the whole process
+// (create-http-patch.js), with a version that drops a third argument (url, options, callback).
 import { CallCompletedEventSchema } from '../../src/calls/calls.schemas.ts';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

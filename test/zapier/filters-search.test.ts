@@ -1,3 +1,5 @@
+// @own-test-process: zapier-platform-core's tester replaces http.request and https.request for the whole process
+// (create-http-patch.js), with a version that drops a third argument (url, options, callback).
 // The Zapier app's filters, dropdowns and Find Call search, through
 // zapier-platform-core against a real Switchboard: subscribe sends the
 // trigger's fields as filters, performList sends them to /calls/recent, the

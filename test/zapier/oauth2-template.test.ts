@@ -1,3 +1,5 @@
+// @own-test-process: zapier-platform-core's tester replaces http.request and https.request for the whole process
+// (create-http-patch.js), with a version that drops a third argument (url, options, callback).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { BeforeRequestMiddleware } from 'zapier-platform-core';
