@@ -41,7 +41,9 @@ describe('production topology: 2 × serve --no-worker, 2 × worker, kill -9 unde
     db = await createTestDatabase();
     // A little latency, so attempts are in flight when a worker dies.
     target = await startHttpsTarget(() => ({ status: 204, delayMs: 30 }));
-    env = fleetEnv(db.url, { REDIS_URL: REDIS_URL!, RATE_LIMIT: '6/min' });
+    // Attempts time out well after the 5 s the receiver holds them below, so the held ones are still in flight at the
+    // kill: a held attempt that timed out first would be retried by its own worker and arrive twice legitimately.
+    env = fleetEnv(db.url, { REDIS_URL: REDIS_URL!, RATE_LIMIT: '6/min', WEBHOOK_TIMEOUT_MS: '15000' });
     apis = await Promise.all([startServe(env, ['--no-worker']), startServe(env, ['--no-worker'])]);
     workers = await Promise.all([startWorkerProcess(env), startWorkerProcess(env)]);
     tenant = await seedTenant(db.url, apis[0]!.url, (i) => `${target.url}/hooks/topology-${i}`, SUBSCRIPTIONS);
