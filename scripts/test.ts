@@ -130,17 +130,16 @@ async function readDurations(): Promise<Record<string, number>> {
 
 async function longestFirst(files: string[]): Promise<string[]> {
   const known = await readDurations();
-  const estimate = new Map<string, number>();
-  for (const file of files) estimate.set(file, known[path.relative(ROOT, file)] ?? (await stat(file)).size);
-  const timed = (file: string) => path.relative(ROOT, file) in known;
-  const browser = (file: string) => file.endsWith('.browser.test.ts');
-  // Timed files by their time, then untimed ones by their size: the two are not on one scale.
-  return [...files].sort(
-    (a, b) =>
-      Number(timed(b)) - Number(timed(a)) ||
-      Number(!timed(b) && browser(b)) - Number(!timed(a) && browser(a)) ||
-      estimate.get(b)! - estimate.get(a)!,
+  // Timed files by their time, then untimed browser tours, then the rest by their size: time and size are not on one
+  // scale, so each file gets a group first and a weight within it.
+  const ranked = await Promise.all(
+    files.map(async (file) => {
+      const ms = known[path.relative(ROOT, file)];
+      if (ms !== undefined) return { file, group: 0, weight: ms };
+      return { file, group: file.endsWith('.browser.test.ts') ? 1 : 2, weight: (await stat(file)).size };
+    }),
   );
+  return ranked.sort((a, b) => a.group - b.group || b.weight - a.weight).map(({ file }) => file);
 }
 
 async function writeSharedQueue(queue: string, files: string[], processes: number): Promise<string[]> {
@@ -203,8 +202,8 @@ async function main() {
   // A throwaway CA trusted by the test processes, for real HTTPS webhook targets.
   const tlsDir = await mkdtemp(path.join(os.tmpdir(), 'switchboard-test-tls-'));
   const compileCache = compileCacheSupported ? await mkdtemp(path.join(os.tmpdir(), 'switchboard-test-compile-cache-')) : undefined;
+  const queue = await mkdtemp(path.join(os.tmpdir(), 'switchboard-test-queue-'));
   let code = 1;
-  let queueDir: string | undefined;
   try {
     const tls = await generateTestTls(tlsDir);
     const trustedCas = await withMachineCas(tls.caCertPath, tlsDir);
@@ -242,8 +241,6 @@ async function main() {
     } else {
       const concurrency = Number(process.env.TEST_CONCURRENCY ?? 3);
       const { ownProcess, shared } = await splitByProcess(parallel);
-      const queue = await mkdtemp(path.join(os.tmpdir(), 'switchboard-test-queue-'));
-      queueDir = queue;
       const entries = await writeSharedQueue(queue, await longestFirst(shared), Math.min(concurrency, shared.length));
       const parallelCode = await runFiles([...ownProcess, ...entries], String(concurrency), { SB_TEST_QUEUE: queue });
       await rememberDurations(queue);
@@ -259,7 +256,7 @@ async function main() {
     await embedded?.stop();
     await rm(tlsDir, { recursive: true, force: true });
     if (compileCache) await rm(compileCache, { recursive: true, force: true });
-    if (queueDir) await rm(queueDir, { recursive: true, force: true });
+    await rm(queue, { recursive: true, force: true });
     if (tmp) await rm(tmp, { recursive: true, force: true });
   }
   process.exit(code);
