@@ -186,7 +186,10 @@ describe('churn: subscriptions come and go while calls, reads, locations and tok
           try {
             await waitFor(
               'every delivery owed to the subscription that stayed',
-              async () => [...owed].every((id) => received().has(id)),
+              async () => {
+                const got = received();
+                return [...owed].every((id) => got.has(id));
+              },
               60_000,
             );
           } catch (error) {
