@@ -30,7 +30,8 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs?: numbe
     const timer = timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('exit', (code) => {
+    // 'close', not 'exit': a process can have exited before its output was all read from the pipes.
+    child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
