@@ -91,6 +91,10 @@ const testTimeout = Number(process.versions.node.split('.')[0]) >= 22 ? 240_000 
 // for a test suspected of flaking (run it beside a CPU-bound load to find timing bounds the code does not promise).
 const repeat = Number(process.env.TEST_REPEAT ?? 1);
 
+// TEST_PHASES=parallel or TEST_PHASES=serial runs that phase alone. CI (.ci/run) runs its two passes' parallel phases
+// one after the other, then their serial phases side by side: those mostly wait, each on a database server of its own.
+const phases = (process.env.TEST_PHASES ?? 'parallel,serial').split(',');
+
 async function runRepeatedly(files: string[], times: number, runOne: (file: string) => Promise<number>): Promise<number> {
   const summary: string[] = [];
   for (const file of files) {
@@ -115,17 +119,24 @@ async function splitByProcess(files: string[]): Promise<{ ownProcess: string[]; 
   return { ownProcess, shared };
 }
 
-// How long each file took in the last run here, so that the longest start first and none is left to run alone at the
-// end. Kept beside npm's own caches, so a fresh clone starts without it: a file not timed yet is placed by its size,
-// except the browser tours (*.browser.test.ts), which are the longest files whatever their size.
+// How long each file took, so that the longest start first and none is left to run alone at the end: the last run
+// here (kept beside npm's own caches), over test/durations.json, committed so that a fresh clone (CI's) knows too,
+// where a file that mostly waits (an outage of a minute) is not told by its size. Refresh it from the cache after a
+// whole run when files were added or changed much. A file in neither is placed by its size, except the browser tours
+// (*.browser.test.ts), which are long whatever their size.
 const DURATIONS_CACHE = path.join(ROOT, 'node_modules/.cache/switchboard/test-durations.json');
+const COMMITTED_DURATIONS = path.join(ROOT, 'test/durations.json');
 
-async function readDurations(): Promise<Record<string, number>> {
+async function readDurationsFile(file: string): Promise<Record<string, number>> {
   try {
-    return JSON.parse(await readFile(DURATIONS_CACHE, 'utf8')) as Record<string, number>;
+    return JSON.parse(await readFile(file, 'utf8')) as Record<string, number>;
   } catch {
     return {};
   }
+}
+
+async function readDurations(): Promise<Record<string, number>> {
+  return { ...(await readDurationsFile(COMMITTED_DURATIONS)), ...(await readDurationsFile(DURATIONS_CACHE)) };
 }
 
 async function longestFirst(files: string[]): Promise<string[]> {
@@ -165,7 +176,7 @@ async function rememberDurations(queue: string): Promise<void> {
     }
   }
   await mkdir(path.dirname(DURATIONS_CACHE), { recursive: true });
-  await writeFile(DURATIONS_CACHE, JSON.stringify(durations, null, 1));
+  await writeFile(DURATIONS_CACHE, JSON.stringify(durations, null, 2));
 }
 
 async function main() {
@@ -239,13 +250,19 @@ async function main() {
     if (repeat > 1) {
       code = await runRepeatedly(files, repeat, (file) => runFiles([file], '1', serial.includes(file) ? { SB_TEST_SERIAL: '1' } : {}));
     } else {
-      const concurrency = Number(process.env.TEST_CONCURRENCY ?? 3);
-      const { ownProcess, shared } = await splitByProcess(parallel);
-      const entries = await writeSharedQueue(queue, await longestFirst(shared), Math.min(concurrency, shared.length));
-      const parallelCode = await runFiles([...ownProcess, ...entries], String(concurrency), { SB_TEST_QUEUE: queue });
-      await rememberDurations(queue);
-      if (serial.length) process.stdout.write(`tests: serial phase (${serial.length} file(s), one at a time)\n`);
-      const serialCode = await runFiles(serial, '1', { SB_TEST_SERIAL: '1' });
+      let parallelCode = 0;
+      if (phases.includes('parallel')) {
+        const concurrency = Number(process.env.TEST_CONCURRENCY ?? 3);
+        const { ownProcess, shared } = await splitByProcess(parallel);
+        const entries = await writeSharedQueue(queue, await longestFirst(shared), Math.min(concurrency, shared.length));
+        parallelCode = await runFiles([...ownProcess, ...entries], String(concurrency), { SB_TEST_QUEUE: queue });
+        await rememberDurations(queue);
+      }
+      let serialCode = 0;
+      if (phases.includes('serial')) {
+        if (serial.length) process.stdout.write(`tests: serial phase (${serial.length} file(s), one at a time)\n`);
+        serialCode = await runFiles(serial, '1', { SB_TEST_SERIAL: '1' });
+      }
       code = parallelCode || serialCode;
     }
   } finally {
