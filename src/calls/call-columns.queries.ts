@@ -31,6 +31,11 @@ export function callColumns(alias = ''): string {
 
 export const COLUMNS = callColumns();
 
+/** The same columns read back by name from `alias`, a statement's CTE that returned COLUMNS (url included). */
+export function returnedCallColumns(alias: string): string {
+  return [...CALL_COLUMNS, 'url'].map((column) => `${alias}.${column}`).join(', ');
+}
+
 /**
  * The details of a new call from $N (JSON text, call-details.ts: read as
  * jsonb, but metadata as json, which keeps the request's compact spelling), as

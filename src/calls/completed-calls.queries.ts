@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import { DELIVERIES_CHANNEL, payloadNaming } from '../webhooks/deliveries-channel.queries.ts';
 import type { CompletedCall } from './call.ts';
-import { COLUMNS, completionDetailAssignments, DETAIL_COLUMNS, detailValues } from './call-columns.queries.ts';
+import { COLUMNS, completionDetailAssignments, DETAIL_COLUMNS, detailValues, returnedCallColumns } from './call-columns.queries.ts';
 import type { CallDetails } from './call-details.ts';
 import { keyParameters, reservedKeys, KeyHeld, type KeyReservation } from './idempotency.queries.ts';
 import { newTraceContext, type StoredTraceContext } from '../tracing/trace-context.ts';
@@ -103,7 +103,8 @@ function withCallCompletedOutbox(callStatement: string, before = ''): string {
          FROM deliveries
      )
      -- The notification is an uncorrelated subquery: sent once per statement, however many calls it writes.
-     SELECT call.*, enqueued.n AS deliveries_enqueued,
+     -- The call's columns only: its event and trace context are for the deliveries, not worth sending back.
+     SELECT ${returnedCallColumns('call')}, enqueued.n AS deliveries_enqueued,
             (SELECT pg_notify('${DELIVERIES_CHANNEL}', e.subscriptions) FROM enqueued e WHERE e.n > 0) AS notified
        FROM call, enqueued`;
 }
@@ -256,10 +257,10 @@ export async function completeInProgressCall(
   return rows[0] && completedCall(rows[0]);
 }
 
-type OutboxRow = CompletedCall & { trace_context?: unknown; event?: unknown; deliveries_enqueued?: unknown; notified?: unknown };
+type OutboxRow = CompletedCall & { deliveries_enqueued?: unknown; notified?: unknown };
 
 /** Only the call's own columns (the outbox statement returns more). */
 function completedCall(row: OutboxRow): CompletedCall {
-  const { trace_context: _t, event: _e, deliveries_enqueued: _d, notified: _n, ...call } = row;
+  const { deliveries_enqueued: _d, notified: _n, ...call } = row;
   return call;
 }
