@@ -91,10 +91,6 @@ const testTimeout = Number(process.versions.node.split('.')[0]) >= 22 ? 240_000 
 // for a test suspected of flaking (run it beside a CPU-bound load to find timing bounds the code does not promise).
 const repeat = Number(process.env.TEST_REPEAT ?? 1);
 
-// TEST_PHASES=parallel or TEST_PHASES=serial runs that phase alone. CI (.ci/run) runs its two passes' parallel phases
-// one after the other, then their serial phases side by side: those mostly wait, each on a database server of its own.
-const phases = (process.env.TEST_PHASES ?? 'parallel,serial').split(',');
-
 async function runRepeatedly(files: string[], times: number, runOne: (file: string) => Promise<number>): Promise<number> {
   const summary: string[] = [];
   for (const file of files) {
@@ -250,19 +246,13 @@ async function main() {
     if (repeat > 1) {
       code = await runRepeatedly(files, repeat, (file) => runFiles([file], '1', serial.includes(file) ? { SB_TEST_SERIAL: '1' } : {}));
     } else {
-      let parallelCode = 0;
-      if (phases.includes('parallel')) {
-        const concurrency = Number(process.env.TEST_CONCURRENCY ?? 3);
-        const { ownProcess, shared } = await splitByProcess(parallel);
-        const entries = await writeSharedQueue(queue, await longestFirst(shared), Math.min(concurrency, shared.length));
-        parallelCode = await runFiles([...ownProcess, ...entries], String(concurrency), { SB_TEST_QUEUE: queue });
-        await rememberDurations(queue);
-      }
-      let serialCode = 0;
-      if (phases.includes('serial')) {
-        if (serial.length) process.stdout.write(`tests: serial phase (${serial.length} file(s), one at a time)\n`);
-        serialCode = await runFiles(serial, '1', { SB_TEST_SERIAL: '1' });
-      }
+      const concurrency = Number(process.env.TEST_CONCURRENCY ?? 3);
+      const { ownProcess, shared } = await splitByProcess(parallel);
+      const entries = await writeSharedQueue(queue, await longestFirst(shared), Math.min(concurrency, shared.length));
+      const parallelCode = await runFiles([...ownProcess, ...entries], String(concurrency), { SB_TEST_QUEUE: queue });
+      await rememberDurations(queue);
+      if (serial.length) process.stdout.write(`tests: serial phase (${serial.length} file(s), one at a time)\n`);
+      const serialCode = await runFiles(serial, '1', { SB_TEST_SERIAL: '1' });
       code = parallelCode || serialCode;
     }
   } finally {
