@@ -39,8 +39,8 @@ const RETURNING = `RETURNING ${COLUMNS}, trace_context, app_call_event(calls) AS
  * beside this transaction is caught again by the reservation; the unique
  * (subscription, call) key makes it exactly once) and, if any was inserted, a NOTIFY, which PostgreSQL delivers only
  * when the surrounding transaction commits, naming the subscriptions (see
- * notifiedSubscriptions). Returns each call's columns plus `deliveries_enqueued`
- * (for the whole statement); no row when `callStatement` returned none.
+ * notifiedSubscriptions). Returns each call's columns (and `notified`, the
+ * NOTIFY's empty result); no row when `callStatement` returned none.
  *
  * A subscription removed or stopped while this runs gets no delivery, and
  * the call is stored all the same: each subscription read is locked FOR KEY
@@ -104,9 +104,9 @@ function withCallCompletedOutbox(callStatement: string, before = ''): string {
      )
      -- The notification is an uncorrelated subquery: sent once per statement, however many calls it writes.
      -- The call's columns only: its event and trace context are for the deliveries, not worth sending back.
-     SELECT ${returnedCallColumns('call')}, enqueued.n AS deliveries_enqueued,
+     SELECT ${returnedCallColumns('call')},
             (SELECT pg_notify('${DELIVERIES_CHANNEL}', e.subscriptions) FROM enqueued e WHERE e.n > 0) AS notified
-       FROM call, enqueued`;
+       FROM call`;
 }
 
 /**
@@ -257,10 +257,10 @@ export async function completeInProgressCall(
   return rows[0] && completedCall(rows[0]);
 }
 
-type OutboxRow = CompletedCall & { deliveries_enqueued?: unknown; notified?: unknown };
+type OutboxRow = CompletedCall & { notified?: unknown };
 
 /** Only the call's own columns (the outbox statement returns more). */
 function completedCall(row: OutboxRow): CompletedCall {
-  const { deliveries_enqueued: _d, notified: _n, ...call } = row;
+  const { notified: _n, ...call } = row;
   return call;
 }
