@@ -37,16 +37,16 @@ export function returnedCallColumns(alias: string): string {
 }
 
 /**
- * The details of a new call from $N (JSON text, call-details.ts: read as
- * jsonb, but metadata as json, which keeps the request's compact spelling), as
- * the values of these columns, in this order: the agent's and location's names
- * are read with them.
+ * The details of a new call from `text` (JSON text, call-details.ts: read as
+ * jsonb, or taken from `details` when the statement read it already, but
+ * metadata as json, which keeps the request's compact spelling), as the values
+ * of these columns, in this order: the agent's and location's names are read
+ * with them.
  */
 export const DETAIL_COLUMNS =
   'direction, from_number, to_number, location_id, recording_url, transcript, metadata, agent_name, location_name';
 
-export function detailValues(text: string, agentId: string): string {
-  const details = `${text}::jsonb`;
+export function detailValues(text: string, agentId: string, details = `${text}::jsonb`): string {
   const location = `(${details}->>'location_id')::uuid`;
   return `${details}->>'direction', ${details}->>'from_number', ${details}->>'to_number', ${location},
           ${details}->>'recording_url', ${details}->>'transcript', coalesce(${text}::json->'metadata', '{}'::json),

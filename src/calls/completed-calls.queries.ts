@@ -152,13 +152,52 @@ export async function insertCompletedCall(
 }
 
 /**
+ * The batch statement (insertCompletedCalls) in its two shapes, each built
+ * once: with the calls' Idempotency-Keys, and without (the usual batch), which
+ * leaves out the reservation's CTE and its arrays. Both leave out a call
+ * naming an agent or location the organization does not have.
+ *
+ * The calls arrive as arrays, one element per call; each call's details are
+ * read as jsonb once (`details_jsonb`), not once per column.
+ */
+function batchStatement(keyed: boolean): string {
+  const keyArrays = keyed ? ', $7::text[], $8::bytea[], $9::smallint[], $10::text[]' : '';
+  const keyColumns = keyed ? ', key, fingerprint, response_status, caller' : '';
+  const input = `input AS (
+       SELECT i.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::bytea[], $6::text[], $6::text[]::jsonb[]${keyArrays})
+                    AS i(id, agent_id, summary, duration_seconds, trace_context, details, details_jsonb${keyColumns})
+        WHERE (i.agent_id IS NULL
+               OR EXISTS (SELECT 1 FROM agents a WHERE a.organization_id = app_current_org() AND a.id = i.agent_id))
+          AND (i.details_jsonb->>'location_id' IS NULL
+               OR EXISTS (SELECT 1 FROM locations l WHERE l.organization_id = app_current_org()
+                                                     AND l.id = (i.details_jsonb->>'location_id')::uuid))
+     )`;
+  return withCallCompletedOutbox(
+    `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds, trace_context,
+                          ${DETAIL_COLUMNS})
+     SELECT i.id, app_current_org(), i.agent_id, 'completed', now(), i.summary, i.duration_seconds, i.trace_context,
+            ${detailValues('i.details', 'i.agent_id', 'i.details_jsonb')}
+       FROM input i
+      ${keyed ? 'WHERE i.key IS NULL OR i.id IN (SELECT call_id FROM reserved)' : ''}
+     ${RETURNING}`,
+    keyed
+      ? `${input},
+     ${reservedKeys('SELECT app_current_org(), i.caller, i.key, i.fingerprint, i.id, i.response_status FROM input i WHERE i.key IS NOT NULL')}`
+      : input,
+  );
+}
+
+const BATCH = batchStatement(false);
+const KEYED_BATCH = batchStatement(true);
+
+/**
  * Many completed calls of the current organization (group commit,
  * completed-call-batches.ts) with their deliveries and one NOTIFY, in one
  * statement. The ids come from the caller so that each row finds its
- * request. A call naming an agent the organization does not have is left
+ * request. A call naming an agent or location the organization does not have is left
  * out instead of failing the statement (its id is missing from the result),
  * and so is one whose idempotency key (`keys[i]` of `callers[i]`, null for
- * none) its caller already holds; the foreign key still guards an agent deleted
+ * none) its caller already holds; the foreign keys still guard an agent or location deleted
  * meanwhile.
  */
 export async function insertCompletedCalls(
@@ -176,39 +215,18 @@ export async function insertCompletedCalls(
     details: CallDetails[];
   },
 ): Promise<CompletedCall[]> {
+  const calls = [
+    input.ids,
+    input.agentIds,
+    input.summaries,
+    input.durationsSeconds,
+    input.traceContexts,
+    input.details.map((details) => JSON.stringify(details)),
+  ];
+  const keyed = input.keys.some((key) => key !== null);
   const { rows } = await db.query<CompletedCall>(
-    withCallCompletedOutbox(
-      `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds, trace_context,
-                          ${DETAIL_COLUMNS})
-     SELECT i.id, app_current_org(), i.agent_id, 'completed', now(), i.summary, i.duration_seconds, i.trace_context,
-            ${detailValues('i.details', 'i.agent_id')}
-       FROM input i
-      WHERE i.key IS NULL OR i.id IN (SELECT call_id FROM reserved)
-     ${RETURNING}`,
-      `input AS (
-       SELECT i.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[], $6::bytea[], $7::smallint[], $8::text[], $9::bytea[],
-                              $10::text[])
-                    AS i(id, agent_id, summary, duration_seconds, key, fingerprint, response_status, caller, trace_context, details)
-        WHERE (i.agent_id IS NULL
-               OR EXISTS (SELECT 1 FROM agents a WHERE a.organization_id = app_current_org() AND a.id = i.agent_id))
-          AND (i.details::jsonb->>'location_id' IS NULL
-               OR EXISTS (SELECT 1 FROM locations l WHERE l.organization_id = app_current_org()
-                                                     AND l.id = (i.details::jsonb->>'location_id')::uuid))
-     ),
-     ${reservedKeys('SELECT app_current_org(), i.caller, i.key, i.fingerprint, i.id, i.response_status FROM input i WHERE i.key IS NOT NULL')}`,
-    ),
-    [
-      input.ids,
-      input.agentIds,
-      input.summaries,
-      input.durationsSeconds,
-      input.keys,
-      input.fingerprints,
-      input.statuses,
-      input.callers,
-      input.traceContexts,
-      input.details.map((details) => JSON.stringify(details)),
-    ],
+    keyed ? KEYED_BATCH : BATCH,
+    keyed ? [...calls, input.keys, input.fingerprints, input.statuses, input.callers] : calls,
   );
   return rows.map(completedCall);
 }

@@ -9,6 +9,8 @@ import { createAgent } from '../../src/calls/agents.service.ts';
 import { writeCompletedCall, type NewCompletedCall } from '../../src/calls/completed-call-batches.ts';
 import { ValidationProblem } from '../../src/http/problem-details.plugin.ts';
 import { createPool } from '../../src/db/pool.ts';
+import { createLocation } from '../../src/locations/locations.service.ts';
+import { NO_CACHES } from '../../src/cache/caches.ts';
 
 // Group commit of POST /calls (completed): calls of one organization arriving
 // while a write is on its way are committed together, and each request still
@@ -90,6 +92,42 @@ describe('completed calls committed together', () => {
       .map((r) => (r as PromiseFulfilledResult<{ id: string; agent_id: string | null }>).value);
     assert.equal(stored[1]!.agent_id, agent.id);
     for (const call of stored) assert.equal((await deliveryBody(call.id)).length, 1);
+  });
+
+  test("a call whose location is not the organization's gets the single-call answer; a neighbour's location is named", async () => {
+    const office = await createLocation(t.db.pool, NO_CACHES, organizationId(), { name: 'Harbour Office' } as never);
+    const strangerLocation = randomUUID();
+    const alone = await createCall(t.app.db, organizationId(), { location_id: strangerLocation, summary: 'x', duration_seconds: 1 }).then(
+      () => assert.fail('an unknown location is refused'),
+      (error: unknown) => error,
+    );
+    assert.ok(alone instanceof ValidationProblem);
+
+    const inputs = [
+      { summary: 'first', duration_seconds: 1 },
+      { location_id: office.id, summary: 'at the office', duration_seconds: 2 },
+      { location_id: strangerLocation, summary: 'somewhere else', duration_seconds: 3 },
+      { summary: 'last', duration_seconds: 4 },
+    ];
+    const results = await Promise.allSettled(inputs.map((input) => createCall(t.app.db, organizationId(), input)));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
+    const refused = (results[2] as PromiseRejectedResult).reason;
+    assert.ok(refused instanceof ValidationProblem);
+    assert.deepEqual(refused.fieldErrors, (alone as ValidationProblem).fieldErrors);
+    const atOffice = (results[1] as PromiseFulfilledResult<{ id: string; location_id: string | null; location_name: string | null }>).value;
+    assert.equal(atOffice.location_id, office.id);
+    assert.equal(atOffice.location_name, 'Harbour Office');
+    const [, ...batchBy] = await writingTransactions(t.db.pool, [
+      (results[0] as PromiseFulfilledResult<{ id: string }>).value.id,
+      atOffice.id,
+      (results[3] as PromiseFulfilledResult<{ id: string }>).value.id,
+    ]);
+    assert.equal(new Set(batchBy).size, 1, 'the two that waited were written by one batch');
+    const stored = await storedCall(t.db.pool, atOffice.id);
+    assert.deepEqual(await deliveryBody(atOffice.id), [JSON.stringify(callCompletedEvent(stored!))]);
   });
 
   test('a batch the database refuses is written again one call at a time: only the bad call fails, as it would alone', async () => {
