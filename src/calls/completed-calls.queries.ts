@@ -109,6 +109,16 @@ function withCallCompletedOutbox(callStatement: string, before = ''): string {
        FROM call`;
 }
 
+const INSERT_COMPLETED = withCallCompletedOutbox(
+  `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds, trace_context,
+                      ${DETAIL_COLUMNS})
+   SELECT $1::uuid, app_current_org(), $2::uuid, 'completed', now(), $3::text, $4::int, $9::bytea,
+          ${detailValues('$10::text', '$2::uuid')}
+    WHERE $5::text IS NULL OR EXISTS (SELECT 1 FROM reserved)
+   ${RETURNING}`,
+  reservedKeys('SELECT app_current_org(), $8::text, $5::text, $6::bytea, $1::uuid, $7::smallint WHERE $5::text IS NOT NULL'),
+);
+
 /**
  * A call that finished before it was recorded: created completed, with its
  * call.completed deliveries (the outbox), in one statement. Throws KeyHeld
@@ -127,26 +137,15 @@ export async function insertCompletedCall(
     idempotency?: KeyReservation | null;
   },
 ): Promise<CompletedCall> {
-  const { rows } = await db.query<CompletedCall>(
-    withCallCompletedOutbox(
-      `INSERT INTO calls (id, organization_id, agent_id, status, completed_at, summary, duration_seconds, trace_context,
-                          ${DETAIL_COLUMNS})
-     SELECT $1::uuid, app_current_org(), $2::uuid, 'completed', now(), $3::text, $4::int, $9::bytea,
-            ${detailValues('$10::text', '$2::uuid')}
-      WHERE $5::text IS NULL OR EXISTS (SELECT 1 FROM reserved)
-     ${RETURNING}`,
-      reservedKeys('SELECT app_current_org(), $8::text, $5::text, $6::bytea, $1::uuid, $7::smallint WHERE $5::text IS NOT NULL'),
-    ),
-    [
-      randomUUID(),
-      input.agentId,
-      input.summary,
-      input.durationSeconds,
-      ...keyParameters(input.idempotency),
-      input.traceContext ?? newTraceContext(),
-      JSON.stringify(input.details ?? {}),
-    ],
-  );
+  const { rows } = await db.query<CompletedCall>(INSERT_COMPLETED, [
+    randomUUID(),
+    input.agentId,
+    input.summary,
+    input.durationSeconds,
+    ...keyParameters(input.idempotency),
+    input.traceContext ?? newTraceContext(),
+    JSON.stringify(input.details ?? {}),
+  ]);
   if (!rows[0]) throw new KeyHeld();
   return completedCall(rows[0]);
 }
@@ -231,6 +230,15 @@ export async function insertCompletedCalls(
   return rows.map(completedCall);
 }
 
+const COMPLETE_IN_PROGRESS = withCallCompletedOutbox(
+  `UPDATE calls SET status = 'completed', completed_at = now(), summary = $2::text, duration_seconds = $3::int,
+                    trace_context = coalesce($8::bytea, trace_context, $9::bytea),
+                    ${completionDetailAssignments('$10::text')}
+    WHERE id = $1::uuid AND status = 'in_progress' AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM reserved))
+   ${RETURNING}`,
+  reservedKeys('SELECT app_current_org(), $7::text, $4::text, $5::bytea, $1::uuid, $6::smallint WHERE $4::text IS NOT NULL'),
+);
+
 /**
  * Completes an in-progress call and writes its call.completed deliveries, in
  * one statement. The status condition makes completion happen once: of two
@@ -253,25 +261,15 @@ export async function completeInProgressCall(
     idempotency?: KeyReservation | null;
   },
 ): Promise<CompletedCall | undefined> {
-  const { rows } = await db.query<CompletedCall>(
-    withCallCompletedOutbox(
-      `UPDATE calls SET status = 'completed', completed_at = now(), summary = $2::text, duration_seconds = $3::int,
-                        trace_context = coalesce($8::bytea, trace_context, $9::bytea),
-                        ${completionDetailAssignments('$10::text')}
-      WHERE id = $1::uuid AND status = 'in_progress' AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM reserved))
-     ${RETURNING}`,
-      reservedKeys('SELECT app_current_org(), $7::text, $4::text, $5::bytea, $1::uuid, $6::smallint WHERE $4::text IS NOT NULL'),
-    ),
-    [
-      input.id,
-      input.summary,
-      input.durationSeconds,
-      ...keyParameters(input.idempotency),
-      input.traceContext.received ?? null,
-      input.traceContext.fresh,
-      JSON.stringify(input.details ?? {}),
-    ],
-  );
+  const { rows } = await db.query<CompletedCall>(COMPLETE_IN_PROGRESS, [
+    input.id,
+    input.summary,
+    input.durationSeconds,
+    ...keyParameters(input.idempotency),
+    input.traceContext.received ?? null,
+    input.traceContext.fresh,
+    JSON.stringify(input.details ?? {}),
+  ]);
   return rows[0] && completedCall(rows[0]);
 }
 
