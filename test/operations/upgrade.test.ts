@@ -307,6 +307,11 @@ describe(`upgrading from the previous release (${PREVIOUS ? `${PREVIOUS.version}
       assert.ok(migrated.applied.every((name) => /^\d{4}_[\w-]+\.sql$/.test(name)));
 
       // The retry crossed the upgrade. The delivery log: attempt 1 answered 500 and retried, attempt 2 answered 200.
+      // The worker records an outcome, then logs it, after reading the answer: the receiver has it first.
+      await waitUntil('attempt 2 of the crossing delivery recorded and logged', async () => {
+        const { rows } = await db.pool.query('SELECT 1 FROM webhook_attempts WHERE delivery_id = $1 AND attempt = 2', [crossing]);
+        return rows.length > 0 && attemptsLogged(newWorker!.output(), crossing).length > 0;
+      });
       const { rows: logged } = await db.pool.query<{ attempt: number; status_code: number; outcome: string }>(
         'SELECT attempt, status_code, outcome FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt',
         [crossing],
