@@ -71,14 +71,26 @@ export async function withOneStatementTransaction<T>(pool: Pool, fn: (db: Querya
       return (client.query as (...a: unknown[]) => unknown)(...args);
     }) as PoolClient['query'],
   };
-  const pipelined = client as unknown as { pipeline: boolean };
+  const pipelined = client as unknown as { pipeline: boolean; connection: { stream: { cork(): void; uncork(): void } } };
   pipelined.pipeline = true;
-  const begun = client.query(begin);
-  // async: a throw in fn before its first await becomes a rejection, after BEGIN is already on its way.
-  const done = (async () => fn(once))();
-  open = false;
-  const onlyOne = sent === 1;
-  const ended = client.query(onlyOne ? 'COMMIT' : 'ROLLBACK');
+  // pg writes each query as it is sent, a system call apiece; corked, the three leave in one write (as pg corks
+  // the messages of one extended query), and PostgreSQL wakes once to read them.
+  const socket = pipelined.connection.stream;
+  socket.cork();
+  let begun: Promise<unknown>;
+  let done: Promise<T>;
+  let onlyOne: boolean;
+  let ended: Promise<{ command: string }>;
+  try {
+    begun = client.query(begin);
+    // async: a throw in fn before its first await becomes a rejection, after BEGIN is already on its way.
+    done = (async () => fn(once))();
+    open = false;
+    onlyOne = sent === 1;
+    ended = client.query(onlyOne ? 'COMMIT' : 'ROLLBACK');
+  } finally {
+    socket.uncork();
+  }
   const [b, d, e] = await Promise.allSettled([begun, done, ended]);
   pipelined.pipeline = false;
   let failure: unknown;
