@@ -54,6 +54,7 @@ import { subscribe } from '../src/webhooks/subscriptions.service.ts';
 import { benchDatabase } from './bench-database.ts';
 import { mcpBenchToken, mcpBudgetVerdict, mcpRowOptions } from './mcp-row.ts';
 import { NO_CACHES } from '../src/cache/caches.ts';
+import { freePort } from '../src/free-port.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CONNECTIONS = 50;
@@ -63,17 +64,6 @@ const LOCATIONS = 10;
 /** Refresh chains: one per connection at a time, plus spares for chains a failed answer ends. */
 const REFRESH_CHAINS = 400;
 const TTLS = { accessTokenTtl: 3600, refreshTokenTtl: 5_184_000 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Child {
   process: ChildProcess;

@@ -68,7 +68,6 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -90,6 +89,7 @@ import { subscribe } from '../src/webhooks/subscriptions.service.ts';
 import { generateTestTls, type TestTls } from '../test/helpers/tls-certificates.ts';
 import { benchDatabase, type BenchDatabase } from './bench-database.ts';
 import { cpuSeconds, postmasterOf, serverCpuSeconds } from './process-cpu.ts';
+import { freePort } from '../src/free-port.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MODES = ['hang', 'slow', 'refuse', 'error'] as const;
@@ -213,17 +213,6 @@ async function startTargets(role: 'healthy' | Mode, count: number, tls: TestTls)
       clearTimeout(timer);
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 interface Server {

@@ -25,7 +25,6 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -33,6 +32,7 @@ import pg from 'pg';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { binaries, chownTree, ensureTraversable, runAsForRoot, SUPERUSER } from '../src/db/embedded-binaries.ts';
 import type { Pool } from '../src/db/pool.ts';
+import { freePort } from '../src/free-port.ts';
 
 const { values: options } = parseArgs({
   options: {
@@ -47,17 +47,6 @@ const BATCH = Number(options.batch);
 const BATCHES = Number(options.batches);
 const WARM = Number(options.warm);
 const SEED = Number(options.seed);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** PostgreSQL under callgrind: each process writes `cg.<pid>` in `dir` when it exits. */
 async function startCountedPostgres(dir: string) {

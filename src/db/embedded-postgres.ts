@@ -11,12 +11,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { attach, detach, isAlive, otherAttached, withDataDirLock } from './embedded-attachments.ts';
 import { binaries, chownTree, ensureTraversable, runAsForRoot, SUPERUSER, type Binaries, type RunAs } from './embedded-binaries.ts';
 import { superviseServer, type Supervision } from './embedded-supervision.ts';
+import { freePort } from '../free-port.ts';
 
 const exec = promisify(execFile);
 
@@ -28,17 +28,6 @@ export interface EmbeddedPostgres {
 }
 
 const DATABASE = 'switchboard';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface PidFile {
   pid: number;

@@ -23,7 +23,6 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -31,6 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { tempDataDir } from '../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { renderTerminal } from '../helpers/terminal.ts';
+import { freePort } from '../../src/free-port.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // A run starts about 40 processes (the CLI, npx, curl); on a loaded machine that takes minutes.
@@ -118,17 +118,6 @@ export function curlsWithoutNewline(code: string): string[] {
     }
   }
   return found;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface DocRun {

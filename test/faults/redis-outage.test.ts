@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import net from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
@@ -10,17 +9,10 @@ import { connectRateLimitRedis } from '../../src/http/rate-limit-redis.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createMember } from '../helpers/fixtures.ts';
 import { asUser } from '../helpers/token-client.ts';
+import { freePort } from '../../src/free-port.ts';
 
 const HAVE_REDIS = spawnSync('redis-server', ['--version']).status === 0;
 const SKIP = HAVE_REDIS ? false : 'redis-server is not installed: the Redis outage test needs a Redis it can stop';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A Redis of the test's own (stopping the machine's would disturb other tests). */
 async function startRedis(port: number): Promise<ChildProcess> {

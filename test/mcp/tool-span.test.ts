@@ -2,7 +2,6 @@
 // (docs/mcp.md): it names the tool, under the POST /mcp request's trace, and
 // carries none of the arguments' values (a phone number searched for).
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { createMember, type Member } from '../helpers/fixtures.ts';
@@ -10,21 +9,11 @@ import { fleetEnv, startServe, stopProcess, type Served } from '../helpers/fleet
 import { mcpPost, publicClientToken, toolCall } from '../helpers/mcp-token.ts';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.ts';
 import { waitFor } from '../helpers/webhooks.ts';
+import { freePort } from '../../src/free-port.ts';
 
 // The number searched for, in E.164 and in the spelling the tool is given.
 const NUMBER = '+442079460123';
 const SPELLED = '+44 20 7946 0123';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('a tools/call is a span of its own', () => {
   let db: TestDatabase;
