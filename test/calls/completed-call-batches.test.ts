@@ -5,6 +5,7 @@ import type { TestApp } from '../helpers/app.ts';
 import { connectPlatform, startWebhookApp, subscribeHook, type Connection } from '../helpers/webhooks.ts';
 import { callCompletedEvent, storedCall, writingTransactions } from '../helpers/calls.ts';
 import { createCall } from '../../src/calls/calls.service.ts';
+import type { CallView } from '../../src/calls/call.ts';
 import { createAgent } from '../../src/calls/agents.service.ts';
 import { writeCompletedCall, type NewCompletedCall } from '../../src/calls/completed-call-batches.ts';
 import { ValidationProblem } from '../../src/http/problem-details.plugin.ts';
@@ -64,19 +65,23 @@ describe('completed calls committed together', () => {
     }
   });
 
-  test("a call whose agent is not the organization's gets the single-call answer; its neighbours are stored", async () => {
-    const agent = await createAgent(t.app.db, organizationId(), 'Ada');
-    const strangerAgent = randomUUID();
-    const alone = await createCall(t.app.db, organizationId(), { agent_id: strangerAgent, summary: 'x', duration_seconds: 1 }).then(
-      () => assert.fail('an unknown agent is refused'),
+  /**
+   * A call naming an `field` the organization does not have, first alone (refused) and then between three neighbours
+   * written together, the second of them naming `known`: the stranger gets exactly the answer it got alone, and the
+   * three neighbours are stored. Returns them, in order.
+   */
+  async function strangerBesideNeighbours(field: 'agent_id' | 'location_id', known: string): Promise<CallView[]> {
+    const stranger = randomUUID();
+    const alone = await createCall(t.app.db, organizationId(), { [field]: stranger, summary: 'x', duration_seconds: 1 }).then(
+      () => assert.fail(`an unknown ${field} is refused`),
       (error: unknown) => error,
     );
     assert.ok(alone instanceof ValidationProblem);
 
     const inputs = [
       { summary: 'first', duration_seconds: 1 },
-      { agent_id: agent.id, summary: 'with agent', duration_seconds: 2 },
-      { agent_id: strangerAgent, summary: 'stranger agent', duration_seconds: 3 },
+      { [field]: known, summary: 'known', duration_seconds: 2 },
+      { [field]: stranger, summary: 'stranger', duration_seconds: 3 },
       { summary: 'last', duration_seconds: 4 },
     ];
     const results = await Promise.allSettled(inputs.map((input) => createCall(t.app.db, organizationId(), input)));
@@ -87,47 +92,29 @@ describe('completed calls committed together', () => {
     const refused = (results[2] as PromiseRejectedResult).reason;
     assert.ok(refused instanceof ValidationProblem);
     assert.deepEqual(refused.fieldErrors, (alone as ValidationProblem).fieldErrors);
-    const stored = results
-      .filter((r) => r.status === 'fulfilled')
-      .map((r) => (r as PromiseFulfilledResult<{ id: string; agent_id: string | null }>).value);
+    return results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  }
+
+  test("a call whose agent is not the organization's gets the single-call answer; its neighbours are stored", async () => {
+    const agent = await createAgent(t.app.db, organizationId(), 'Ada');
+    const stored = await strangerBesideNeighbours('agent_id', agent.id);
     assert.equal(stored[1]!.agent_id, agent.id);
     for (const call of stored) assert.equal((await deliveryBody(call.id)).length, 1);
   });
 
   test("a call whose location is not the organization's gets the single-call answer; a neighbour's location is named", async () => {
     const office = await createLocation(t.db.pool, NO_CACHES, organizationId(), { name: 'Harbour Office' } as never);
-    const strangerLocation = randomUUID();
-    const alone = await createCall(t.app.db, organizationId(), { location_id: strangerLocation, summary: 'x', duration_seconds: 1 }).then(
-      () => assert.fail('an unknown location is refused'),
-      (error: unknown) => error,
-    );
-    assert.ok(alone instanceof ValidationProblem);
-
-    const inputs = [
-      { summary: 'first', duration_seconds: 1 },
-      { location_id: office.id, summary: 'at the office', duration_seconds: 2 },
-      { location_id: strangerLocation, summary: 'somewhere else', duration_seconds: 3 },
-      { summary: 'last', duration_seconds: 4 },
-    ];
-    const results = await Promise.allSettled(inputs.map((input) => createCall(t.app.db, organizationId(), input)));
-    assert.deepEqual(
-      results.map((r) => r.status),
-      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
-    );
-    const refused = (results[2] as PromiseRejectedResult).reason;
-    assert.ok(refused instanceof ValidationProblem);
-    assert.deepEqual(refused.fieldErrors, (alone as ValidationProblem).fieldErrors);
-    const atOffice = (results[1] as PromiseFulfilledResult<{ id: string; location_id: string | null; location_name: string | null }>).value;
+    const stored = await strangerBesideNeighbours('location_id', office.id);
+    const atOffice = stored[1]!;
     assert.equal(atOffice.location_id, office.id);
     assert.equal(atOffice.location_name, 'Harbour Office');
-    const [, ...batchBy] = await writingTransactions(t.db.pool, [
-      (results[0] as PromiseFulfilledResult<{ id: string }>).value.id,
-      atOffice.id,
-      (results[3] as PromiseFulfilledResult<{ id: string }>).value.id,
-    ]);
+    const [, ...batchBy] = await writingTransactions(
+      t.db.pool,
+      stored.map((call) => call.id),
+    );
     assert.equal(new Set(batchBy).size, 1, 'the two that waited were written by one batch');
-    const stored = await storedCall(t.db.pool, atOffice.id);
-    assert.deepEqual(await deliveryBody(atOffice.id), [JSON.stringify(callCompletedEvent(stored!))]);
+    const row = await storedCall(t.db.pool, atOffice.id);
+    assert.deepEqual(await deliveryBody(atOffice.id), [JSON.stringify(callCompletedEvent(row!))]);
   });
 
   test('a batch the database refuses is written again one call at a time: only the bad call fails, as it would alone', async () => {
