@@ -147,13 +147,18 @@ async function loadProduct(root: string) {
     ...(await load('organizations/organizations.service.ts')),
     ...(await load('webhooks/subscriptions.service.ts')),
     ...(await load('tracing/trace-context.ts')),
-  } as Record<string, (...args: never[]) => never>;
+  } as Product;
 }
-type Product = Awaited<ReturnType<typeof loadProduct>>;
+type Product = Record<string, (...args: unknown[]) => unknown>;
+
+/** Calls `name` of a checkout's functions; its types are that checkout's, unknown here, so the caller says what it returns. */
+function invoke<T = Promise<unknown>>(p: Product, name: string, ...args: unknown[]): T {
+  return p[name]!(...args) as T;
+}
 
 /** An organization with one active call.completed subscription (so each call writes one delivery) and `SEED` calls. */
 async function seed(p: Product, pool: Pool) {
-  const call = <T>(name: string, ...args: unknown[]) => (p[name] as unknown as (...a: unknown[]) => Promise<T>)(...args);
+  const call = <T>(name: string, ...args: unknown[]) => invoke<Promise<T>>(p, name, ...args);
   await call('migrate', pool);
   const org = await call<{ id: string }>('insertOrganization', pool, 'Bench Org');
   const user = await call<{ id: string }>('createUser', pool, {
@@ -171,7 +176,12 @@ async function seed(p: Product, pool: Pool) {
   );
   await call(
     'subscribe',
-    { pool, secretBox: call('createSecretBox', randomBytes(32)), urlCheck: { allowPrivate: true, allowedPorts: '*' }, maxSubscriptions: 1 },
+    {
+      pool,
+      secretBox: invoke(p, 'createSecretBox', randomBytes(32)),
+      urlCheck: { allowPrivate: true, allowedPorts: '*' },
+      maxSubscriptions: 1,
+    },
     { kind: 'oauth', userId: user.id, organizationId: org.id, scopes: ['calls:read'], clientId: client.client_id, grantId: grant.id },
     { hookUrl: 'https://127.0.0.1:9/hook', secret: 'bench-secret' },
   );
@@ -183,11 +193,13 @@ async function seed(p: Product, pool: Pool) {
 /** `n` completed calls as the group commit writes them: one transaction, one statement. */
 function writeBatch(p: Product, pool: Pool, organizationId: string, n: number) {
   const calls = Array.from({ length: n }, (_, i) => i);
-  return (p.withOrgOneStatement as unknown as (...a: unknown[]) => Promise<unknown>)(
+  return invoke(
+    p,
+    'withOrgOneStatement',
     pool,
     organizationId,
     (db: unknown) =>
-      (p.insertCompletedCalls as unknown as (...a: unknown[]) => Promise<unknown>)(db, {
+      invoke(p, 'insertCompletedCalls', db, {
         ids: calls.map(() => randomUUID()),
         agentIds: calls.map(() => null),
         summaries: calls.map((i) => `Customer booked a visit for next Tuesday (${i})`),
@@ -196,7 +208,7 @@ function writeBatch(p: Product, pool: Pool, organizationId: string, n: number) {
         keys: calls.map(() => null),
         fingerprints: calls.map(() => null),
         statuses: calls.map(() => null),
-        traceContexts: calls.map(() => (p.newTraceContext as unknown as () => unknown)()),
+        traceContexts: calls.map(() => invoke<unknown>(p, 'newTraceContext')),
         details: calls.map(() => ({})),
       }),
     { genericPlan: true },
@@ -205,11 +217,13 @@ function writeBatch(p: Product, pool: Pool, organizationId: string, n: number) {
 
 /** One completed call alone, as the group commit writes a call nothing waited beside. */
 function writeAlone(p: Product, pool: Pool, organizationId: string) {
-  return (p.withOrgOneStatement as unknown as (...a: unknown[]) => Promise<unknown>)(
+  return invoke(
+    p,
+    'withOrgOneStatement',
     pool,
     organizationId,
     (db: unknown) =>
-      (p.insertCompletedCall as unknown as (...a: unknown[]) => Promise<unknown>)(db, {
+      invoke(p, 'insertCompletedCall', db, {
         agentId: null,
         summary: 'Customer booked a visit for next Tuesday',
         durationSeconds: 184,
@@ -221,7 +235,7 @@ function writeAlone(p: Product, pool: Pool, organizationId: string) {
 /** Instructions per call of each case for the checkout at `root`, in a database of its own. */
 async function measure(server: Awaited<ReturnType<typeof startCountedPostgres>>, root: string, database: string) {
   const p = await loadProduct(root);
-  const newPool = (url: string) => (p.createPool as unknown as (url: string, max: number) => Pool)(url, 1);
+  const newPool = (url: string) => invoke<Pool>(p, 'createPool', url, 1);
   const admin = newPool(`${server.url}/postgres`);
   await admin.query(`CREATE DATABASE ${database}`);
   await admin.end();
