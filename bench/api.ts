@@ -26,13 +26,14 @@
 // BENCH_CPU_PROF=dir has the server write a V8 CPU profile (--cpu-prof) into dir;
 // BENCH_ROWS=recent,locations,healthz,refresh,calls-post runs only those rows (each
 // with its baseline), in that order; calls-floor, only when named, adds the floor of POST /calls
-// (bench/floors/calls-floor-server.js), and calls-post-idem and calls-post-unique, only when named, POST /calls
+// (bench/floors/calls-floor-server.js), recent-floor and locations-floor the floor of the two reads (bare Fastify
+// sending the same answer, bench/floors/read-floor-server.js), and calls-post-idem and calls-post-unique, only when named, POST /calls
 // with an Idempotency-Key and its control; calls-post-full, only when named, POST /calls with every optional
 // field; BENCH_SERVER_DIR=checkout runs that checkout's server instead.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -75,6 +76,15 @@ interface Child {
 }
 
 /** Spawns a server with its output in a file (never through this process), and waits until `readyPath` answers 200. */
+/** Headers of a connection, not of an answer: the floor's own server sets them. */
+const HOP_HEADERS = new Set(['connection', 'keep-alive', 'content-length', 'date', 'transfer-encoding']);
+
+async function writeAnswers(dir: string, answers: object): Promise<string> {
+  const file = path.join(dir, 'read-floor-answers.json');
+  await writeFile(file, JSON.stringify(answers));
+  return file;
+}
+
 async function startChild(name: string, args: string[], env: NodeJS.ProcessEnv, readyPath: string, logDir: string): Promise<Child> {
   const port = await freePort();
   const logFile = path.join(logDir, `${name}.log`);
@@ -376,12 +386,17 @@ async function main() {
       'x-client-secret': client.client_secret,
     };
     const user_ = { 'x-user-token': session.token };
+    // Each read's answer as sent (headers and body), for the read floor (read-floor-server.js).
+    const answers: Record<string, { headers: Record<string, string>; body: string }> = {};
     for (const [p, h] of [
       ['/calls/recent', platform],
       ['/locations', user_],
     ] as const) {
       const probe = await fetch(server.url + p, { headers: h });
-      if (probe.status !== 200) throw new Error(`${p} answered ${probe.status} to the benchmark's credentials: ${await probe.text()}`);
+      const body = await probe.text();
+      if (probe.status !== 200) throw new Error(`${p} answered ${probe.status} to the benchmark's credentials: ${body}`);
+      const headers = Object.fromEntries([...probe.headers].filter(([name]) => !HOP_HEADERS.has(name)));
+      answers[p] = { headers, body };
     }
 
     process.stdout.write(
@@ -404,6 +419,17 @@ async function main() {
         )
       : undefined;
     if (floor) children.push(floor);
+    // BENCH_ROWS=recent-floor,locations-floor: bare Fastify sending the reads' own answers (bench/floors/read-floor-server.js).
+    const readFloor = ['recent-floor', 'locations-floor'].some((key) => process.env.BENCH_ROWS?.split(',').includes(key))
+      ? await startChild(
+          'read-floor',
+          [path.join(ROOT, 'bench/floors/read-floor-server.js'), '$PORT', await writeAnswers(logDir, answers)],
+          { PATH: process.env.PATH },
+          '/',
+          logDir,
+        )
+      : undefined;
+    if (readFloor) children.push(readFloor);
     const baselineOptions = { url: `${bare.url}/`, connections: CONNECTIONS };
     // BENCH_ROWS=recent,refresh (say) runs only those rows (each with its own interleaved baseline), e.g. to profile one route.
     const only = process.env.BENCH_ROWS?.split(',');
@@ -524,6 +550,20 @@ async function main() {
               goal: (_p: Paired, r: number) => `POST /calls floor ${r.toFixed(2)}× (a bound for the 0.15 goal)`,
             },
           ]
+        : []),
+      ...(readFloor
+        ? (
+            [
+              ['recent-floor', '/calls/recent', 0.5],
+              ['locations-floor', '/locations', 0.5],
+            ] as const
+          ).map(([key, route, goal]) => ({
+            key,
+            name: `GET ${route} floor (bench/floors/, the same answer)`,
+            serverPid: readFloor.process.pid!,
+            options: { url: `${readFloor.url}${route}`, connections: CONNECTIONS },
+            goal: (_p: Paired, r: number) => `GET ${route} floor ${r.toFixed(2)}× (a bound for the ${goal} goal)`,
+          }))
         : []),
     ];
     // In BENCH_ROWS order when named, so two rows can be compared in both orders.
