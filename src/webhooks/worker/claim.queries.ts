@@ -127,7 +127,7 @@ function uuidArrayLiteral(values: readonly string[]): string {
 }
 
 /** A claim's arguments as checked SQL literals, by parameter name; and its three statements for the cap. */
-function claimOf(input: ClaimLimits & ClaimCandidates) {
+export function claimOf(input: ClaimLimits & ClaimCandidates) {
   const maxInFlight = whole('maxInFlight', input.maxInFlight);
   const leases: Arguments<typeof CLAIM_LEASES_PARAMETERS, string> = {
     limit: String(whole('limit', input.limit)),
