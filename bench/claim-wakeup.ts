@@ -11,7 +11,7 @@
 //   - each statement's execution (EXPLAIN ANALYZE EXECUTE on the prepared
 //     statement, with the claim's plan settings, as the worker runs it).
 // It is the largest piece of bench:delivery's idle latency that is the
-// engine's own (docs/performance.md, "Where the first delivery's time goes").
+// engine's own (docs/performance.md, on the first delivery's time).
 // BENCH_SHOW_PLANS=1 prints each statement's plan with its nodes' times.
 // DATABASE_URL selects the server; unset, an embedded PostgreSQL runs in a
 // temporary directory.
