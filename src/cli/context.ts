@@ -1,11 +1,8 @@
 // What every one-shot CLI command needs: the configuration, a migrated
 // database (the running server's embedded one when there is one), and a way
 // to print either a human line or exactly one JSON object.
-import { setBaseUrlSetting } from '../db/with-org.ts';
 import type { Config } from '../config/config.ts';
-import { openDatabase } from '../db/database.ts';
-import { migrate } from '../db/migrate.ts';
-import { createPool, type Pool } from '../db/pool.ts';
+import type { Pool } from '../db/pool.ts';
 
 export class UsageError extends Error {}
 
@@ -17,6 +14,13 @@ export interface CommandContext {
 }
 
 export async function withDatabase<T>(config: Config, fn: (pool: Pool) => Promise<T>): Promise<T> {
+  // Loaded here, not above: --help and the commands that need no database load no driver.
+  const [{ setBaseUrlSetting }, { openDatabase }, { migrate }, { createPool }] = await Promise.all([
+    import('../db/with-org.ts'),
+    import('../db/database.ts'),
+    import('../db/migrate.ts'),
+    import('../db/pool.ts'),
+  ]);
   setBaseUrlSetting(config.baseUrl);
   let pool: Pool | undefined;
   const database = await openDatabase(config, {

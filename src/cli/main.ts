@@ -4,7 +4,7 @@
 // accepts is what it declares (commands/index.ts); --help prints it.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig } from '../config/config.ts';
-import { DatabaseUnreachableError } from '../db/reach-database.ts';
+import { DatabaseUnreachableError } from '../db/database-unreachable.ts';
 import { VERSION } from '../version.ts';
 import { GLOBAL_OPTIONS, type Command, type CommandOption } from './command.ts';
 import { COMMANDS } from './commands/index.ts';

@@ -14,20 +14,7 @@ import { ConfigError } from '../config/config.ts';
 import { isDatabaseUnavailable } from './availability.ts';
 import { POOL_CONNECT_TIMEOUT_MS } from './pool.ts';
 import { jitter } from '../tasks/jitter.ts';
-
-/** No PostgreSQL answered at the address `variable` names. */
-export class DatabaseUnreachableError extends Error {
-  readonly variable: string;
-  readonly address: string;
-  readonly reason: string;
-  constructor(variable: string, address: string, reason: string) {
-    super(`${variable}: no PostgreSQL answers at ${address} (${reason}); start it, or set ${variable} to its host and port`);
-    this.variable = variable;
-    this.address = address;
-    this.reason = reason;
-    this.name = 'DatabaseUnreachableError';
-  }
-}
+import { DatabaseUnreachableError } from './database-unreachable.ts';
 
 /** The part of a pino logger waiting needs. */
 export interface WaitLog {

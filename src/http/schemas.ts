@@ -15,8 +15,7 @@ export const ProblemSchema = Type.Object(
   { description: 'RFC 9457 problem details' },
 );
 
-/** The longest name of an organization, user, agent or OAuth client (a CHECK in SQL too). */
-export const NAME_MAX_LENGTH = 200;
+export { NAME_MAX_LENGTH } from './name-limit.ts';
 
 /**
  * Ajv's `uuid` format also accepts a `urn:uuid:` prefix, which PostgreSQL's

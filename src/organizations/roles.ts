@@ -3,6 +3,9 @@
 // recipients of its alert e-mails); a plain member does not.
 import type { Role } from './users.queries.ts';
 
+/** Every role a member of an organization may have. */
+export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
+
 export const OWNER_OR_ADMIN: readonly Role[] = ['owner', 'admin'];
 
 /** True for an owner or an admin; false for a member, and for no role at all (a platform's token). */

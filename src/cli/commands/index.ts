@@ -1,6 +1,7 @@
 // Every command of the `switchboard` executable, in the order `--help` lists
-// them. Each is declared beside its handler (name, options, help text); add a
-// new one here.
+// them. Each group's file declares its commands (name, options, help text);
+// what they do is in <group>.handlers.ts, loaded only when one of them runs
+// (command.ts, handler). Add a new one here.
 import type { Command } from '../command.ts';
 import { alertsTestCommand } from './alerts.ts';
 import { agentCreateCommand, callCompleteCommand } from './calls.ts';

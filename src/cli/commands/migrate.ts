@@ -1,32 +1,9 @@
-import { openDatabase, type Database } from '../../db/database.ts';
-import { migrate as applyMigrations } from '../../db/migrate.ts';
-import { createPool, type Pool } from '../../db/pool.ts';
-import type { Command } from '../command.ts';
-import { output, type CommandContext } from '../context.ts';
+import { handler, type Command } from '../command.ts';
 
 export const migrateCommand: Command = {
   name: 'migrate',
   summary: 'Apply the database migrations this release brings, and exit',
   description: 'Run it once per release before restarting serve and worker (they also migrate at start; docs/operations.md, "Upgrading").',
   json: '{applied: [...]}',
-  run: migrate,
+  run: handler(() => import('./migrate.handlers.ts'), 'migrate'),
 };
-
-export async function migrate(ctx: CommandContext) {
-  let pool: Pool | undefined;
-  let database: Database | undefined;
-  let applied: string[] = [];
-  try {
-    // A server gone between the check and the migrations is reported as one that never answered.
-    database = await openDatabase(ctx.config, {
-      prepare: async (url) => {
-        pool ??= createPool(url, 1);
-        ({ applied } = await applyMigrations(pool));
-      },
-    });
-  } finally {
-    await pool?.end();
-    await database?.stop();
-  }
-  output(ctx, { applied }, applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
-}
