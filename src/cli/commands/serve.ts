@@ -1,7 +1,4 @@
-// The server (and with it every capability, about 0.6 s of CPU to load) is imported when serve or worker runs,
-// not for every other command: the one-shot commands and --help start in a quarter of the time.
-import type { Command } from '../command.ts';
-import type { CommandContext } from '../context.ts';
+import { handler, type Command } from '../command.ts';
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -10,7 +7,7 @@ export const serveCommand: Command = {
     'Opens the database (DATABASE_URL, waited for while it does not answer, or an embedded PostgreSQL in DATA_DIR), applies migrations, and listens on HOST:PORT until SIGTERM or SIGINT.',
   environment: true,
   options: [{ name: 'no-worker', description: 'serve HTTP only; deliveries are left to `switchboard worker` processes' }],
-  run: serve,
+  run: handler(() => import('./serve.handlers.ts'), 'serve'),
 };
 
 export const workerCommand: Command = {
@@ -18,15 +15,5 @@ export const workerCommand: Command = {
   summary: 'Run the delivery worker only (webhook deliveries, housekeeping)',
   description: 'Serves /healthz, /readyz and /metrics on WORKER_PORT; runs until SIGTERM or SIGINT.',
   environment: true,
-  run: worker,
+  run: handler(() => import('./serve.handlers.ts'), 'worker'),
 };
-
-export async function serve(ctx: CommandContext) {
-  const { runUntilSignalled } = await import('../../server.ts');
-  return runUntilSignalled(ctx.config, { http: true, workers: ctx.flags['no-worker'] !== true });
-}
-
-export async function worker(ctx: CommandContext) {
-  const { runUntilSignalled } = await import('../../server.ts');
-  return runUntilSignalled(ctx.config, { http: false, workers: true });
-}
