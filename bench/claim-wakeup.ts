@@ -101,28 +101,34 @@ async function roundTrips(client: PoolClient, hints: string[]): Promise<{ ms: nu
   return { ms: median(times), leased };
 }
 
-/** Each statement's execution time, the prepared statement under the claim's plan settings, as the worker runs it. */
-async function executions(client: PoolClient, hints: string[]): Promise<number[]> {
+/** The claim's statements as the worker sends them, with the arguments of a wake-up naming `hints`. */
+function claimSteps(hints: string[]): string[] {
   const { statements, args } = claimOf({ ...limits, hints, cursor: null, walk: WALK, degraded: [] });
-  const steps = [
+  return [
     executeText(statements.subscriptions, args.subscriptions),
     executeText(statements.leases, args.leases),
     executeText(statements.nextDue, {}),
   ];
+}
+
+/** Each step's EXPLAIN ANALYZE plan, in one transaction under the claim's plan settings, rolled back. */
+async function explained(client: PoolClient, steps: string[], timing: boolean): Promise<string[]> {
+  await client.query(`BEGIN; ${CLAIM_PLAN_MODE[1]}; ${CLAIM_SCANS.map(([, sql]) => sql).join('; ')}`);
+  const plans: string[] = [];
+  for (const step of steps) {
+    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, TIMING ${timing ? 'ON' : 'OFF'}) ${step}`);
+    plans.push(rows.map((r) => r['QUERY PLAN']).join('\n'));
+  }
+  await client.query('ROLLBACK');
+  return plans;
+}
+
+/** Each statement's execution time (the median of CLAIMS / 10 rounds), as the worker runs the prepared statement. */
+async function executions(client: PoolClient, steps: string[]): Promise<number[]> {
   const byStep: number[][] = steps.map(() => []);
-  // The last round, with BENCH_SHOW_PLANS=1, prints each plan with its nodes' times.
-  const showPlans = Boolean(process.env.BENCH_SHOW_PLANS);
-  for (let i = 0; i <= CLAIMS / 10; i++) {
-    const last = i === CLAIMS / 10;
-    if (last && !showPlans) break;
-    await client.query(`BEGIN; ${CLAIM_PLAN_MODE[1]}; ${CLAIM_SCANS.map(([, sql]) => sql).join('; ')}`);
-    for (const [n, step] of steps.entries()) {
-      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, TIMING ${last ? 'ON' : 'OFF'}) ${step}`);
-      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
-      if (last) process.stdout.write(`${plan}\n\n`);
-      else byStep[n]!.push(Number(/Execution Time: ([\d.]+)/.exec(plan)?.[1]));
-    }
-    await client.query('ROLLBACK');
+  for (let round = 0; round < CLAIMS / 10; round++) {
+    const plans = await explained(client, steps, false);
+    for (const [n, plan] of plans.entries()) byStep[n]!.push(Number(/Execution Time: ([\d.]+)/.exec(plan)?.[1]));
   }
   return byStep.map(median);
 }
@@ -136,7 +142,10 @@ async function main() {
     const client = await pool.connect();
     try {
       const trip = await roundTrips(client, hints);
-      const [lock, lease, nextDue] = await executions(client, hints);
+      const steps = claimSteps(hints);
+      const [lock, lease, nextDue] = await executions(client, steps);
+      // BENCH_SHOW_PLANS=1: each plan once more, with its nodes' times.
+      if (process.env.BENCH_SHOW_PLANS) process.stdout.write(`${(await explained(client, steps, true)).join('\n\n')}\n\n`);
       process.stdout.write(
         `claim on a wake-up, ${SUBSCRIPTIONS} subscriptions with a delivery due each (${trip.leased} leased), medians of ${CLAIMS}, rolled back:\n` +
           `  round trip ${trip.ms.toFixed(3)} ms (locking, leasing and next-due statements in one message)\n` +
